@@ -1,0 +1,29 @@
+/* file.h — a refcounted open file, shared by the open-file cache and the output queues sending it. */
+#ifndef HY_CORE_FILE_H
+#define HY_CORE_FILE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "hayate.h"
+#include "types.h"
+
+struct hy_file {
+    int fd;          /* owned; closed when the last reference goes */
+    unsigned refs;
+    int64_t size;
+    int64_t mtime;
+    dev_t dev;
+    ino_t ino;
+    bool is_dir;
+    void (*on_free)(hy_file_t *f); /* NULL: close + free() */
+};
+
+static inline hy_file_t *hy_file_ref(hy_file_t *f)
+{
+    f->refs++;
+    return f;
+}
+/** Drop a reference; at zero, on_free (or close + free). */
+void hy_file_unref(hy_file_t *f);
+
+#endif

@@ -1,0 +1,135 @@
+/* log.c — error log writer. One write(2) per line, so concurrent workers never interleave within a line. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include "log.h"
+#include "clock.h"
+
+int hy_log_max_level = HY_LOG_NOTICE;
+bool hy_log_quiet;
+
+static hy_log_target_t *targets; /* borrowed */
+static size_t num_targets;
+
+static const char *const level_names[] = {"", "emerg", "alert", "crit", "error", "warn", "notice", "info", "debug"};
+
+int hy_log_level_parse(const char *name, size_t len)
+{
+    for (int i = 1; i <= HY_LOG_DEBUG; i++)
+        if (strlen(level_names[i]) == len && memcmp(level_names[i], name, len) == 0)
+            return i;
+    return -1;
+}
+
+const char *hy_log_level_name(int level)
+{
+    return level >= 1 && level <= HY_LOG_DEBUG ? level_names[level] : "?";
+}
+
+void hy_log_set_targets(hy_log_target_t *t, size_t n)
+{
+    targets = t;
+    num_targets = n;
+    hy_log_max_level = n ? 0 : HY_LOG_NOTICE;
+    for (size_t i = 0; i < n; i++)
+        if (t[i].level > hy_log_max_level)
+            hy_log_max_level = t[i].level;
+}
+
+int hy_log_open_file(const char *path)
+{
+    if (strcmp(path, "stderr") == 0)
+        return dup(STDERR_FILENO);
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    return fd < 0 ? -errno : fd;
+}
+
+void hy_log_reopen(void)
+{
+    for (size_t i = 0; i < num_targets; i++) {
+        if (strcmp(targets[i].path, "stderr") == 0)
+            continue;
+        int fd = hy_log_open_file(targets[i].path);
+        if (fd < 0) {
+            hy_log(HY_LOG_ALERT, "open() \"%s\" failed (%d: %s)", targets[i].path, -fd, strerror(-fd));
+            continue;
+        }
+        dup2(fd, targets[i].fd); /* keep the fd number: nothing else needs to know */
+        close(fd);
+    }
+}
+
+static void vlog(int level, uint64_t conn_id, const char *fmt, va_list ap)
+{
+    char line[4096];
+    size_t n = 0;
+    if (num_targets == 0) {
+        n = (size_t)snprintf(line, sizeof(line), "hayate: [%s] ", level_names[level]);
+    } else {
+        hy_clock_update_if_stale();
+        n = (size_t)snprintf(line, sizeof(line), "%s [%s] %d#%ld: ", hy_clock_log_date(), level_names[level],
+                             (int)getpid(), (long)syscall(SYS_gettid));
+        if (conn_id)
+            n += (size_t)snprintf(line + n, sizeof(line) - n, "*%llu ", (unsigned long long)conn_id);
+    }
+    int w = vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
+    if (w < 0)
+        w = 0;
+    n += (size_t)w;
+    if (n > sizeof(line) - 2)
+        n = sizeof(line) - 2;
+    line[n++] = '\n';
+    if (num_targets == 0) {
+        if (!(hy_log_quiet && level > HY_LOG_WARN))
+            (void)!write(STDERR_FILENO, line, n);
+        return;
+    }
+    for (size_t i = 0; i < num_targets; i++)
+        if (level <= targets[i].level)
+            (void)!write(targets[i].fd, line, n);
+}
+
+void hy_log(int level, const char *fmt, ...)
+{
+    if (level > hy_log_max_level)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(level, 0, fmt, ap);
+    va_end(ap);
+}
+
+void hy_log_conn(int level, uint64_t conn_id, const char *fmt, ...)
+{
+    if (level > hy_log_max_level)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(level, conn_id, fmt, ap);
+    va_end(ap);
+}
+
+void hy_log_stderr(int level, const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (!(hy_log_quiet && level > HY_LOG_WARN)) {
+        char line[2200];
+        int n = snprintf(line, sizeof(line), "hayate: [%s] %s\n", level_names[level], msg);
+        (void)!write(STDERR_FILENO, line, (size_t)HY_MIN(n, (int)sizeof(line) - 1));
+    }
+    if (num_targets) {
+        for (size_t i = 0; i < num_targets; i++) {
+            if (strcmp(targets[i].path, "stderr") == 0)
+                return; /* already on stderr */
+        }
+        hy_log(level, "%s", msg);
+    }
+}

@@ -1,0 +1,51 @@
+/* log.h — the error log: nginx's levels and line format, several targets, reopen on USR1.
+ * File lines: "2026/11/30 10:00:00 [error] PID#TID: *CID message". Before the config's logs are open
+ * (and during -t) messages go to stderr as "hayate: [level] message". */
+#ifndef HY_CORE_LOG_H
+#define HY_CORE_LOG_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "hayate.h"
+#include "types.h"
+
+enum hy_log_level {
+    HY_LOG_EMERG = 1,
+    HY_LOG_ALERT,
+    HY_LOG_CRIT,
+    HY_LOG_ERR,
+    HY_LOG_WARN,
+    HY_LOG_NOTICE,
+    HY_LOG_INFO,
+    HY_LOG_DEBUG,
+};
+
+typedef struct hy_log_target {
+    const char *path; /* borrowed from the cycle pool; "stderr" for the standard error */
+    int fd;
+    int level;        /* lines at this level or more severe are written */
+} hy_log_target_t;
+
+/** The most verbose level any target accepts; callers may test it before formatting. */
+extern int hy_log_max_level;
+
+/** Level name ("emerg".."debug") → level, or -1. */
+int hy_log_level_parse(const char *name, size_t len);
+/** Level → name. */
+const char *hy_log_level_name(int level);
+/** Replace the active targets (the array lives in the caller's pool until the next call).
+ * n == 0 means stderr-only startup mode. */
+void hy_log_set_targets(hy_log_target_t *targets, size_t n);
+/** Open a log file for appending (O_APPEND|O_CREAT|O_CLOEXEC, 0644); -errno on failure. */
+int hy_log_open_file(const char *path);
+/** Reopen every file target (USR1); errors are logged to the targets that still work. */
+void hy_log_reopen(void);
+/** Write one line at `level`. conn_id > 0 adds "*CID " like nginx. */
+void hy_log(int level, const char *fmt, ...) HY_PRINTF(2, 3);
+void hy_log_conn(int level, uint64_t conn_id, const char *fmt, ...) HY_PRINTF(3, 4);
+/** Startup mode output, always to stderr: "hayate: [level] message". Also copied to file targets if open. */
+void hy_log_stderr(int level, const char *fmt, ...) HY_PRINTF(2, 3);
+/** Set true with -q: non-error stderr messages during -t are suppressed. */
+extern bool hy_log_quiet;
+
+#endif

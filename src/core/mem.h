@@ -1,0 +1,47 @@
+/* mem.h — checked malloc wrappers and arenas (pools) with cleanup handlers.
+ * Arenas: one per config generation, connection and request; reset between keep-alive requests. */
+#ifndef HY_CORE_MEM_H
+#define HY_CORE_MEM_H
+
+#include <stddef.h>
+#include "hayate.h"
+#include "types.h"
+
+/** malloc/calloc/realloc that die on OOM (small allocations don't fail; see CONTRIBUTING.md). */
+void *hy_alloc(size_t n);
+void *hy_calloc(size_t n);
+void *hy_realloc(void *p, size_t n);
+char *hy_strndup(const char *s, size_t n);
+
+/** Create an arena whose first chunk holds `first_chunk` bytes. Owned by the caller; free with hy_pool_destroy. */
+hy_pool_t *hy_pool_create(size_t first_chunk);
+/** Allocate n bytes, 16-byte aligned, from the arena. Dies on OOM. Memory lives until reset/destroy. */
+void *hy_palloc(hy_pool_t *p, size_t n);
+/** hy_palloc + zero fill. */
+void *hy_pcalloc(hy_pool_t *p, size_t n);
+/** Copy n bytes of s into the arena and NUL-terminate. */
+char *hy_pstrndup(hy_pool_t *p, const char *s, size_t n);
+/** Register fn(arg) to run (LIFO) when the arena is reset or destroyed; for fds and refcounts. */
+void hy_pool_on_clear(hy_pool_t *p, void (*fn)(void *), void *arg);
+/** Run cleanups, free every chunk but the first and rewind it (keep-alive reuse). */
+void hy_pool_reset(hy_pool_t *p);
+/** Run cleanups and free everything. NULL is accepted. */
+void hy_pool_destroy(hy_pool_t *p);
+
+/** A growable array of fixed-size elements living in an arena (nginx's ngx_array_t). */
+struct hy_array {
+    void *elts;      /* borrowed from pool */
+    size_t nelts;    /* elements in use */
+    size_t size;     /* bytes per element */
+    size_t nalloc;   /* capacity */
+    hy_pool_t *pool; /* borrowed */
+};
+
+/** Initialise `a` in place for elements of `size` bytes, room for n. */
+void hy_array_init(hy_array_t *a, hy_pool_t *pool, size_t n, size_t size);
+/** Create an array in the pool. */
+hy_array_t *hy_array_create(hy_pool_t *pool, size_t n, size_t size);
+/** Append one zeroed element and return it. */
+void *hy_array_push(hy_array_t *a);
+
+#endif

@@ -1,0 +1,134 @@
+/* str.c — counted-string helpers and nginx value parsers (sizes, times) with range checks. */
+#include <string.h>
+#include <strings.h>
+#include "str.h"
+#include "mem.h"
+
+bool hy_str_eq(hy_str_t a, const char *lit)
+{
+    size_t n = strlen(lit);
+    return a.len == n && memcmp(a.ptr, lit, n) == 0;
+}
+
+bool hy_str_caseeq(hy_str_t a, const char *lit)
+{
+    size_t n = strlen(lit);
+    return a.len == n && strncasecmp(a.ptr, lit, n) == 0;
+}
+
+bool hy_str_eq_str(hy_str_t a, hy_str_t b)
+{
+    return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
+}
+
+bool hy_str_caseeq_str(hy_str_t a, hy_str_t b)
+{
+    return a.len == b.len && (a.len == 0 || strncasecmp(a.ptr, b.ptr, a.len) == 0);
+}
+
+void hy_str_lower(char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] >= 'A' && p[i] <= 'Z')
+            p[i] = (char)(p[i] | 0x20);
+}
+
+hy_str_t hy_str_dup(hy_pool_t *p, hy_str_t s)
+{
+    return (hy_str_t){hy_pstrndup(p, s.ptr, s.len), s.len};
+}
+
+int64_t hy_parse_int(const char *p, size_t n)
+{
+    if (n == 0)
+        return -1;
+    int64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return -1;
+        if (v > (INT64_MAX - (p[i] - '0')) / 10)
+            return -1;
+        v = v * 10 + (p[i] - '0');
+    }
+    return v;
+}
+
+int64_t hy_parse_size(const char *p, size_t n)
+{
+    if (n == 0)
+        return -1;
+    int64_t mul = 1;
+    switch (p[n - 1]) {
+    case 'k': case 'K': mul = 1024; n--; break;
+    case 'm': case 'M': mul = 1024 * 1024; n--; break;
+    case 'g': case 'G': mul = 1024 * 1024 * 1024; n--; break;
+    default: break;
+    }
+    int64_t v = hy_parse_int(p, n);
+    if (v < 0 || v > INT64_MAX / mul)
+        return -1;
+    return v * mul;
+}
+
+/* nginx's time syntax: a sequence of <number><unit> separated by optional spaces; units ms s m h d w M y. */
+static int64_t parse_time(const char *p, size_t n, bool allow_ms, int64_t sec_scale)
+{
+    size_t i = 0;
+    int64_t total = 0;
+    bool any = false;
+    while (i < n) {
+        while (i < n && p[i] == ' ')
+            i++;
+        if (i == n)
+            break;
+        int64_t v = 0;
+        size_t start = i;
+        while (i < n && p[i] >= '0' && p[i] <= '9') {
+            if (v > (INT64_MAX / 1000 - 9) / 10)
+                return -1;
+            v = v * 10 + (p[i] - '0');
+            i++;
+        }
+        if (i == start)
+            return -1;
+        int64_t unit_ms; /* unit in milliseconds */
+        if (i == n || p[i] == ' ') {
+            unit_ms = 1000; /* bare number: seconds */
+            if (any)
+                return -1;
+        } else if (p[i] == 'm' && i + 1 < n && p[i + 1] == 's') {
+            if (!allow_ms)
+                return -1;
+            unit_ms = 1, i += 2;
+        } else {
+            switch (p[i]) {
+            case 's': unit_ms = 1000; break;
+            case 'm': unit_ms = 60 * 1000; break;
+            case 'h': unit_ms = 3600 * 1000; break;
+            case 'd': unit_ms = 86400 * 1000LL; break;
+            case 'w': unit_ms = 7 * 86400 * 1000LL; break;
+            case 'M': unit_ms = 30 * 86400 * 1000LL; break;
+            case 'y': unit_ms = 365 * 86400 * 1000LL; break;
+            default: return -1;
+            }
+            i++;
+        }
+        if (v > (INT64_MAX / 4) / unit_ms)
+            return -1;
+        total += v * unit_ms;
+        any = true;
+    }
+    if (!any)
+        return -1;
+    return sec_scale == 1 ? total : total / sec_scale;
+}
+
+int64_t hy_parse_msec(const char *p, size_t n)
+{
+    return parse_time(p, n, true, 1);
+}
+
+int64_t hy_parse_sec(const char *p, size_t n)
+{
+    return parse_time(p, n, false, 1000);
+}

@@ -1,0 +1,40 @@
+/* str.h — counted strings and range-checked parsers for config values and protocol fields. */
+#ifndef HY_CORE_STR_H
+#define HY_CORE_STR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include "types.h"
+
+typedef struct hy_str {
+    char *ptr; /* not necessarily NUL-terminated; owner depends on context */
+    size_t len;
+} hy_str_t;
+
+#define HY_STR(lit) ((hy_str_t){(char *)(lit), sizeof(lit) - 1})
+#define HY_STR_NULL ((hy_str_t){NULL, 0})
+
+/** Exact / ASCII-case-insensitive equality with a C string literal or another hy_str_t. */
+bool hy_str_eq(hy_str_t a, const char *lit);
+bool hy_str_caseeq(hy_str_t a, const char *lit);
+bool hy_str_eq_str(hy_str_t a, hy_str_t b);
+bool hy_str_caseeq_str(hy_str_t a, hy_str_t b);
+/** Lower-case ASCII in place. */
+void hy_str_lower(char *p, size_t n);
+/** Copy into the pool, NUL-terminated. */
+hy_str_t hy_str_dup(hy_pool_t *p, hy_str_t s);
+
+/** Decimal integer >= 0 (no sign, no spaces); -1 on error or overflow past INT64_MAX. */
+int64_t hy_parse_int(const char *p, size_t n);
+/** nginx size: "1024", "16k"/"16K", "1m"/"1M", "1g"; -1 on error. */
+int64_t hy_parse_size(const char *p, size_t n);
+/** nginx offset (size with g) — same as hy_parse_size. */
+/** nginx time in milliseconds: "500ms", "30", "30s", "5m", "1h", "1d", "1w", "1M", "1y", combos "1h 30m"; bare
+ * number means seconds. -1 on error. */
+int64_t hy_parse_msec(const char *p, size_t n);
+/** Same as hy_parse_msec but result in seconds (bare number = seconds; "ms" not allowed). -1 on error. */
+int64_t hy_parse_sec(const char *p, size_t n);
+
+#endif

@@ -1,0 +1,274 @@
+/* loop.c — one readable loop. Iteration: apply interest changes, epoll_wait (timeout = next timer, or 0 if
+ * deferred work is queued), update the clock, dispatch I/O, run timers, run deferred callbacks (where writes
+ * are coalesced, as Redis's beforeSleep), then free objects closed during the iteration. */
+#include <errno.h>
+#include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include "loop.h"
+#include "../core/clock.h"
+#include "../core/mem.h"
+
+#define REGISTERED 0x80u
+#define MAX_EVENTS 512
+
+struct hy_free_later {
+    struct hy_free_later *next;
+    void (*fn)(void *);
+    void *arg;
+};
+
+int hy_loop_init(hy_loop_t *loop)
+{
+    memset(loop, 0, sizeof(*loop));
+    loop->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (loop->epfd < 0)
+        return -errno;
+    hy_clock_update();
+    loop->wheel_at = hy_clock_now_ms();
+    loop->defer_tail = &loop->defer_head;
+    return 0;
+}
+
+void hy_loop_destroy(hy_loop_t *loop)
+{
+    if (loop->epfd >= 0)
+        close(loop->epfd);
+    loop->epfd = -1;
+}
+
+void hy_io_init(hy_io_t *io, int fd, hy_io_cb cb, void *data)
+{
+    memset(io, 0, sizeof(*io));
+    io->fd = fd;
+    io->cb = cb;
+    io->data = data;
+}
+
+void hy_io_set(hy_loop_t *loop, hy_io_t *io, unsigned want)
+{
+    io->want = want;
+    if (!io->dirty && (io->registered & ~REGISTERED) != want) {
+        io->dirty = true;
+        io->_next_dirty = loop->dirty;
+        loop->dirty = io;
+    }
+}
+
+void hy_io_remove(hy_loop_t *loop, hy_io_t *io)
+{
+    if (io->registered & REGISTERED)
+        epoll_ctl(loop->epfd, EPOLL_CTL_DEL, io->fd, NULL);
+    io->registered = 0;
+    io->want = 0;
+    io->cb = NULL;
+    if (io->dirty) { /* unlink from the change list */
+        for (hy_io_t **p = &loop->dirty; *p; p = &(*p)->_next_dirty)
+            if (*p == io) {
+                *p = io->_next_dirty;
+                break;
+            }
+        io->dirty = false;
+    }
+}
+
+static void apply_changes(hy_loop_t *loop)
+{
+    while (loop->dirty) {
+        hy_io_t *io = loop->dirty;
+        loop->dirty = io->_next_dirty;
+        io->dirty = false;
+        unsigned have = io->registered & ~REGISTERED;
+        if (have == io->want)
+            continue;
+        struct epoll_event ev = {.events = 0, .data.ptr = io};
+        if (io->want & HY_EV_READ)
+            ev.events |= EPOLLIN | EPOLLRDHUP;
+        if (io->want & HY_EV_WRITE)
+            ev.events |= EPOLLOUT;
+        int op = (io->registered & REGISTERED) ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+        if (epoll_ctl(loop->epfd, op, io->fd, &ev) != 0 && op == EPOLL_CTL_MOD && errno == ENOENT)
+            epoll_ctl(loop->epfd, EPOLL_CTL_ADD, io->fd, &ev);
+        io->registered = io->want | REGISTERED;
+    }
+}
+
+/* ---- timer wheel: HY_WHEEL_LEVELS levels of 64 slots, 1 ms ticks; level l slot covers 64^l ms ---- */
+
+static void wheel_insert(hy_loop_t *loop, hy_timer_t *t)
+{
+    uint64_t at = t->expire_at <= loop->wheel_at ? loop->wheel_at + 1 : t->expire_at;
+    uint64_t diff = at ^ loop->wheel_at;
+    int level = 0;
+    while (level < HY_WHEEL_LEVELS - 1 && (diff >> (HY_WHEEL_BITS * (level + 1))) != 0)
+        level++;
+    uint64_t max_span = (uint64_t)1 << (HY_WHEEL_BITS * HY_WHEEL_LEVELS);
+    if (at - loop->wheel_at >= max_span) /* far future: park in the last level; rechecked when it fires */
+        at = loop->wheel_at + max_span - 1;
+    size_t slot = (size_t)(at >> (HY_WHEEL_BITS * level)) & (HY_WHEEL_SLOTS - 1);
+    hy_timer_t **head = &loop->wheel[level][slot];
+    t->_next = *head;
+    if (*head)
+        (*head)->_pprev = &t->_next;
+    *head = t;
+    t->_pprev = head;
+}
+
+void hy_timer_link(hy_loop_t *loop, hy_timer_t *t, uint64_t delay_ms)
+{
+    if (t->_pprev)
+        hy_timer_unlink(loop, t);
+    t->expire_at = hy_clock_now_ms() + delay_ms;
+    wheel_insert(loop, t);
+    loop->num_timers++;
+}
+
+void hy_timer_unlink(hy_loop_t *loop, hy_timer_t *t)
+{
+    if (!t->_pprev)
+        return;
+    *t->_pprev = t->_next;
+    if (t->_next)
+        t->_next->_pprev = t->_pprev;
+    t->_next = NULL;
+    t->_pprev = NULL;
+    loop->num_timers--;
+}
+
+static void cascade(hy_loop_t *loop, int level, size_t slot)
+{
+    hy_timer_t *t = loop->wheel[level][slot];
+    loop->wheel[level][slot] = NULL;
+    while (t) {
+        hy_timer_t *next = t->_next;
+        wheel_insert(loop, t);
+        t = next;
+    }
+}
+
+static void run_timers(hy_loop_t *loop, uint64_t now)
+{
+    if (loop->num_timers == 0) {
+        loop->wheel_at = now;
+        return;
+    }
+    while (loop->wheel_at < now) {
+        uint64_t at = ++loop->wheel_at;
+        for (int l = 1; l < HY_WHEEL_LEVELS; l++) {
+            if ((at & (((uint64_t)1 << (HY_WHEEL_BITS * l)) - 1)) != 0)
+                break;
+            cascade(loop, l, (size_t)(at >> (HY_WHEEL_BITS * l)) & (HY_WHEEL_SLOTS - 1));
+        }
+        hy_timer_t **slot = &loop->wheel[0][at & (HY_WHEEL_SLOTS - 1)];
+        while (*slot) {
+            hy_timer_t *t = *slot;
+            hy_timer_unlink(loop, t);
+            if (t->expire_at > at) { /* parked far-future timer */
+                wheel_insert(loop, t);
+                loop->num_timers++;
+                continue;
+            }
+            t->cb(t);
+        }
+        if (loop->num_timers == 0) {
+            loop->wheel_at = now;
+            return;
+        }
+    }
+}
+
+/* Milliseconds until the earliest slot that may hold a due timer (a lower bound is fine: we wake early). */
+static int next_timeout(hy_loop_t *loop)
+{
+    if (loop->num_timers == 0)
+        return -1;
+    uint64_t at = loop->wheel_at;
+    for (int l = 0; l < HY_WHEEL_LEVELS; l++) {
+        unsigned shift = (unsigned)(HY_WHEEL_BITS * l);
+        size_t cur = (size_t)(at >> shift) & (HY_WHEEL_SLOTS - 1);
+        for (size_t i = 1; i <= HY_WHEEL_SLOTS; i++) {
+            size_t s = (cur + i) & (HY_WHEEL_SLOTS - 1);
+            if (loop->wheel[l][s]) {
+                uint64_t slot_start = ((at >> shift) + i) << shift;
+                uint64_t now = hy_clock_now_ms();
+                return slot_start <= now ? 0 : (int)HY_MIN(slot_start - now, (uint64_t)INT32_MAX);
+            }
+            if (s == HY_WHEEL_SLOTS - 1 && l + 1 < HY_WHEEL_LEVELS)
+                break; /* wrapping: the next level holds what comes after */
+        }
+    }
+    return 1000;
+}
+
+void hy_defer(hy_loop_t *loop, hy_defer_t *d)
+{
+    if (d->linked)
+        return;
+    d->linked = true;
+    d->_next = NULL;
+    *loop->defer_tail = d;
+    loop->defer_tail = &d->_next;
+}
+
+void hy_loop_free_later(hy_loop_t *loop, void (*fn)(void *), void *arg)
+{
+    struct hy_free_later *f = hy_alloc(sizeof(*f));
+    f->fn = fn;
+    f->arg = arg;
+    f->next = loop->free_later;
+    loop->free_later = f;
+}
+
+static void run_defer(hy_loop_t *loop)
+{
+    /* callbacks may defer again; those run in the next round of this same drain, bounded to avoid starvation */
+    for (int round = 0; round < 16 && loop->defer_head; round++) {
+        hy_defer_t *d = loop->defer_head;
+        loop->defer_head = NULL;
+        loop->defer_tail = &loop->defer_head;
+        while (d) {
+            hy_defer_t *next = d->_next;
+            d->linked = false;
+            d->cb(d);
+            d = next;
+        }
+    }
+}
+
+int hy_loop_run_once(hy_loop_t *loop, int max_wait_ms)
+{
+    struct epoll_event events[MAX_EVENTS];
+    apply_changes(loop);
+    int timeout = loop->defer_head ? 0 : next_timeout(loop);
+    if (max_wait_ms >= 0 && (timeout < 0 || timeout > max_wait_ms))
+        timeout = max_wait_ms;
+    int n = epoll_wait(loop->epfd, events, MAX_EVENTS, timeout);
+    int err = n < 0 ? errno : 0;
+    hy_clock_update();
+    for (int i = 0; i < n; i++) {
+        hy_io_t *io = events[i].data.ptr;
+        if (io->cb == NULL)
+            continue;
+        unsigned rev = 0;
+        uint32_t e = events[i].events;
+        if (e & (EPOLLIN | EPOLLRDHUP | EPOLLHUP))
+            rev |= HY_EV_READ;
+        if (e & EPOLLOUT)
+            rev |= HY_EV_WRITE;
+        if (e & EPOLLERR)
+            rev |= HY_EV_ERROR | (io->want & (HY_EV_READ | HY_EV_WRITE));
+        rev &= io->want | HY_EV_ERROR;
+        if (rev)
+            io->cb(io, rev);
+    }
+    run_timers(loop, hy_clock_now_ms());
+    run_defer(loop);
+    while (loop->free_later) {
+        struct hy_free_later *f = loop->free_later;
+        loop->free_later = f->next;
+        f->fn(f->arg);
+        free(f);
+    }
+    return err && err != EINTR ? -err : 0;
+}

@@ -1,0 +1,83 @@
+/* loop.h — the event loop: epoll (level-triggered), batched interest changes, a timer wheel, a defer queue,
+ * deferred frees. One loop per worker; nothing here is thread-safe. */
+#ifndef HY_EVENT_LOOP_H
+#define HY_EVENT_LOOP_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include "../core/hayate.h"
+#include "../core/types.h"
+
+#define HY_EV_READ 0x1u
+#define HY_EV_WRITE 0x4u
+
+typedef void (*hy_io_cb)(hy_io_t *io, unsigned revents); /* revents: HY_EV_* plus HY_EV_ERROR */
+#define HY_EV_ERROR 0x8u
+
+struct hy_io {
+    int fd;
+    unsigned want;       /* HY_EV_READ|HY_EV_WRITE wanted */
+    unsigned registered; /* what epoll has; 0x80 bit = added */
+    bool dirty;          /* on the change list */
+    hy_io_t *_next_dirty;
+    hy_io_cb cb;         /* NULL after hy_io_close: stale events are skipped */
+    void *data;
+};
+
+typedef void (*hy_timer_cb)(hy_timer_t *t);
+struct hy_timer {
+    hy_timer_t *_next, **_pprev; /* linked in a wheel slot when active */
+    uint64_t expire_at;          /* monotonic ms */
+    hy_timer_cb cb;
+    void *data;
+};
+
+typedef void (*hy_defer_cb)(hy_defer_t *d);
+struct hy_defer {
+    hy_defer_t *_next;
+    bool linked;
+    hy_defer_cb cb;
+    void *data;
+};
+
+#define HY_WHEEL_BITS 6
+#define HY_WHEEL_SLOTS (1 << HY_WHEEL_BITS)
+#define HY_WHEEL_LEVELS 4
+
+struct hy_loop {
+    int epfd;
+    bool stop;
+    hy_io_t *dirty;                                        /* change list, applied before epoll_wait */
+    hy_timer_t *wheel[HY_WHEEL_LEVELS][HY_WHEEL_SLOTS];
+    uint64_t wheel_at;                                     /* time the wheel has run up to */
+    size_t num_timers;
+    hy_defer_t *defer_head, **defer_tail;
+    struct hy_free_later *free_later;                      /* owned list, drained at iteration end */
+};
+
+/** Initialise (epoll_create1). 0 or -errno. */
+int hy_loop_init(hy_loop_t *loop);
+void hy_loop_destroy(hy_loop_t *loop);
+/** One iteration; waits at most max_wait_ms (-1 = until an event or timer). 0 or -errno. */
+int hy_loop_run_once(hy_loop_t *loop, int max_wait_ms);
+
+void hy_io_init(hy_io_t *io, int fd, hy_io_cb cb, void *data);
+/** Set the wanted events; applied in a batch before the next epoll_wait. */
+void hy_io_set(hy_loop_t *loop, hy_io_t *io, unsigned want);
+/** Forget the watcher (the caller closes the fd). Pending events of this iteration are dropped. */
+void hy_io_remove(hy_loop_t *loop, hy_io_t *io);
+
+/** Arm (or re-arm) a timer delay_ms from now. cb runs from the loop, once. */
+void hy_timer_link(hy_loop_t *loop, hy_timer_t *t, uint64_t delay_ms);
+void hy_timer_unlink(hy_loop_t *loop, hy_timer_t *t);
+static inline bool hy_timer_is_linked(const hy_timer_t *t)
+{
+    return t->_pprev != NULL;
+}
+
+/** Queue cb to run after this iteration's I/O, before sleeping (once, even if deferred twice). */
+void hy_defer(hy_loop_t *loop, hy_defer_t *d);
+/** Run fn(arg) at the end of this iteration (objects whose watchers may still have queued events). */
+void hy_loop_free_later(hy_loop_t *loop, void (*fn)(void *), void *arg);
+
+#endif

@@ -1,0 +1,106 @@
+/* core.h — the http core module: conf structs for http{}, server{} and location{}, and the lookups the
+ * request path needs (server by address and Host, location by URI, MIME type by extension). */
+#ifndef HY_HTTP_CORE_H
+#define HY_HTTP_CORE_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include "../conf/conf.h"
+#include "../event/listen.h"
+
+extern hy_module_t hy_http_core_module;
+
+typedef struct hy_mime_map hy_mime_map_t; /* extension → type, built from types {} */
+
+enum { HY_LOC_PREFIX = 0, HY_LOC_EXACT, HY_LOC_NOREGEX, HY_LOC_REGEX, HY_LOC_REGEX_CASELESS, HY_LOC_NAMED };
+enum { HY_IMS_OFF = 0, HY_IMS_EXACT, HY_IMS_BEFORE };
+enum { HY_LINGER_OFF = 0, HY_LINGER_ON, HY_LINGER_ALWAYS };
+enum { HY_TOKENS_OFF = 0, HY_TOKENS_ON, HY_TOKENS_BUILD };
+
+typedef struct hy_http_loc_conf hy_http_loc_conf_t;
+
+/* A handler runs the content phase for a location (static files by default). */
+typedef void (*hy_content_handler_fn)(hy_req_t *req);
+
+struct hy_http_loc_conf {
+    hy_str_t name;          /* location pattern as written ("" for the server level) */
+    int match;              /* HY_LOC_* */
+    pcre2_code *regex;      /* owned by the cycle (cleanup on the pool) */
+    void **loc_conf;        /* every module's conf for this location (indexed by module) */
+    hy_array_t *locations;  /* hy_http_loc_conf_t* nested (NULL when none) */
+    hy_http_loc_conf_t *parent;
+    hy_content_handler_fn handler; /* NULL → static */
+
+    hy_str_t root;          /* with variables-free paths for now; absolute (prefix applied) */
+    hy_str_t alias;         /* set instead of root when alias is used */
+    int root_is_alias;      /* -1 unset */
+    int sendfile, tcp_nopush, tcp_nodelay;
+    int64_t keepalive_timeout_ms, keepalive_header_sec, keepalive_requests;
+    int64_t client_body_timeout_ms, client_max_body_size, send_timeout_ms, client_body_buffer_size;
+    int reset_timedout_connection, lingering_close;
+    int64_t lingering_time_ms, lingering_timeout_ms;
+    int server_tokens;
+    hy_mime_map_t *types;   /* NULL → inherit */
+    hy_str_t default_type;
+    int64_t open_file_cache_max;      /* 0 = off; -1 unset */
+    int64_t open_file_cache_inactive_ms;
+    int64_t open_file_cache_valid_ms, open_file_cache_min_uses;
+    int open_file_cache_errors;
+    int etag, if_modified_since, max_ranges_set;
+    int64_t max_ranges;
+    int internal, chunked_transfer_encoding, msie_padding, msie_refresh, log_not_found;
+    int absolute_redirect, server_name_in_redirect, port_in_redirect;
+};
+
+typedef struct hy_server_name {
+    hy_str_t name;          /* lower-cased; for wildcards without the "*." / ".*" */
+    int kind;               /* 0 exact, 1 leading wildcard (*.x / .x), 2 trailing wildcard (x.*), 3 regex */
+    pcre2_code *regex;
+} hy_server_name_t;
+
+typedef struct hy_http_srv_conf {
+    hy_array_t *server_names;     /* hy_server_name_t */
+    hy_array_t *listens;          /* hy_listen_spec_t (this server's own listen directives) */
+    hy_http_loc_conf_t *loc;      /* the server-level location conf (inherits http's) */
+    void **srv_conf;              /* every module's srv conf */
+    int64_t client_header_timeout_ms, client_header_buffer_size;
+    int64_t large_header_num, large_header_size;
+    int merge_slashes, ignore_invalid_headers, underscores_in_headers;
+    const char *file;             /* where the server block starts, for messages */
+    unsigned line;
+} hy_http_srv_conf_t;
+
+/* One listening address and the servers on it. */
+typedef struct hy_http_addr {
+    hy_listen_spec_t spec;                /* merged options (the default_server's listen carries them) */
+    hy_http_srv_conf_t *default_server;   /* borrowed */
+    hy_array_t *servers;                  /* hy_http_srv_conf_t* in config order */
+    hy_cycle_t *cycle;                    /* the generation it belongs to */
+} hy_http_addr_t;
+
+typedef struct hy_http_main_conf {
+    hy_array_t *servers;   /* hy_http_srv_conf_t* */
+    hy_array_t *addrs;     /* hy_http_addr_t, built at postconfiguration */
+    hy_http_loc_conf_t *loc; /* http-level defaults for locations */
+    int64_t types_hash_max_size, types_hash_bucket_size;
+} hy_http_main_conf_t;
+
+/** The http{} confs of a cycle (NULL without an http block). */
+hy_http_main_conf_t *hy_http_main(hy_cycle_t *cycle);
+/** Pick the server for a Host (lower-cased, port stripped); default server when nothing matches.
+ * Regex captures are not kept yet. */
+hy_http_srv_conf_t *hy_http_find_server(hy_http_addr_t *addr, const char *host, size_t len);
+/** Location for a decoded, normalised path (never a named location). NULL → use the server level. */
+hy_http_loc_conf_t *hy_http_find_location(hy_http_srv_conf_t *srv, const char *path, size_t len);
+/** Named location "@name" in the server, or NULL. */
+hy_http_loc_conf_t *hy_http_find_named(hy_http_srv_conf_t *srv, const char *name, size_t len);
+/** MIME type for a file name's extension (lower-cased lookup), or the default_type. */
+hy_str_t hy_http_mime_type(const hy_http_loc_conf_t *lc, const char *path, size_t len);
+
+/* MIME maps (http/mime.c). */
+hy_mime_map_t *hy_mime_map_create(hy_pool_t *pool);
+/** Add ext → type; false if ext already present (nginx warns "duplicate extension"). */
+bool hy_mime_map_add(hy_mime_map_t *m, hy_str_t ext, hy_str_t type);
+bool hy_mime_map_find(const hy_mime_map_t *m, const char *ext, size_t len, hy_str_t *type);
+
+#endif

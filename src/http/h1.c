@@ -1,0 +1,673 @@
+/* h1.c — HTTP/1.0 and 1.1 server connections (RFC 9112).
+ * One request at a time: the next pipelined request is parsed only after the current response has been
+ * written (h2o's rule), so responses always leave in order. A request body that no handler reads is discarded
+ * as it arrives (nginx's discard), so keep-alive survives bodies on static locations. Errors that leave the
+ * framing unknown close the connection after a lingering read, so the client gets to read the response. */
+#include <errno.h>
+#include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include "h1.h"
+#include "h1parse.h"
+#include "request.h"
+#include "../core/log.h"
+#include "../core/clock.h"
+#include "../core/file.h"
+#include "../core/httpdate.h"
+#include "../event/sock.h"
+#include "../conf/cycle.h"
+
+#define MAX_HEADERS 128
+
+enum { ST_HEAD = 0, ST_REQ, ST_LINGER, ST_CLOSED };
+
+typedef struct h1conn {
+    hy_conn_t c;
+    hy_sock_t sock;
+    hy_timer_t timer;
+    hy_defer_t parse_defer;
+    hy_pool_t *pool;       /* owned: request arena, reset between requests */
+    hy_req_t *req;         /* in pool */
+    hy_http_srv_conf_t *dsrv; /* default server of the address: header limits and timeouts before Host */
+    struct h1conn *idle_prev, *idle_next;
+    int state;
+    uint64_t num_requests;
+    size_t last_len;
+    int64_t body_left;     /* Content-Length bytes still to discard */
+    int64_t body_total;    /* chunked payload bytes seen (client_max_body_size) */
+    int64_t body_max;
+    hy_h1_chunked_t chunked;
+    bool body_chunked, body_pending, resp_done, keepalive, is_idle, linger_needed;
+    uint64_t send_mark;
+    uint64_t linger_deadline;
+    int64_t keepalive_ms, body_timeout_ms, send_timeout_ms, linger_time_ms, linger_timeout_ms;
+    int lingering_close, reset_timedout;
+} h1conn_t;
+
+static size_t num_conns;
+static size_t max_conns = 1024;
+static uint64_t next_conn_id = 1;
+static h1conn_t *idle_head, *idle_tail; /* oldest idle keep-alive connection at head */
+static bool shutting_down;             /* graceful stop: no more keep-alive */
+
+static void on_read(hy_sock_t *s, const char *err);
+static void on_timer(hy_timer_t *t);
+static void on_parse_defer(hy_defer_t *d);
+static void h1_send(hy_req_t *req, bool is_final);
+static void h1_abort(hy_req_t *req);
+static void conn_close(h1conn_t *h);
+static void try_parse(h1conn_t *h, const char *err);
+
+static const hy_conn_ops_t h1_ops = {.send = h1_send, .abort = h1_abort};
+
+void hy_h1_set_limits(int64_t max_connections)
+{
+    if (max_connections > 0)
+        max_conns = (size_t)max_connections;
+}
+
+size_t hy_h1_num_connections(void)
+{
+    return num_conns;
+}
+
+static void idle_add(h1conn_t *h)
+{
+    if (h->is_idle)
+        return;
+    h->is_idle = true;
+    h->idle_next = NULL;
+    h->idle_prev = idle_tail;
+    if (idle_tail)
+        idle_tail->idle_next = h;
+    else
+        idle_head = h;
+    idle_tail = h;
+}
+
+static void idle_del(h1conn_t *h)
+{
+    if (!h->is_idle)
+        return;
+    h->is_idle = false;
+    if (h->idle_prev)
+        h->idle_prev->idle_next = h->idle_next;
+    else
+        idle_head = h->idle_next;
+    if (h->idle_next)
+        h->idle_next->idle_prev = h->idle_prev;
+    else
+        idle_tail = h->idle_prev;
+}
+
+static void free_conn(void *arg)
+{
+    h1conn_t *h = arg;
+    hy_pool_destroy(h->pool);
+    hy_cycle_unref(h->c.cycle);
+    free(h);
+}
+
+static void conn_close(h1conn_t *h)
+{
+    if (h->state == ST_CLOSED)
+        return;
+    h->state = ST_CLOSED;
+    idle_del(h);
+    hy_timer_unlink(h->sock.loop, &h->timer);
+    hy_sock_close(&h->sock);
+    num_conns--;
+    hy_loop_free_later(h->sock.loop, free_conn, h);
+}
+
+static void conn_reset(h1conn_t *h)
+{
+    struct linger l = {.l_onoff = 1, .l_linger = 0};
+    setsockopt(h->sock.io.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+    conn_close(h);
+}
+
+static void peer_text(h1conn_t *h, const struct sockaddr_storage *ss)
+{
+    if (ss->ss_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, h->c.peer_text, sizeof(h->c.peer_text));
+    else if (ss->ss_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, h->c.peer_text, sizeof(h->c.peer_text));
+    else
+        snprintf(h->c.peer_text, sizeof(h->c.peer_text), "unix:");
+}
+
+void hy_h1_accept(hy_listener_t *l, int fd, struct sockaddr_storage *peer, socklen_t peer_len)
+{
+    if (num_conns >= max_conns) {
+        if (idle_head) { /* make room: the oldest idle keep-alive connection goes first (as nginx does) */
+            conn_close(idle_head);
+        } else {
+            hy_log(HY_LOG_ALERT, "%zu worker_connections are not enough", max_conns);
+            close(fd);
+            return;
+        }
+    }
+    hy_http_addr_t *addr = l->data;
+    h1conn_t *h = hy_calloc(sizeof(*h));
+    num_conns++;
+    h->c.id = next_conn_id++;
+    h->c.ops = &h1_ops;
+    h->c.addr = addr;
+    h->c.cycle = addr->cycle;
+    addr->cycle->refs++;
+    h->c.sock = &h->sock;
+    h->dsrv = addr->default_server;
+    if (!addr->spec.is_unix)
+        h->c.local_port = ntohs(addr->spec.addr.ss_family == AF_INET6
+                                    ? ((struct sockaddr_in6 *)&addr->spec.addr)->sin6_port
+                                    : ((struct sockaddr_in *)&addr->spec.addr)->sin_port);
+    hy_sock_init(&h->sock, l->loop, fd);
+    h->sock.data = h;
+    h->sock.peer = *peer;
+    h->sock.peer_len = peer_len;
+    peer_text(h, peer);
+    h->pool = hy_pool_create(4096);
+    h->timer.cb = on_timer;
+    h->timer.data = h;
+    h->parse_defer.cb = on_parse_defer;
+    h->parse_defer.data = h;
+    hy_http_loc_conf_t *lc = h->dsrv->loc;
+    if (lc->tcp_nodelay && !addr->spec.is_unix) {
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    }
+    h->sock.read_limit = (size_t)(h->dsrv->large_header_num * h->dsrv->large_header_size);
+    if (h->sock.read_limit < (size_t)h->dsrv->client_header_buffer_size)
+        h->sock.read_limit = (size_t)h->dsrv->client_header_buffer_size;
+    h->state = ST_HEAD;
+    hy_timer_link(l->loop, &h->timer, (uint64_t)h->dsrv->client_header_timeout_ms);
+    hy_sock_read_start(&h->sock, on_read);
+}
+
+/* ---- lingering close (nginx's lingering_close): stop writing, read and drop what the client still sends ---- */
+
+static void start_linger(h1conn_t *h)
+{
+    if (h->lingering_close == HY_LINGER_OFF ||
+        (h->lingering_close == HY_LINGER_ON && !h->linger_needed && h->sock.input.len == 0)) {
+        conn_close(h);
+        return;
+    }
+    if (shutdown(h->sock.io.fd, SHUT_WR) != 0) {
+        conn_close(h);
+        return;
+    }
+    h->state = ST_LINGER;
+    h->linger_deadline = hy_clock_now_ms() + (uint64_t)h->linger_time_ms;
+    hy_buf_release(&h->sock.input);
+    hy_timer_link(h->sock.loop, &h->timer, (uint64_t)h->linger_timeout_ms);
+    hy_sock_read_start(&h->sock, on_read);
+}
+
+static void linger_read(h1conn_t *h, const char *err)
+{
+    hy_buf_release(&h->sock.input);
+    if (err != NULL && err != hy_err_buf_full) {
+        conn_close(h);
+        return;
+    }
+    uint64_t now = hy_clock_now_ms();
+    if (now >= h->linger_deadline) {
+        conn_close(h);
+        return;
+    }
+    hy_timer_link(h->sock.loop, &h->timer, HY_MIN((uint64_t)h->linger_timeout_ms, h->linger_deadline - now));
+}
+
+/* ---- request body discarding ---- */
+
+/* Drop body bytes from the input. Returns false when the body is malformed or too large (connection must go). */
+static bool discard_body(h1conn_t *h)
+{
+    hy_buf_t *in = &h->sock.input;
+    if (!h->body_pending || in->len == 0)
+        return true;
+    if (!h->body_chunked) {
+        size_t n = (size_t)HY_MIN((int64_t)in->len, h->body_left);
+        hy_buf_consume(in, n);
+        h->body_left -= (int64_t)n;
+        if (h->body_left == 0)
+            h->body_pending = false;
+        return true;
+    }
+    size_t len = in->len;
+    ssize_t r = hy_h1_decode_chunked(&h->chunked, hy_buf_data(in), &len);
+    if (r == -1)
+        return false;
+    h->body_total += (int64_t)len;
+    if (h->body_max > 0 && h->body_total > h->body_max)
+        return false;
+    if (r == -2) {
+        hy_buf_consume(in, in->len);
+        return true;
+    }
+    /* complete: payload at [0,len), the next request's bytes at [len, len + r) */
+    in->len = len + (size_t)r;
+    hy_buf_consume(in, len);
+    h->body_pending = false;
+    return true;
+}
+
+/* ---- the request cycle ---- */
+
+static void next_request(h1conn_t *h)
+{
+    h->num_requests++;
+    h->req = NULL;
+    hy_pool_reset(h->pool);
+    h->state = ST_HEAD;
+    h->last_len = 0;
+    h->resp_done = false;
+    hy_sock_set_cork(&h->sock, false);
+    if (shutting_down && h->sock.input.len == 0) {
+        conn_close(h);
+        return;
+    }
+    if (h->sock.input.len > 0) {
+        hy_timer_link(h->sock.loop, &h->timer, (uint64_t)h->dsrv->client_header_timeout_ms);
+        hy_defer(h->sock.loop, &h->parse_defer);
+    } else {
+        idle_add(h);
+        hy_timer_link(h->sock.loop, &h->timer, (uint64_t)h->keepalive_ms);
+    }
+    hy_sock_read_start(&h->sock, on_read);
+}
+
+static void on_parse_defer(hy_defer_t *d)
+{
+    h1conn_t *h = d->data;
+    if (h->state == ST_HEAD)
+        try_parse(h, NULL);
+}
+
+static void on_written(hy_sock_t *s, const char *err)
+{
+    h1conn_t *h = s->data;
+    if (err) {
+        conn_close(h);
+        return;
+    }
+    if (!h->resp_done)
+        return;
+    if (!h->keepalive) {
+        start_linger(h);
+        return;
+    }
+    if (h->body_pending) { /* the response is out; wait for the rest of the body to drop it */
+        hy_timer_link(h->sock.loop, &h->timer, (uint64_t)h->body_timeout_ms);
+        hy_sock_read_start(&h->sock, on_read);
+        return;
+    }
+    next_request(h);
+}
+
+static void on_written_partial(hy_sock_t *s, const char *err)
+{
+    if (err)
+        conn_close(s->data);
+}
+
+static size_t put(char *p, const char *s, size_t n)
+{
+    memcpy(p, s, n);
+    return n;
+}
+
+#define PUTS(lit) (o += put(buf + o, lit, sizeof(lit) - 1))
+#define PUTSTR(st) (o += put(buf + o, (st).ptr, (st).len))
+
+static void build_head(h1conn_t *h, hy_req_t *req)
+{
+    hy_http_loc_conf_t *lc = req->loc ? req->loc : h->dsrv->loc;
+    size_t extra = req->content_type.len + req->etag.len + req->location.len + 64;
+    if (req->headers_out)
+        for (size_t i = 0; i < req->headers_out->nelts; i++) {
+            hy_header_t *x = (hy_header_t *)req->headers_out->elts + i;
+            extra += x->name.len + x->value.len + 4;
+        }
+    char *buf = hy_palloc(req->pool, 512 + extra);
+    size_t o = 0;
+    if (req->expect_continue && h->body_pending && h->keepalive && req->version >= 11 && h->chunked.total == 0 &&
+        h->body_left == req->content_length)
+        PUTS("HTTP/1.1 100 Continue\r\n\r\n");
+    const char *reason = hy_http_reason(req->status);
+    if (req->status_line.len) {
+        PUTS("HTTP/1.1 ");
+        PUTSTR(req->status_line);
+        PUTS("\r\n");
+    } else {
+        o += (size_t)snprintf(buf + o, 64, "HTTP/1.1 %03d %s\r\n", req->status, reason ? reason : "");
+    }
+    if (lc->server_tokens == HY_TOKENS_OFF)
+        PUTS("Server: hayate\r\n");
+    else
+        PUTS("Server: hayate/" HY_VERSION "\r\n");
+    PUTS("Date: ");
+    o += put(buf + o, hy_clock_http_date(), 29);
+    PUTS("\r\n");
+    if (req->content_type.len) {
+        PUTS("Content-Type: ");
+        PUTSTR(req->content_type);
+        PUTS("\r\n");
+    }
+    if (req->content_length_n >= 0)
+        o += (size_t)snprintf(buf + o, 48, "Content-Length: %lld\r\n", (long long)req->content_length_n);
+    if (req->last_modified >= 0) {
+        char d[32];
+        hy_httpdate_format(req->last_modified, d);
+        PUTS("Last-Modified: ");
+        o += put(buf + o, d, 29);
+        PUTS("\r\n");
+    }
+    if (req->location.len) {
+        PUTS("Location: ");
+        PUTSTR(req->location);
+        PUTS("\r\n");
+    }
+    if (h->keepalive) {
+        PUTS("Connection: keep-alive\r\n");
+        if (lc->keepalive_header_sec > 0)
+            o += (size_t)snprintf(buf + o, 48, "Keep-Alive: timeout=%lld\r\n", (long long)lc->keepalive_header_sec);
+    } else {
+        PUTS("Connection: close\r\n");
+    }
+    if (req->etag.len) {
+        PUTS("ETag: ");
+        PUTSTR(req->etag);
+        PUTS("\r\n");
+    }
+    if (req->headers_out)
+        for (size_t i = 0; i < req->headers_out->nelts; i++) {
+            hy_header_t *x = (hy_header_t *)req->headers_out->elts + i;
+            PUTSTR(x->name);
+            PUTS(": ");
+            PUTSTR(x->value);
+            PUTS("\r\n");
+        }
+    if (req->accept_ranges)
+        PUTS("Accept-Ranges: bytes\r\n");
+    PUTS("\r\n");
+    hy_outq_push_mem(&h->sock.outq, buf, o, NULL, NULL);
+}
+
+static void h1_send(hy_req_t *req, bool is_final)
+{
+    h1conn_t *h = hy_container_of(req->conn, h1conn_t, c);
+    if (h->state == ST_CLOSED)
+        return;
+    hy_http_loc_conf_t *lc = req->loc ? req->loc : h->dsrv->loc;
+    if (!req->head_sent) {
+        req->head_sent = true;
+        /* keep-alive decision (nginx's ngx_http_set_keepalive rules) */
+        h->keepalive = req->keepalive && !shutting_down && lc->keepalive_timeout_ms > 0 &&
+                       (lc->keepalive_requests <= 0 || h->num_requests + 1 < (uint64_t)lc->keepalive_requests) &&
+                       (req->content_length_n >= 0 || req->header_only);
+        if (!hy_outq_empty(&req->body) && lc->tcp_nopush && lc->sendfile && req->body.head->kind == HY_SEG_FILE)
+            hy_sock_set_cork(&h->sock, true);
+        h->sock.use_sendfile = lc->sendfile != 0;
+        h->keepalive_ms = lc->keepalive_timeout_ms;
+        h->body_timeout_ms = lc->client_body_timeout_ms;
+        h->send_timeout_ms = lc->send_timeout_ms;
+        h->linger_time_ms = lc->lingering_time_ms;
+        h->linger_timeout_ms = lc->lingering_timeout_ms;
+        h->lingering_close = lc->lingering_close;
+        h->reset_timedout = lc->reset_timedout_connection;
+        h->body_max = lc->client_max_body_size;
+        if (h->body_pending && !h->keepalive)
+            h->linger_needed = true;
+        build_head(h, req);
+    }
+    if (req->header_only)
+        hy_outq_clear(&req->body);
+    else {
+        req->body_bytes_sent += (int64_t)req->body.bytes;
+        hy_outq_move(&h->sock.outq, &req->body);
+    }
+    if (is_final) {
+        h->resp_done = true;
+        req->finished = true;
+        h->send_mark = h->sock.bytes_out;
+        hy_timer_link(h->sock.loop, &h->timer, (uint64_t)h->send_timeout_ms);
+        if (h->body_pending && h->keepalive)
+            hy_sock_read_start(&h->sock, on_read); /* keep dropping the body while we write */
+        else
+            hy_sock_read_stop(&h->sock);
+        hy_sock_write(&h->sock, on_written);
+    } else {
+        hy_sock_write(&h->sock, on_written_partial);
+    }
+}
+
+static void h1_abort(hy_req_t *req)
+{
+    conn_close(hy_container_of(req->conn, h1conn_t, c));
+}
+
+static void rebase(hy_str_t *s, const char *from, size_t n, char *to)
+{
+    if (s->ptr >= from && s->ptr < from + n)
+        s->ptr = to + (s->ptr - from);
+}
+
+static hy_req_t *new_req(h1conn_t *h)
+{
+    hy_req_t *req = hy_pcalloc(h->pool, sizeof(*req));
+    req->pool = h->pool;
+    req->conn = &h->c;
+    req->version = 11;
+    req->content_length = -1;
+    req->content_length_n = -1;
+    req->last_modified = -1;
+    req->srv = h->dsrv;
+    h->req = req;
+    return req;
+}
+
+/* A request we cannot parse: answer and close (framing unknown). */
+static void bad_request(h1conn_t *h, int status, const char *reason, hy_h1_request_t *r)
+{
+    hy_req_t *req = new_req(h);
+    h->linger_needed = true;
+    h->state = ST_REQ;
+    if (r && r->request_line.len)
+        hy_log_conn(HY_LOG_INFO, h->c.id, "%s while reading client request headers, client: %s, request: \"%.*s\"",
+                    reason, h->c.peer_text, (int)r->request_line.len, r->request_line.ptr);
+    else
+        hy_log_conn(HY_LOG_INFO, h->c.id, "%s while reading client request line, client: %s", reason,
+                    h->c.peer_text);
+    hy_req_error(req, status);
+}
+
+static void try_parse(h1conn_t *h, const char *err)
+{
+    hy_buf_t *in = &h->sock.input;
+    if (in->len == 0) {
+        if (err)
+            conn_close(h);
+        return;
+    }
+    if (h->is_idle) {
+        idle_del(h);
+        hy_timer_link(h->sock.loop, &h->timer, (uint64_t)h->dsrv->client_header_timeout_ms);
+    }
+    hy_h1_header_t hdrs[MAX_HEADERS];
+    hy_h1_request_t r = {.headers = hdrs, .num_headers = MAX_HEADERS};
+    const char *data = hy_buf_data(in);
+    int n = hy_h1_parse_request(data, in->len, h->last_len, (size_t)h->dsrv->large_header_size,
+                                (size_t)h->dsrv->large_header_size, &r);
+    if (n == -2) {
+        h->last_len = in->len;
+        if (err == hy_err_buf_full) {
+            /* nginx: a request line that does not fit is 414, a header section that does not fit is 400 */
+            const char *eol = memchr(data, '\n', in->len);
+            if (eol == NULL)
+                bad_request(h, 414, "client sent too long URI", NULL);
+            else
+                bad_request(h, 400, "client sent too large request or too long header line", NULL);
+        } else if (err) {
+            hy_log_conn(HY_LOG_INFO, h->c.id, "client prematurely closed connection while reading client request "
+                        "headers, client: %s", h->c.peer_text);
+            conn_close(h);
+        }
+        return;
+    }
+    if (n == -1) {
+        bad_request(h, r.error_status ? r.error_status : 400, r.error_reason ? r.error_reason : "client sent invalid "
+                    "request", &r);
+        return;
+    }
+    /* copy the head into the request arena so the input buffer can move on */
+    char *copy = hy_palloc(h->pool, (size_t)n + 1);
+    memcpy(copy, data, (size_t)n);
+    copy[n] = '\0';
+    rebase(&r.method, data, (size_t)n, copy);
+    rebase(&r.target, data, (size_t)n, copy);
+    rebase(&r.request_line, data, (size_t)n, copy);
+    hy_header_t *headers = hy_palloc(h->pool, sizeof(hy_header_t) * (r.num_headers ? r.num_headers : 1));
+    size_t nh = 0;
+    bool drop_underscores = !h->dsrv->underscores_in_headers && h->dsrv->ignore_invalid_headers;
+    for (size_t i = 0; i < r.num_headers; i++) {
+        rebase(&hdrs[i].name, data, (size_t)n, copy);
+        rebase(&hdrs[i].value, data, (size_t)n, copy);
+        if (drop_underscores && memchr(hdrs[i].name.ptr, '_', hdrs[i].name.len))
+            continue; /* nginx ignores such fields by default (underscores_in_headers off) */
+        headers[nh].name = hdrs[i].name;
+        headers[nh].value = hdrs[i].value;
+        nh++;
+    }
+    hy_buf_consume(in, (size_t)n);
+    h->last_len = 0;
+    hy_req_t *req = new_req(h);
+    req->method = r.method;
+    req->method_id = hy_http_method_id(r.method);
+    req->target = r.target;
+    req->version = r.version;
+    req->headers = headers;
+    req->num_headers = nh;
+    h->state = ST_REQ;
+    h->linger_needed = false;
+    hy_sock_read_stop(&h->sock);
+    hy_timer_unlink(h->sock.loop, &h->timer);
+
+    /* framing: decided here, before anything else, and fatal to the connection when wrong (RFC 9112 §6.3) */
+    r.headers = hdrs;
+    int status = 0;
+    const char *reason = NULL;
+    int64_t cl;
+    bool chunked;
+    if (hy_h1_framing(&r, &cl, &chunked, &status, &reason) != 0) {
+        h->linger_needed = true;
+        hy_log_conn(HY_LOG_INFO, h->c.id, "%s, client: %s, request: \"%.*s\"", reason, h->c.peer_text,
+                    (int)r.request_line.len, r.request_line.ptr);
+        hy_req_error(req, status);
+        return;
+    }
+    req->content_length = cl;
+    req->chunked = chunked;
+    h->body_pending = cl > 0 || chunked;
+    h->body_chunked = chunked;
+    h->body_left = cl > 0 ? cl : 0;
+    h->body_total = 0;
+    memset(&h->chunked, 0, sizeof(h->chunked));
+    /* keep-alive by default on 1.1, on request on 1.0 (RFC 9112 §9.3) */
+    req->keepalive = req->version >= 11;
+    for (size_t i = 0; i < nh; i++) {
+        if (hy_str_caseeq(headers[i].name, "connection")) {
+            if (hy_str_caseeq(headers[i].value, "close"))
+                req->keepalive = false;
+            else if (hy_str_caseeq(headers[i].value, "keep-alive"))
+                req->keepalive = true;
+        }
+    }
+    hy_req_process(req);
+    if (h->state == ST_REQ && h->req == req && !h->resp_done) {
+        /* the handler is asynchronous (later: proxy); meanwhile keep discarding an unread body */
+    }
+}
+
+static void on_read(hy_sock_t *s, const char *err)
+{
+    h1conn_t *h = s->data;
+    switch (h->state) {
+    case ST_HEAD:
+        try_parse(h, err);
+        return;
+    case ST_REQ:
+        if (!discard_body(h)) {
+            h->keepalive = false;
+            if (!h->resp_done && h->req && !h->req->head_sent) {
+                h->body_pending = false;
+                h->linger_needed = true;
+                hy_req_error(h->req, h->body_max > 0 && h->body_total > h->body_max ? 413 : 400);
+            } else {
+                conn_close(h);
+            }
+            return;
+        }
+        if (err && err != hy_err_buf_full && h->body_pending) {
+            conn_close(h);
+            return;
+        }
+        if (!h->body_pending && h->resp_done && hy_outq_empty(&h->sock.outq) && h->keepalive)
+            next_request(h);
+        else if (!h->body_pending)
+            hy_sock_read_stop(&h->sock);
+        return;
+    case ST_LINGER:
+        linger_read(h, err);
+        return;
+    default:
+        return;
+    }
+}
+
+static void on_timer(hy_timer_t *t)
+{
+    h1conn_t *h = t->data;
+    switch (h->state) {
+    case ST_HEAD:
+        if (h->sock.input.len > 0)
+            hy_log_conn(HY_LOG_INFO, h->c.id, "client timed out (110: Connection timed out) while reading client "
+                        "request headers, client: %s", h->c.peer_text);
+        conn_close(h);
+        return;
+    case ST_REQ:
+        if (h->resp_done && !hy_outq_empty(&h->sock.outq) && h->sock.bytes_out != h->send_mark) {
+            h->send_mark = h->sock.bytes_out; /* send_timeout is between two successive writes */
+            hy_timer_link(h->sock.loop, &h->timer, (uint64_t)h->send_timeout_ms);
+            return;
+        }
+        hy_log_conn(HY_LOG_INFO, h->c.id, "client timed out (110: Connection timed out) while %s, client: %s",
+                    hy_outq_empty(&h->sock.outq) ? "reading client request body" : "sending response to client",
+                    h->c.peer_text);
+        if (h->reset_timedout)
+            conn_reset(h);
+        else
+            conn_close(h);
+        return;
+    case ST_LINGER:
+        conn_close(h);
+        return;
+    default:
+        return;
+    }
+}
+
+void hy_h1_shutdown(hy_loop_t *loop)
+{
+    shutting_down = true;
+    while (idle_head)
+        conn_close(idle_head);
+}

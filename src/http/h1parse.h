@@ -1,0 +1,111 @@
+/* h1parse.h — zero-copy, stateless HTTP/1 request parser, request framing (RFC 9112 §6), in-place chunked
+ * decoder and request-target normaliser (nginx's ngx_http_parse_complex_uri semantics).
+ * Pure functions: no I/O, no allocation. Parsed strings point into the caller's buffer. */
+#ifndef HY_HTTP_H1PARSE_H
+#define HY_HTTP_H1PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include "core/str.h"
+
+typedef struct hy_h1_header {
+    hy_str_t name;  /* field name as sent (case preserved), points into the input buffer */
+    hy_str_t value; /* field value, OWS trimmed on both sides, points into the input buffer */
+} hy_h1_header_t;
+
+typedef struct hy_h1_request {
+    hy_str_t method;         /* token as sent (case-sensitive, RFC 9110 §9.1) */
+    hy_str_t target;         /* request-target as sent (not decoded) */
+    hy_str_t request_line;   /* "GET / HTTP/1.1" without the line end and trailing spaces (for logs, $request) */
+    int version;             /* 10 for HTTP/1.0, 11 for HTTP/1.1 (HTTP/1.2..1.9 are read as 11, RFC 9110 §2.5) */
+    hy_h1_header_t *headers; /* caller-provided array */
+    size_t num_headers;      /* in: capacity of headers[]; out: number of fields (written only on success) */
+    int error_status;        /* on -1: the status to answer: 400, 414 or 505 */
+    const char *error_reason; /* on -1: static text for the error log, nginx's wording where nginx has one */
+} hy_h1_request_t;
+
+/** Parse request line + header fields from buf[0..len).
+ * last_len: length of the buffer at the previous call that returned -2 for the same request (0 the first time).
+ * With last_len == 0 the whole buffer is parsed, so errors in the first bytes are found at once. With last_len > 0
+ * only the new bytes are scanned for the end of the header section and the line-length limits are checked; the full
+ * parse (and so the detection of syntax errors) runs once the empty line has arrived.
+ * Leading empty lines (CRLF or LF) before the request line are skipped and counted in the consumed bytes.
+ * Returns the bytes consumed through the empty line (> 0), -2 if incomplete, -1 on error (r->error_status and
+ * r->error_reason set).
+ * max_line: longest request line, line end excluded (over it: 414 "client sent too long URI"); 0 = no limit.
+ * max_header_line: longest header line, line end excluded (over it: 400 "client sent too long header line"; nginx
+ * answers that with "400 Request Header Or Cookie Too Large"); 0 = no limit.
+ * More fields than r->num_headers: 400 "client sent too many header lines".
+ * Stricter than nginx (on purpose): obs-fold, whitespace before ':', a field line without ':', a field name that is
+ * not a token, CTLs other than HTAB in a value, a bare CR anywhere (even in leading empty lines) are all 400.
+ * Matches nginx: LF alone ends a line, several SPs between request-line words and trailing SPs after the version are
+ * accepted, bytes >= 0x80 are accepted in the target and in values. Header pointers point into buf (cast from
+ * const: write through them only if buf is writable). "PRI * HTTP/2.0" (the h2 preface) gives -1/505: detect the
+ * preface before calling this. */
+int hy_h1_parse_request(const char *buf, size_t len, size_t last_len, size_t max_line, size_t max_header_line,
+                        hy_h1_request_t *r);
+
+/** Request framing from the parsed headers (RFC 9112 §6.1-6.3). Fills *content_length (-1: none) and *chunked.
+ * Returns 0, or -1 with *status and *reason set:
+ *   400 "client sent duplicate header line"         two Content-Length (even equal) or two Transfer-Encoding fields
+ *   400 "client sent invalid \"Content-Length\" header"  empty, non-digit, sign, list, space inside, > INT64_MAX
+ *   400 "client sent HTTP/1.0 request with \"Transfer-Encoding\" header"
+ *   400 "client sent \"Content-Length\" and \"Transfer-Encoding\" headers at the same time"  (whatever the coding;
+ *        nginx answers 501 for "TE: gzip" + CL, we answer 400: a message with both is never processed)
+ *   501 "client sent unknown \"Transfer-Encoding\""  anything but "chunked" (case-insensitive, OWS trimmed)
+ * On any error the connection must be closed after the response (the framing is unknown). */
+int hy_h1_framing(const hy_h1_request_t *r, int64_t *content_length, bool *chunked, int *status, const char **reason);
+
+#define HY_H1_CHUNK_MAX_SIZE ((UINT64_C(1) << 62) - 1) /* largest chunk-size accepted */
+#define HY_H1_CHUNK_LINE_MAX 4096                      /* longest chunk-size line (with extensions) */
+#define HY_H1_TRAILERS_MAX 65536                       /* largest trailer section */
+
+/* Streaming state of the chunked decoder; zero-initialise before the first call ({0} is the start state). */
+typedef struct hy_h1_chunked {
+    int state;
+    uint64_t remaining; /* chunk-size being read, then data bytes left in the current chunk */
+    size_t line_bytes;  /* bytes in the current size line / in the trailer section */
+    uint64_t total;     /* payload bytes decoded so far (all calls) */
+} hy_h1_chunked_t;
+
+/** In-place streaming chunked decoder (RFC 9112 §7.1). Decodes buf[0..*len) (the bytes received since the previous
+ * call) in place: on return the payload bytes decoded from this input are at buf[0..*len).
+ * Returns -2: all input used, need more data; -1: invalid (bad or missing hex size, "0x" prefix, size over
+ * HY_H1_CHUNK_MAX_SIZE, missing CRLF after data, CTL in an extension or trailer, a bare CR, a size line over
+ * HY_H1_CHUNK_LINE_MAX or trailers over HY_H1_TRAILERS_MAX); >= 0: the body is complete, and the value is the number
+ * of bytes that followed the final CRLF of the chunked body (the start of the next pipelined request). Those bytes
+ * are moved to sit right after the payload: they are at buf[*len .. *len + ret).
+ * Chunk extensions (";name=value") and trailer fields are accepted and skipped. A line ends with CRLF or a bare LF
+ * (as nginx); whitespace between the size and ';' or the line end is accepted (BWS, as nginx). Once complete, further
+ * calls treat all input as leftover. */
+ssize_t hy_h1_decode_chunked(hy_h1_chunked_t *d, char *buf, size_t *len);
+
+/** True once hy_h1_decode_chunked has seen the end of the chunked body. */
+bool hy_h1_chunked_done(const hy_h1_chunked_t *d);
+
+/** Request-target -> decoded, normalised path + args, like nginx's ngx_http_parse_complex_uri.
+ * Forms: origin-form "/path?query"; absolute-form "scheme://authority[/path][?query]" (*host = the authority as sent,
+ * host[:port], pointing into target: pass it through hy_http_validate_host and let it override the Host header, RFC
+ * 9112 §3.2.2; userinfo "@" or a non-digit port -> -1); "*" only for OPTIONS (path "*"; nginx 1.22 answers 400 to
+ * "OPTIONS *", we accept it as RFC 9112 §3.2.4 says). Authority-form (CONNECT) -> -1.
+ * The path (up to the first '?' or '#') is percent-decoded (bad %-escape or %00 -> -1), then normalised on the decoded
+ * bytes (so %2F acts as '/' and %2E as '.', as nginx): "." segments removed, ".." pops the previous segment (above the
+ * root -> -1), "//" merged into "/" when merge_slashes. A trailing "." or ".." leaves a trailing '/'. The query after
+ * the first '?' (up to a '#', not decoded) is returned in *args without the '?'; a '#' fragment is dropped (as nginx).
+ * out must have room for target.len + 1 bytes; the path is written NUL-terminated, *out_len = its length.
+ * *host is HY_STR_NULL unless absolute-form. Raw bytes <= 0x20 or 0x7f in target -> -1.
+ * Returns 0 or -1 (answer 400). */
+int hy_http_parse_target(hy_str_t method, hy_str_t target, bool merge_slashes, char *out, size_t *out_len,
+                         hy_str_t *args, hy_str_t *host);
+
+/** Validate a Host header value or an absolute-form authority (ngx_http_validate_host): lower-cases in place,
+ * strips the ":port" (digits only, may be empty) and one trailing '.'. Rejects: empty host, "..", a leading '.', '/',
+ * '\\', '@', NUL, CTL, SP, DEL, a port with non-digits. An IPv6 literal "[::1]:8080" is accepted (hex digits, ':'
+ * and '.' inside the brackets; the port is stripped, the brackets kept). Returns the new length, or -1 (answer 400
+ * "client sent invalid host header"). Stricter than nginx, which accepts '\\', '@', a leading '.', junk after ']' and
+ * anything after the first ':'. */
+ssize_t hy_http_validate_host(char *host, size_t len);
+
+#endif

@@ -1,0 +1,76 @@
+/* location.c — location lookup with nginx's rules (ngx_http_core_find_location):
+ * at each level, "=" exact wins at once; otherwise the longest matching prefix is remembered and its nested
+ * locations are searched; "^~" on that prefix stops the regex search; then regex locations are tried in config
+ * order (the first match wins, and its nested locations are searched); else the remembered prefix. */
+#include <string.h>
+#include "core.h"
+
+enum { FOUND_NONE = 0, FOUND_PREFIX, FOUND_FINAL };
+
+static bool regex_match(pcre2_code *re, const char *s, size_t n)
+{
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+    int rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md, NULL);
+    pcre2_match_data_free(md);
+    return rc >= 0;
+}
+
+/* Search one level; *best is updated. Returns FOUND_FINAL when no further (outer) regex search may happen. */
+static int find_in(hy_array_t *locs, const char *path, size_t len, hy_http_loc_conf_t **best)
+{
+    if (locs == NULL)
+        return FOUND_NONE;
+    hy_http_loc_conf_t **l = locs->elts;
+    hy_http_loc_conf_t *prefix = NULL;
+    for (size_t i = 0; i < locs->nelts; i++) {
+        hy_http_loc_conf_t *c = l[i];
+        if (c->match == HY_LOC_EXACT) {
+            if (c->name.len == len && memcmp(c->name.ptr, path, len) == 0) {
+                *best = c;
+                return FOUND_FINAL;
+            }
+        } else if (c->match == HY_LOC_PREFIX || c->match == HY_LOC_NOREGEX) {
+            if (c->name.len <= len && memcmp(c->name.ptr, path, c->name.len) == 0 &&
+                (prefix == NULL || c->name.len > prefix->name.len))
+                prefix = c;
+        }
+    }
+    int rc = FOUND_NONE;
+    if (prefix) {
+        *best = prefix;
+        rc = FOUND_PREFIX;
+        if (prefix->match == HY_LOC_NOREGEX)
+            return FOUND_FINAL;
+        int nested = find_in(prefix->locations, path, len, best);
+        if (nested == FOUND_FINAL)
+            return FOUND_FINAL;
+    }
+    for (size_t i = 0; i < locs->nelts; i++) {
+        hy_http_loc_conf_t *c = l[i];
+        if ((c->match == HY_LOC_REGEX || c->match == HY_LOC_REGEX_CASELESS) && regex_match(c->regex, path, len)) {
+            *best = c;
+            find_in(c->locations, path, len, best);
+            return FOUND_FINAL;
+        }
+    }
+    return rc;
+}
+
+hy_http_loc_conf_t *hy_http_find_location(hy_http_srv_conf_t *srv, const char *path, size_t len)
+{
+    hy_http_loc_conf_t *best = NULL;
+    find_in(srv->loc->locations, path, len, &best);
+    return best;
+}
+
+hy_http_loc_conf_t *hy_http_find_named(hy_http_srv_conf_t *srv, const char *name, size_t len)
+{
+    hy_array_t *locs = srv->loc->locations;
+    if (locs == NULL)
+        return NULL;
+    hy_http_loc_conf_t **l = locs->elts;
+    for (size_t i = 0; i < locs->nelts; i++)
+        if (l[i]->match == HY_LOC_NAMED && l[i]->name.len == len && memcmp(l[i]->name.ptr, name, len) == 0)
+            return l[i];
+    return NULL;
+}

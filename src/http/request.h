@@ -1,0 +1,103 @@
+/* request.h — one HTTP request/response exchange, independent of the protocol that carries it.
+ * A protocol front-end (h1 today, h2 later) fills the request part, calls hy_req_process(), and implements
+ * hy_conn_ops_t to put the response on the wire. Handlers set the response fields, append body segments to
+ * req->body and call hy_req_finish(). */
+#ifndef HY_HTTP_REQUEST_H
+#define HY_HTTP_REQUEST_H
+
+#include <sys/socket.h>
+#include "../core/hayate.h"
+#include "../core/types.h"
+#include "../core/str.h"
+#include "../core/mem.h"
+#include "../core/outq.h"
+#include "core.h"
+#include "../event/loop.h"
+
+typedef struct hy_header {
+    hy_str_t name, value; /* borrowed from the input buffer or the request pool */
+} hy_header_t;
+
+enum hy_method {
+    HY_M_UNKNOWN = 0, HY_M_GET, HY_M_HEAD, HY_M_POST, HY_M_PUT, HY_M_DELETE, HY_M_OPTIONS, HY_M_PATCH,
+    HY_M_TRACE, HY_M_CONNECT,
+};
+
+typedef struct hy_conn_ops {
+    /** Put the response head (first call) and the body segments queued in req->body on the wire.
+     * is_final: nothing more will come; the protocol finishes the exchange when written. */
+    void (*send)(hy_req_t *req, bool is_final);
+    /** Drop the exchange without a (complete) response: h1 closes, h2 resets the stream. */
+    void (*abort)(hy_req_t *req);
+} hy_conn_ops_t;
+
+/** What every protocol's connection shares (embedded first in h1/h2 connection structs). */
+struct hy_conn {
+    uint64_t id;                    /* $connection, "*N" in the error log */
+    const hy_conn_ops_t *ops;
+    hy_http_addr_t *addr;           /* borrowed from the generation: servers on the listening address */
+    hy_cycle_t *cycle;              /* borrowed: the generation this connection was accepted under */
+    hy_sock_t *sock;                /* borrowed (embedded in the protocol's struct) */
+    char peer_text[64];             /* "127.0.0.1" for logs */
+    uint16_t local_port;
+};
+
+struct hy_req {
+    hy_pool_t *pool;                /* owned by the protocol; reset between keep-alive requests */
+    hy_conn_t *conn;
+    /* request */
+    hy_str_t method;
+    int method_id;                  /* enum hy_method */
+    int version;                    /* 10 or 11 */
+    hy_str_t target;                /* as sent */
+    hy_str_t uri;                   /* decoded, normalised path */
+    hy_str_t args;                  /* query string, not decoded */
+    hy_str_t host;                  /* validated, lower-case, no port; empty when none */
+    hy_header_t *headers;           /* all request header fields, in order */
+    size_t num_headers;
+    const hy_str_t *h_connection, *h_if_modified_since, *h_if_unmodified_since, *h_if_none_match, *h_if_match,
+        *h_range, *h_if_range, *h_expect, *h_user_agent;
+    int64_t content_length;         /* -1 when none */
+    bool chunked;
+    bool keepalive;                 /* may the connection be kept after this response */
+    bool expect_continue;
+    bool is_internal;               /* reached through an internal redirect */
+    int request_line_status;        /* non-zero: parse error to answer */
+    /* routing */
+    hy_http_srv_conf_t *srv;
+    hy_http_loc_conf_t *loc;
+    /* response */
+    int status;
+    hy_str_t status_line;           /* optional full reason override */
+    hy_str_t content_type;
+    int64_t content_length_n;       /* -1: unknown (chunked on 1.1, close on 1.0) */
+    int64_t last_modified;          /* -1: none */
+    hy_str_t etag;
+    hy_str_t location;
+    hy_array_t *headers_out;        /* hy_header_t extras, NULL when none */
+    bool accept_ranges;
+    bool header_only;               /* HEAD, 304, 204: no body on the wire */
+    bool head_sent;
+    bool finished;
+    hy_outq_t body;                 /* segments not yet handed to the protocol */
+    int64_t body_bytes_sent;
+    hy_defer_t _defer;
+};
+
+/** Route and run the request: validates, finds server and location, checks limits, runs the handler.
+ * On return the response may still be in flight. */
+void hy_req_process(hy_req_t *req);
+/** Hand the queued body to the protocol; is_final ends the response. */
+void hy_req_send(hy_req_t *req, bool is_final);
+/** Finish with an error page for `status` (nginx-like HTML body, keep-alive rules as nginx). */
+void hy_req_error(hy_req_t *req, int status);
+/** Add a response header (name and value must outlive the request: literals or pool memory). */
+void hy_req_add_header(hy_req_t *req, hy_str_t name, hy_str_t value);
+/** Reason phrase for a status ("OK", "Not Found"...), or NULL for unknown codes. */
+const char *hy_http_reason(int status);
+/** Method token → enum hy_method. */
+int hy_http_method_id(hy_str_t m);
+/** Log line context like nginx's: ", client: X, server: Y, request: "...", host: "..."" into buf. */
+size_t hy_req_log_ctx(hy_req_t *req, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,27 @@
+/* core_conf.h — the main-context and events{} directives (nginx's core and events modules). */
+#ifndef HY_PROCESS_CORE_CONF_H
+#define HY_PROCESS_CORE_CONF_H
+
+#include "../conf/conf.h"
+#include "../conf/cycle.h"
+
+extern hy_module_t hy_core_module;
+extern hy_module_t hy_events_module;
+
+typedef struct hy_core_conf {
+    int daemon, master_process;
+    int64_t worker_processes;        /* 0 = auto */
+    hy_str_t pid, user, group, working_directory, cpu_affinity;
+    int64_t worker_rlimit_nofile, worker_priority, worker_shutdown_timeout_ms;
+    bool has_priority;
+    /* events {} */
+    bool has_events;
+    int64_t worker_connections;      /* -1: derived from the fd limit */
+    int multi_accept, accept_mutex;
+    hy_str_t use;
+} hy_core_conf_t;
+
+/** The core conf of a generation. */
+hy_core_conf_t *hy_core_conf(hy_cycle_t *cycle);
+
+#endif

@@ -1,0 +1,37 @@
+/* modules.c — the explicit, ordered list of modules (no constructor magic). It lives in the top layer because
+ * it names modules from every layer below. The order is the phase/filter order. */
+#include <string.h>
+#include "../conf/conf.h"
+#include "core_conf.h"
+#include "../http/core.h"
+#include "../handlers/static.h"
+
+hy_module_t *hy_modules[] = {
+    &hy_core_module,
+    &hy_events_module,
+    &hy_http_core_module,
+    &hy_static_module,
+    NULL,
+};
+
+int hy_modules_init(void)
+{
+    int n = 0;
+    for (; hy_modules[n]; n++)
+        hy_modules[n]->index = n;
+    return n;
+}
+
+const hy_directive_t *hy_modules_find(const char *name, size_t len, hy_module_t **mod)
+{
+    for (int i = 0; hy_modules[i]; i++) {
+        const hy_directive_t *d = hy_modules[i]->directives;
+        for (; d && d->name; d++)
+            if (strlen(d->name) == len && memcmp(d->name, name, len) == 0) {
+                if (mod)
+                    *mod = hy_modules[i];
+                return d;
+            }
+    }
+    return NULL;
+}

@@ -1,0 +1,1 @@
+"""Helpers for hayate's integration tests."""
