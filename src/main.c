@@ -16,6 +16,7 @@
 #include "core/mem.h"
 #include "process/process.h"
 #include "process/core_conf.h"
+#include "conf/lexer.h"
 
 #ifndef HY_CC
 #define HY_CC "cc"
@@ -140,6 +141,12 @@ static int send_signal(hy_cycle_t *cycle, const char *name)
     return 0;
 }
 
+static void early_log_hook(const char *level, const char *msg)
+{
+    int l = hy_log_level_parse(level, strlen(level));
+    hy_log(l > 0 ? l : HY_LOG_EMERG, "%s", msg);
+}
+
 int main(int argc, char **argv)
 {
     hy_opts_t opts = {0};
@@ -196,6 +203,17 @@ int main(int argc, char **argv)
         return 0;
     }
     hy_log_quiet = opts.quiet;
+    /* -e applies before the configuration is read: startup errors go there too (and to stderr) */
+    static hy_log_target_t early;
+    if (opts.error_log && strcmp(opts.error_log, "stderr") != 0) {
+        char *path = absolute(prefix ? absolute(NULL, prefix, true) : default_prefix(), opts.error_log, false);
+        int fd = hy_log_open_file(path);
+        if (fd >= 0) {
+            early = (hy_log_target_t){.path = path, .fd = fd, .level = HY_LOG_ERR};
+            hy_log_set_targets(&early, 1);
+            hy_conf_log_hook = early_log_hook;
+        }
+    }
     opts.prefix = prefix ? absolute(NULL, prefix, true) : default_prefix();
     if (conf) {
         opts.conf_file = absolute(opts.prefix, conf, false);
@@ -208,12 +226,12 @@ int main(int argc, char **argv)
     hy_cycle_t *cycle = hy_cycle_load(&opts);
     if (cycle == NULL) {
         if (opts.test)
-            hy_log_stderr(HY_LOG_EMERG, "configuration file %s test failed", shown);
+            fprintf(stderr, "hayate: configuration file %s test failed\n", shown);
         return 1;
     }
     if (opts.test) {
         if (hy_cycle_open_logs(cycle) != 0) {
-            hy_log_stderr(HY_LOG_EMERG, "configuration file %s test failed", shown);
+            fprintf(stderr, "hayate: configuration file %s test failed\n", shown);
             return 1;
         }
         if (!opts.quiet) {

@@ -567,11 +567,11 @@ static int set_keepalive_timeout(hy_conf_t *cf, const hy_directive_t *d, void *c
         return hy_conf_error(cf, "\"keepalive_timeout\" directive is duplicate");
     lc->keepalive_timeout_ms = hy_parse_msec(a[1].ptr, a[1].len);
     if (lc->keepalive_timeout_ms < 0)
-        return hy_conf_error(cf, "invalid value \"%s\" in \"keepalive_timeout\" directive", a[1].ptr);
+        return hy_conf_error(cf, "\"keepalive_timeout\" directive invalid value");
     if (n == 3) {
         lc->keepalive_header_sec = hy_parse_sec(a[2].ptr, a[2].len);
         if (lc->keepalive_header_sec < 0)
-            return hy_conf_error(cf, "invalid value \"%s\" in \"keepalive_timeout\" directive", a[2].ptr);
+            return hy_conf_error(cf, "\"keepalive_timeout\" directive invalid value");
     }
     return 0;
 }

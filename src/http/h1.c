@@ -305,6 +305,10 @@ static void on_written(hy_sock_t *s, const char *err)
         start_linger(h);
         return;
     }
+    if (h->body_pending && !discard_body(h)) {
+        conn_close(h);
+        return;
+    }
     if (h->body_pending) { /* the response is out; wait for the rest of the body to drop it */
         hy_timer_link(h->sock.loop, &h->timer, (uint64_t)h->body_timeout_ms);
         hy_sock_read_start(&h->sock, on_read);
@@ -591,10 +595,32 @@ static void try_parse(h1conn_t *h, const char *err)
                 req->keepalive = true;
         }
     }
-    hy_req_process(req);
-    if (h->state == ST_REQ && h->req == req && !h->resp_done) {
-        /* the handler is asynchronous (later: proxy); meanwhile keep discarding an unread body */
+    /* methods are upper-case tokens in practice; nginx answers 400 to anything else */
+    for (size_t i = 0; i < req->method.len; i++) {
+        char c = req->method.ptr[i];
+        if (!((c >= 'A' && c <= 'Z') || c == '_' || c == '-')) {
+            h->linger_needed = true;
+            hy_log_conn(HY_LOG_INFO, h->c.id, "client sent invalid method while reading client request line, "
+                        "client: %s, request: \"%.*s\"", h->c.peer_text, (int)r.request_line.len, r.request_line.ptr);
+            h->body_pending = false;
+            hy_req_error(req, 400);
+            return;
+        }
     }
+    /* body bytes that came with the head are checked now, so a malformed body is answered with 400, not with a
+     * keep-alive response followed by a broken connection */
+    if (h->body_pending && in->len > 0) {
+        h->body_max = 0;
+        if (!discard_body(h)) {
+            h->body_pending = false;
+            h->linger_needed = true;
+            hy_log_conn(HY_LOG_INFO, h->c.id, "client sent invalid chunked body, client: %s, request: \"%.*s\"",
+                        h->c.peer_text, (int)r.request_line.len, r.request_line.ptr);
+            hy_req_error(req, 400);
+            return;
+        }
+    }
+    hy_req_process(req);
 }
 
 static void on_read(hy_sock_t *s, const char *err)

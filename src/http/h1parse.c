@@ -258,23 +258,6 @@ static int parse_full(const char *buf, size_t len, size_t s, size_t max_line, si
     return (int)(p - buf);
 }
 
-/* Is there an empty line (LF LF or LF CR LF) that starts at or after `from`? */
-static bool has_header_end(const char *buf, size_t len, size_t from)
-{
-    const char *p = buf + from, *end = buf + len;
-    while (p < end) {
-        const char *lf = memchr(p, '\n', (size_t)(end - p));
-        if (lf == NULL)
-            return false;
-        if (lf + 1 < end && lf[1] == '\n')
-            return true;
-        if (lf + 2 < end && lf[1] == '\r' && lf[2] == '\n')
-            return true;
-        p = lf + 1;
-    }
-    return false;
-}
-
 int hy_h1_parse_request(const char *buf, size_t len, size_t last_len, size_t max_line, size_t max_header_line,
                         hy_h1_request_t *r)
 {
@@ -302,11 +285,10 @@ int hy_h1_parse_request(const char *buf, size_t len, size_t last_len, size_t max
     }
 
     if (last_len > 0 && last_len <= len) {
-        /* cheap path: the previous call saw no end of the header section in buf[0..last_len) */
-        size_t from = last_len >= 2 ? last_len - 2 : 0;
-        if (from < s)
-            from = s;
-        if (!has_header_end(buf, len, from)) {
+        /* cheap path: buf[0..last_len) was parsed before without an error. Unless a line was completed by the new
+         * bytes, only the limit on the current line needs checking. (So the full parse runs at most once per line.) */
+        size_t from = last_len > s ? last_len : s;
+        if (memchr(buf + from, '\n', len - from) == NULL) {
             const char *lf = memrchr(buf + s, '\n', len - s);
             if (lf == NULL)
                 return partial_request_line(r, buf + s, buf + len, max_line);

@@ -28,9 +28,9 @@ typedef struct hy_h1_request {
 
 /** Parse request line + header fields from buf[0..len).
  * last_len: length of the buffer at the previous call that returned -2 for the same request (0 the first time).
- * With last_len == 0 the whole buffer is parsed, so errors in the first bytes are found at once. With last_len > 0
- * only the new bytes are scanned for the end of the header section and the line-length limits are checked; the full
- * parse (and so the detection of syntax errors) runs once the empty line has arrived.
+ * With last_len == 0 the whole buffer is parsed. With last_len > 0, when the new bytes complete no line, only the
+ * limit on the current (incomplete) line is checked; otherwise the whole buffer is parsed again. So the full parse
+ * runs at most once per line, and a syntax error is reported as soon as the line that holds it is complete.
  * Leading empty lines (CRLF or LF) before the request line are skipped and counted in the consumed bytes.
  * Returns the bytes consumed through the empty line (> 0), -2 if incomplete, -1 on error (r->error_status and
  * r->error_reason set).
