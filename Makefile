@@ -91,10 +91,11 @@ build-fuzz/%: tests/fuzz/%.c
 fuzz: $(FUZZ_BIN)
 FUZZ_SECONDS ?= 30
 fuzz-smoke: fuzz
-	$(Q)for f in $(FUZZ_BIN); do echo "== fuzz $$f ($(FUZZ_SECONDS)s)"; \
-	  c=tests/fuzz/corpus/$$(basename $$f); mkdir -p $$c; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=8192 $$c >/tmp/$$(basename $$f).log 2>&1 \
-	  || { tail -50 /tmp/$$(basename $$f).log; exit 1; }; done; echo "fuzz smoke: ok"
+	$(Q)for f in $(FUZZ_BIN); do n=$$(basename $$f); echo "== fuzz $$n ($(FUZZ_SECONDS)s)"; \
+	  work=build-fuzz/corpus/$$n; mkdir -p $$work; \
+	  [ -d tests/fuzz/corpus/$$n ] && cp -r tests/fuzz/corpus/$$n/. $$work/ ; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=8192 $$work >build-fuzz/$$n.log 2>&1 \
+	  || { tail -50 build-fuzz/$$n.log; exit 1; }; done; echo "fuzz smoke: ok"
 
 bench: all
 	$(Q)bench/run.sh
