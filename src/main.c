@@ -147,9 +147,11 @@ static void early_log_hook(const char *level, const char *msg)
     hy_log(l > 0 ? l : HY_LOG_EMERG, "%s", msg);
 }
 
+static hy_opts_t opts;      /* process lifetime: reachable until exit */
+static hy_cycle_t *cycle;
+
 int main(int argc, char **argv)
 {
-    hy_opts_t opts = {0};
     const char *prefix = NULL, *conf = NULL, *signal_name = NULL;
     bool show_version = false, show_configure = false, help = false;
     for (int i = 1; i < argc; i++) {
@@ -205,25 +207,27 @@ int main(int argc, char **argv)
     hy_log_quiet = opts.quiet;
     /* -e applies before the configuration is read: startup errors go there too (and to stderr) */
     static hy_log_target_t early;
+    opts.prefix = prefix ? absolute(NULL, prefix, true) : default_prefix();
     if (opts.error_log && strcmp(opts.error_log, "stderr") != 0) {
-        char *path = absolute(prefix ? absolute(NULL, prefix, true) : default_prefix(), opts.error_log, false);
+        char *path = absolute(opts.prefix, opts.error_log, false);
         int fd = hy_log_open_file(path);
+        early = (hy_log_target_t){.path = path, .fd = fd, .level = HY_LOG_ERR};
         if (fd >= 0) {
-            early = (hy_log_target_t){.path = path, .fd = fd, .level = HY_LOG_ERR};
             hy_log_set_targets(&early, 1);
             hy_conf_log_hook = early_log_hook;
         }
     }
-    opts.prefix = prefix ? absolute(NULL, prefix, true) : default_prefix();
     if (conf) {
         opts.conf_file = absolute(opts.prefix, conf, false);
     } else {
         char *def = absolute(opts.prefix, "conf/hayate.conf", false);
         if (access(def, F_OK) == 0)
             opts.conf_file = def;
+        else
+            free(def);
     }
     const char *shown = opts.conf_file ? opts.conf_file : "(embedded)";
-    hy_cycle_t *cycle = hy_cycle_load(&opts);
+    cycle = hy_cycle_load(&opts);
     if (cycle == NULL) {
         if (opts.test)
             fprintf(stderr, "hayate: configuration file %s test failed\n", shown);

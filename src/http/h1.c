@@ -36,6 +36,7 @@ typedef struct h1conn {
     hy_req_t *req;         /* in pool */
     hy_http_srv_conf_t *dsrv; /* default server of the address: header limits and timeouts before Host */
     struct h1conn *idle_prev, *idle_next;
+    struct h1conn *all_prev, *all_next; /* every open connection, for shutdown */
     int state;
     uint64_t num_requests;
     size_t last_len;
@@ -55,6 +56,7 @@ static size_t max_conns = 1024;
 static uint64_t next_conn_id = 1;
 static h1conn_t *idle_head, *idle_tail; /* oldest idle keep-alive connection at head */
 static bool shutting_down;             /* graceful stop: no more keep-alive */
+static h1conn_t *all_head;
 
 static void on_read(hy_sock_t *s, const char *err);
 static void on_timer(hy_timer_t *t);
@@ -120,6 +122,12 @@ static void conn_close(h1conn_t *h)
         return;
     h->state = ST_CLOSED;
     idle_del(h);
+    if (h->all_prev)
+        h->all_prev->all_next = h->all_next;
+    else
+        all_head = h->all_next;
+    if (h->all_next)
+        h->all_next->all_prev = h->all_prev;
     hy_timer_unlink(h->sock.loop, &h->timer);
     hy_sock_close(&h->sock);
     num_conns--;
@@ -157,6 +165,10 @@ void hy_h1_accept(hy_listener_t *l, int fd, struct sockaddr_storage *peer, sockl
     hy_http_addr_t *addr = l->data;
     h1conn_t *h = hy_calloc(sizeof(*h));
     num_conns++;
+    h->all_next = all_head;
+    if (all_head)
+        all_head->all_prev = h;
+    all_head = h;
     h->c.id = next_conn_id++;
     h->c.ops = &h1_ops;
     h->c.addr = addr;
@@ -696,4 +708,10 @@ void hy_h1_shutdown(hy_loop_t *loop)
     shutting_down = true;
     while (idle_head)
         conn_close(idle_head);
+}
+
+void hy_h1_close_all(void)
+{
+    while (all_head)
+        conn_close(all_head);
 }

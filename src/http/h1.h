@@ -15,4 +15,7 @@ size_t hy_h1_num_connections(void);
 /** Graceful stop: close idle connections now, finish in-flight requests with "Connection: close". */
 void hy_h1_shutdown(hy_loop_t *loop);
 
+/** Fast stop: close every connection now (memory is freed at the end of the loop iteration). */
+void hy_h1_close_all(void);
+
 #endif

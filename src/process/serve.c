@@ -335,6 +335,8 @@ int hy_serve(hy_cycle_t *cycle, const hy_opts_t *opts)
     }
     hy_log(HY_LOG_NOTICE, "exit");
     close_listeners();
+    hy_h1_close_all();
+    hy_loop_run_once(&loop, 0); /* runs the deferred frees */
     remove_pid();
     return 0;
 }

@@ -146,7 +146,8 @@ static void test_incremental(void)
 
 static void test_pipelined(void)
 {
-    static const char buf[] = "GET /one HTTP/1.1\r\nHost: a\r\n\r\nGET /two HTTP/1.1\r\nHost: b\r\nX: 2\r\n\r\nGET /thr";
+    static const char buf[] = "GET /one HTTP/1.1\r\nHost: a\r\n\r\n"
+                              "GET /two HTTP/1.1\r\nHost: b\r\nX: 2\r\n\r\nGET /thr";
     size_t len = sizeof(buf) - 1;
     hy_h1_request_t r;
     int rc = parse(buf, len, 0, 8192, 8192, &r, MAXH);
