@@ -28,13 +28,13 @@ static void block_put(char *p, size_t cap)
 char *hy_buf_reserve(hy_buf_t *b, size_t min, size_t limit, size_t *avail)
 {
     if (b->base == NULL) {
+        if (min > limit)
+            return NULL;
         size_t cap = HY_BUF_BLOCK;
         while (cap < min)
             cap *= 2;
-        if (cap > limit && min <= limit)
+        if (cap > limit)
             cap = limit;
-        if (cap < min)
-            return NULL;
         b->base = cap == HY_BUF_BLOCK ? block_get() : hy_alloc(cap);
         b->cap = cap;
         b->off = b->len = 0;
@@ -45,13 +45,13 @@ char *hy_buf_reserve(hy_buf_t *b, size_t min, size_t limit, size_t *avail)
             b->off = 0;
         }
         if (b->cap - b->len < min) {
+            if (b->len > limit || limit - b->len < min)
+                return NULL;
             size_t cap = b->cap;
             while (cap - b->len < min)
                 cap *= 2;
             if (cap > limit)
                 cap = limit;
-            if (cap - b->len < min)
-                return NULL;
             char *n = hy_alloc(cap);
             memcpy(n, b->base, b->len);
             block_put(b->base, b->cap);

@@ -15,6 +15,7 @@ struct hy_file {
     dev_t dev;
     ino_t ino;
     bool is_dir;
+    char *data;      /* owned, optional: the whole content of a small file, kept by the open-file cache */
     void (*on_free)(hy_file_t *f); /* NULL: close + free() */
 };
 

@@ -18,6 +18,7 @@ void hy_file_unref(hy_file_t *f)
     } else {
         if (f->fd >= 0)
             close(f->fd);
+        free(f->data);
         free(f);
     }
 }

@@ -10,10 +10,20 @@ bool hy_str_eq(hy_str_t a, const char *lit)
     return a.len == n && memcmp(a.ptr, lit, n) == 0;
 }
 
+static bool mem_caseeq(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
+        if (x != y && ((x | 0x20) != (y | 0x20) || (x | 0x20) < 'a' || (x | 0x20) > 'z'))
+            return false;
+    }
+    return true;
+}
+
 bool hy_str_caseeq(hy_str_t a, const char *lit)
 {
     size_t n = strlen(lit);
-    return a.len == n && strncasecmp(a.ptr, lit, n) == 0;
+    return a.len == n && mem_caseeq(a.ptr, lit, n);
 }
 
 bool hy_str_eq_str(hy_str_t a, hy_str_t b)
@@ -23,7 +33,7 @@ bool hy_str_eq_str(hy_str_t a, hy_str_t b)
 
 bool hy_str_caseeq_str(hy_str_t a, hy_str_t b)
 {
-    return a.len == b.len && (a.len == 0 || strncasecmp(a.ptr, b.ptr, a.len) == 0);
+    return a.len == b.len && (a.len == 0 || mem_caseeq(a.ptr, b.ptr, a.len));
 }
 
 void hy_str_lower(char *p, size_t n)
@@ -75,6 +85,7 @@ static int64_t parse_time(const char *p, size_t n, bool allow_ms, int64_t sec_sc
 {
     size_t i = 0;
     int64_t total = 0;
+    int64_t last_unit = INT64_MAX; /* nginx: units must come in decreasing order, each at most once */
     bool any = false;
     while (i < n) {
         while (i < n && p[i] == ' ')
@@ -113,7 +124,10 @@ static int64_t parse_time(const char *p, size_t n, bool allow_ms, int64_t sec_sc
             }
             i++;
         }
-        if (v > (INT64_MAX / 4) / unit_ms)
+        if (unit_ms >= last_unit)
+            return -1;
+        last_unit = unit_ms;
+        if (v > (INT64_MAX / 4) / unit_ms || total > INT64_MAX / 4 - v * unit_ms)
             return -1;
         total += v * unit_ms;
         any = true;

@@ -114,6 +114,44 @@ static hy_file_t *file_open(const char *path, int *err)
     return f;
 }
 
+/* Small files are served from memory: head and body leave in one writev instead of writev + sendfile (and the
+ * cork/uncork around them). The cache keeps the bytes with the fd; they are re-read when the file changes. */
+#define SMALL_FILE_MAX 32768
+
+static void load_small(hy_file_t *f)
+{
+    if (f->is_dir || f->size <= 0 || f->size > SMALL_FILE_MAX || f->data)
+        return;
+    char *d = hy_alloc((size_t)f->size);
+    if (pread(f->fd, d, (size_t)f->size, 0) != (ssize_t)f->size) {
+        free(d);
+        return;
+    }
+    f->data = d;
+}
+
+static void unref_cb(void *arg)
+{
+    hy_file_unref(arg);
+}
+
+/* Queue [off, off+len) of f: from memory when the content is small, else as a file segment (sendfile). */
+static void push_body(hy_req_t *req, hy_file_t *f, int64_t off, int64_t len)
+{
+    if (f->data) {
+        hy_outq_push_mem(&req->body, f->data + off, (size_t)len, unref_cb, hy_file_ref(f));
+        return;
+    }
+    if (f->size <= SMALL_FILE_MAX) {
+        char *d = hy_palloc(req->pool, (size_t)len);
+        if (pread(f->fd, d, (size_t)len, off) == (ssize_t)len) {
+            hy_outq_push_mem(&req->body, d, (size_t)len, NULL, NULL);
+            return;
+        }
+    }
+    hy_outq_push_file(&req->body, f, off, len);
+}
+
 /* Returns a new reference (caller unrefs), or NULL with *err. */
 static hy_file_t *ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_t len, int *err)
 {
@@ -151,6 +189,8 @@ static hy_file_t *ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_
         if (e->file)
             hy_file_unref(e->file);
         e->file = file_open(path, &e->err);
+        if (e->file)
+            load_small(e->file);
         if (e->file == NULL && !lc->open_file_cache_errors) {
             *err = e->err;
             ofc_remove(e);
@@ -167,6 +207,8 @@ static hy_file_t *ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_
     hy_file_t *f = file_open(path, err);
     if (f == NULL && !lc->open_file_cache_errors)
         return NULL;
+    if (f)
+        load_small(f);
     while (ofc_count >= (size_t)lc->open_file_cache_max && lru_tail)
         ofc_remove(lru_tail);
     e = hy_calloc(sizeof(*e));
@@ -369,7 +411,7 @@ static void send_ranges(hy_req_t *req, hy_file_t *f, const hy_http_loc_conf_t *l
         hy_req_add_header(req, HY_STR("Content-Range"), (hy_str_t){cr, l});
         req->content_length_n = rs[0].end - rs[0].start + 1;
         if (!req->header_only)
-            hy_outq_push_file(&req->body, f, rs[0].start, req->content_length_n);
+            push_body(req, f, rs[0].start, req->content_length_n);
         hy_file_unref(f);
         hy_req_send(req, true);
         return;
@@ -401,7 +443,7 @@ static void send_ranges(hy_req_t *req, hy_file_t *f, const hy_http_loc_conf_t *l
 full:
     req->content_length_n = f->size;
     if (!req->header_only)
-        hy_outq_push_file(&req->body, f, 0, f->size);
+        push_body(req, f, 0, f->size);
     hy_file_unref(f);
     hy_req_send(req, true);
 }
@@ -438,7 +480,7 @@ static void serve_file(hy_req_t *req, hy_file_t *f, const hy_http_loc_conf_t *lc
     }
     req->content_length_n = f->size;
     if (!req->header_only && f->size > 0)
-        hy_outq_push_file(&req->body, f, 0, f->size);
+        push_body(req, f, 0, f->size);
     hy_file_unref(f);
     hy_req_send(req, true);
 }

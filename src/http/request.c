@@ -175,16 +175,47 @@ void hy_req_process(hy_req_t *req)
         }
         req->host = (hy_str_t){copy, (size_t)hl};
     }
-    /* known headers */
-    int cnt;
-    req->h_if_modified_since = find_header(req, "if-modified-since", &cnt);
-    req->h_if_unmodified_since = find_header(req, "if-unmodified-since", &cnt);
-    req->h_if_none_match = find_header(req, "if-none-match", &cnt);
-    req->h_if_match = find_header(req, "if-match", &cnt);
-    req->h_range = find_header(req, "range", &cnt);
-    req->h_if_range = find_header(req, "if-range", &cnt);
-    req->h_user_agent = find_header(req, "user-agent", &cnt);
-    req->h_expect = find_header(req, "expect", &cnt);
+    /* known headers, in one pass (the first of each wins) */
+    for (size_t i = 0; i < req->num_headers; i++) {
+        const hy_str_t *n = &req->headers[i].name, *v = &req->headers[i].value;
+        const hy_str_t **slot = NULL;
+        switch (n->len) {
+        case 5:
+            if (hy_str_caseeq(*n, "range"))
+                slot = &req->h_range;
+            break;
+        case 6:
+            if (hy_str_caseeq(*n, "expect"))
+                slot = &req->h_expect;
+            break;
+        case 8:
+            if (hy_str_caseeq(*n, "if-match"))
+                slot = &req->h_if_match;
+            else if (hy_str_caseeq(*n, "if-range"))
+                slot = &req->h_if_range;
+            break;
+        case 10:
+            if (hy_str_caseeq(*n, "user-agent"))
+                slot = &req->h_user_agent;
+            break;
+        case 13:
+            if (hy_str_caseeq(*n, "if-none-match"))
+                slot = &req->h_if_none_match;
+            break;
+        case 17:
+            if (hy_str_caseeq(*n, "if-modified-since"))
+                slot = &req->h_if_modified_since;
+            break;
+        case 19:
+            if (hy_str_caseeq(*n, "if-unmodified-since"))
+                slot = &req->h_if_unmodified_since;
+            break;
+        default:
+            break;
+        }
+        if (slot && *slot == NULL)
+            *slot = v;
+    }
     if (req->h_expect && req->version >= 11 && hy_str_caseeq(*req->h_expect, "100-continue"))
         req->expect_continue = true;
 
