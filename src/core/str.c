@@ -7,7 +7,7 @@
 bool hy_str_eq(hy_str_t a, const char *lit)
 {
     size_t n = strlen(lit);
-    return a.len == n && memcmp(a.ptr, lit, n) == 0;
+    return a.len == n && (n == 0 || memcmp(a.ptr, lit, n) == 0);
 }
 
 static bool mem_caseeq(const char *a, const char *b, size_t n)
