@@ -13,6 +13,8 @@
 #define REGISTERED 0x80u
 #define MAX_EVENTS 512
 
+hy_loop_t *hy_worker_loop;
+
 struct hy_free_later {
     struct hy_free_later *next;
     void (*fn)(void *);

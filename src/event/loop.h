@@ -55,6 +55,9 @@ struct hy_loop {
     struct hy_free_later *free_later;                      /* owned list, drained at iteration end */
 };
 
+/** The worker's loop (set by the process layer), for modules that need timers (e.g. log flush). */
+extern hy_loop_t *hy_worker_loop;
+
 /** Initialise (epoll_create1). 0 or -errno. */
 int hy_loop_init(hy_loop_t *loop);
 void hy_loop_destroy(hy_loop_t *loop);

@@ -451,6 +451,7 @@ full:
 static void serve_file(hy_req_t *req, hy_file_t *f, const hy_http_loc_conf_t *lc)
 {
     req->status = 200;
+    req->file = f;
     req->last_modified = f->mtime;
     req->content_type = hy_http_mime_type(lc, req->uri.ptr, req->uri.len);
     if (lc->etag) {

@@ -46,6 +46,7 @@ typedef struct h1conn {
     hy_h1_chunked_t chunked;
     bool body_chunked, body_pending, resp_done, keepalive, is_idle, linger_needed;
     uint64_t send_mark;
+    uint64_t req_start_ms;  /* wall-clock ms when this request's first bytes were seen */
     uint64_t linger_deadline;
     int64_t keepalive_ms, body_timeout_ms, send_timeout_ms, linger_time_ms, linger_timeout_ms;
     int lingering_close, reset_timedout;
@@ -120,6 +121,8 @@ static void conn_close(h1conn_t *h)
 {
     if (h->state == ST_CLOSED)
         return;
+    if (h->state == ST_REQ && h->req)
+        hy_req_log_phase(h->req); /* the client went away mid-response: still one log line */
     h->state = ST_CLOSED;
     idle_del(h);
     if (h->all_prev)
@@ -248,6 +251,8 @@ static bool discard_body(h1conn_t *h)
         return true;
     if (!h->body_chunked) {
         size_t n = (size_t)HY_MIN((int64_t)in->len, h->body_left);
+        if (h->req)
+            h->req->request_length += (int64_t)n;
         hy_buf_consume(in, n);
         h->body_left -= (int64_t)n;
         if (h->body_left == 0)
@@ -255,7 +260,10 @@ static bool discard_body(h1conn_t *h)
         return true;
     }
     size_t len = in->len;
+    size_t before = in->len;
     ssize_t r = hy_h1_decode_chunked(&h->chunked, hy_buf_data(in), &len);
+    if (h->req && r != -1)
+        h->req->request_length += (int64_t)(r >= 0 ? before - (size_t)r : before);
     if (r == -1)
         return false;
     h->body_total += (int64_t)len;
@@ -313,6 +321,8 @@ static void on_written(hy_sock_t *s, const char *err)
     }
     if (!h->resp_done)
         return;
+    if (h->req)
+        hy_req_log_phase(h->req);
     if (!h->keepalive) {
         start_linger(h);
         return;
@@ -392,6 +402,8 @@ static void build_head(h1conn_t *h, hy_req_t *req)
         PUTSTR(req->location);
         PUTS("\r\n");
     }
+    if (req->chunked_out)
+        PUTS("Transfer-Encoding: chunked\r\n");
     if (h->keepalive) {
         PUTS("Connection: keep-alive\r\n");
         if (lc->keepalive_header_sec > 0)
@@ -415,6 +427,7 @@ static void build_head(h1conn_t *h, hy_req_t *req)
     if (req->accept_ranges)
         PUTS("Accept-Ranges: bytes\r\n");
     PUTS("\r\n");
+    req->bytes_sent += (int64_t)o;
     hy_outq_push_mem(&h->sock.outq, buf, o, NULL, NULL);
 }
 
@@ -427,9 +440,13 @@ static void h1_send(hy_req_t *req, bool is_final)
     if (!req->head_sent) {
         req->head_sent = true;
         /* keep-alive decision (nginx's ngx_http_set_keepalive rules) */
+        /* a body of unknown length is chunked on 1.1 (RFC 9112 §7.1), delimited by the close on 1.0 */
+        req->chunked_out = req->content_length_n < 0 && !req->header_only && req->status >= 200 &&
+                           req->status != 204 && req->status != 304 && req->version >= 11 &&
+                           lc->chunked_transfer_encoding;
         h->keepalive = req->keepalive && !shutting_down && lc->keepalive_timeout_ms > 0 &&
                        (lc->keepalive_requests <= 0 || h->num_requests + 1 < (uint64_t)lc->keepalive_requests) &&
-                       (req->content_length_n >= 0 || req->header_only);
+                       (req->content_length_n >= 0 || req->header_only || req->chunked_out);
         if (!hy_outq_empty(&req->body) && lc->tcp_nopush && lc->sendfile && req->body.head->kind == HY_SEG_FILE)
             hy_sock_set_cork(&h->sock, true);
         h->sock.use_sendfile = lc->sendfile != 0;
@@ -445,11 +462,26 @@ static void h1_send(hy_req_t *req, bool is_final)
             h->linger_needed = true;
         build_head(h, req);
     }
-    if (req->header_only)
+    if (req->header_only) {
         hy_outq_clear(&req->body);
-    else {
-        req->body_bytes_sent += (int64_t)req->body.bytes;
-        hy_outq_move(&h->sock.outq, &req->body);
+    } else {
+        size_t n = req->body.bytes;
+        req->body_bytes_sent += (int64_t)n;
+        req->bytes_sent += (int64_t)n;
+        if (req->chunked_out && n > 0) {
+            char *sz = hy_palloc(req->pool, 20);
+            int l = snprintf(sz, 20, "%zx\r\n", n);
+            hy_outq_push_mem(&h->sock.outq, sz, (size_t)l, NULL, NULL);
+            hy_outq_move(&h->sock.outq, &req->body);
+            hy_outq_push_mem(&h->sock.outq, "\r\n", 2, NULL, NULL);
+            req->bytes_sent += l + 2;
+        } else {
+            hy_outq_move(&h->sock.outq, &req->body);
+        }
+        if (req->chunked_out && is_final) {
+            hy_outq_push_mem(&h->sock.outq, "0\r\n\r\n", 5, NULL, NULL);
+            req->bytes_sent += 5;
+        }
     }
     if (is_final) {
         h->resp_done = true;
@@ -487,6 +519,8 @@ static hy_req_t *new_req(h1conn_t *h)
     req->content_length_n = -1;
     req->last_modified = -1;
     req->srv = h->dsrv;
+    req->conn_requests = h->num_requests + 1;
+    req->start_ms = (uint64_t)hy_clock_time_ms();
     h->req = req;
     return req;
 }
@@ -514,6 +548,8 @@ static void try_parse(h1conn_t *h, const char *err)
             conn_close(h);
         return;
     }
+    if (h->last_len == 0)
+        h->req_start_ms = (uint64_t)hy_clock_time_ms();
     if (h->is_idle) {
         idle_del(h);
         hy_timer_link(h->sock.loop, &h->timer, (uint64_t)h->dsrv->client_header_timeout_ms);
@@ -566,6 +602,9 @@ static void try_parse(h1conn_t *h, const char *err)
     hy_buf_consume(in, (size_t)n);
     h->last_len = 0;
     hy_req_t *req = new_req(h);
+    req->request_line = r.request_line;
+    req->request_length = n;
+    req->start_ms = h->req_start_ms;
     req->method = r.method;
     req->method_id = hy_http_method_id(r.method);
     req->target = r.target;

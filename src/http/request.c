@@ -74,8 +74,39 @@ size_t hy_req_log_ctx(hy_req_t *req, char *buf, size_t cap)
     return (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
+void **hy_req_ctx(hy_req_t *req, const hy_module_t *m)
+{
+    if (req->ctx == NULL) {
+        int n = 0;
+        while (hy_modules[n])
+            n++;
+        req->ctx = hy_pcalloc(req->pool, sizeof(void *) * (size_t)n);
+    }
+    return &req->ctx[m->index];
+}
+
+void hy_req_log_phase(hy_req_t *req)
+{
+    if (req->logged)
+        return;
+    req->logged = true;
+    for (int i = 0; hy_modules[i]; i++)
+        if (hy_modules[i]->log_handler)
+            hy_modules[i]->log_handler(req);
+}
+
 void hy_req_send(hy_req_t *req, bool is_final)
 {
+    /* the filter chain (nginx's header and body filters), in module order */
+    if (!req->filters_started) {
+        req->filters_started = true;
+        for (int i = 0; hy_modules[i]; i++)
+            if (hy_modules[i]->header_filter)
+                hy_modules[i]->header_filter(req);
+    }
+    for (int i = 0; hy_modules[i]; i++)
+        if (hy_modules[i]->body_filter)
+            hy_modules[i]->body_filter(req, is_final);
     req->conn->ops->send(req, is_final);
 }
 

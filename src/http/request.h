@@ -74,15 +74,28 @@ struct hy_req {
     int64_t last_modified;          /* -1: none */
     hy_str_t etag;
     hy_str_t location;
+    hy_file_t *file;                /* the static file being served (borrowed: the body segments hold refs) */
     hy_array_t *headers_out;        /* hy_header_t extras, NULL when none */
     bool accept_ranges;
     bool header_only;               /* HEAD, 304, 204: no body on the wire */
     bool head_sent;
     bool finished;
     hy_outq_t body;                 /* segments not yet handed to the protocol */
-    int64_t body_bytes_sent;
+    int64_t body_bytes_sent;        /* body bytes handed to the connection ($body_bytes_sent) */
+    int64_t bytes_sent;             /* head + body bytes handed to the connection ($bytes_sent) */
+    int64_t request_length;         /* head + body bytes read ($request_length) */
+    hy_str_t request_line;          /* "GET / HTTP/1.1" as sent ($request) */
+    uint64_t start_ms;              /* wall-clock ms when the first byte of the head was parsed ($request_time) */
+    uint64_t conn_requests;         /* number of this request on its connection, from 1 ($connection_requests) */
+    void **ctx;                     /* per-module request state, indexed by module index (NULL until used) */
+    bool logged, filters_started, chunked_out;
     hy_defer_t _defer;
 };
+
+/** Per-module request context slot (allocated on first use). */
+void **hy_req_ctx(hy_req_t *req, const hy_module_t *m);
+/** Run the log phase once (modules' log_handler); the protocol calls it when the request is over. */
+void hy_req_log_phase(hy_req_t *req);
 
 /** Route and run the request: validates, finds server and location, checks limits, runs the handler.
  * On return the response may still be in flight. */

@@ -196,12 +196,29 @@ static void reload(void)
     listeners = ls;
     num_listeners = n;
     hy_cycle_t *old = current;
+    modules_flush(old, false);
     current = nc;
+    modules_init_worker(nc);
     hy_log_set_targets(nc->error_logs->elts, nc->error_logs->nelts);
     apply_limits(nc);
     start_listeners(nc);
     hy_cycle_unref(old);
     hy_log(HY_LOG_NOTICE, "reconfigured from %s", nc->conf_file);
+}
+
+static int modules_init_worker(hy_cycle_t *cycle)
+{
+    for (int i = 0; hy_modules[i]; i++)
+        if (hy_modules[i]->init_worker && hy_modules[i]->init_worker(cycle) != 0)
+            return -1;
+    return 0;
+}
+
+static void modules_flush(hy_cycle_t *cycle, bool reopen)
+{
+    for (int i = 0; hy_modules[i]; i++)
+        if (hy_modules[i]->flush_worker)
+            hy_modules[i]->flush_worker(cycle, reopen);
 }
 
 static void on_shutdown_timeout(hy_timer_t *t)
@@ -239,6 +256,7 @@ static void on_signal_io(hy_io_t *io, unsigned rev)
         case SIGUSR1:
             hy_log(HY_LOG_NOTICE, "signal %d (SIGUSR1) received from %u, reopening logs", SIGUSR1, si.ssi_pid);
             hy_log_reopen();
+            modules_flush(current, true);
             break;
         case SIGQUIT:
             hy_log(HY_LOG_NOTICE, "signal %d (SIGQUIT) received from %u, shutting down", SIGQUIT, si.ssi_pid);
@@ -309,6 +327,7 @@ int hy_serve(hy_cycle_t *cycle, const hy_opts_t *opts)
         hy_log_stderr(HY_LOG_EMERG, "epoll_create1() failed (%d: %s)", errno, strerror(errno));
         return 1;
     }
+    hy_worker_loop = &loop;
     if (open_listeners(cycle, &listeners, &num_listeners) != 0)
         return 1;
     hy_core_conf_t *core = hy_core_conf(cycle);
@@ -325,6 +344,8 @@ int hy_serve(hy_cycle_t *cycle, const hy_opts_t *opts)
     apply_limits(cycle);
     hy_log(HY_LOG_NOTICE, "hayate/%s started, pid %d, %zu listening address%s", HY_VERSION, (int)getpid(),
            num_listeners, num_listeners == 1 ? "" : "es");
+    if (modules_init_worker(cycle) != 0)
+        return 1;
     start_listeners(cycle);
     hy_conf_log_hook = conf_log_hook;
     while (!loop.stop) {
@@ -334,6 +355,7 @@ int hy_serve(hy_cycle_t *cycle, const hy_opts_t *opts)
             break;
     }
     hy_log(HY_LOG_NOTICE, "exit");
+    modules_flush(current, false);
     close_listeners();
     hy_h1_close_all();
     hy_loop_run_once(&loop, 0); /* runs the deferred frees */
