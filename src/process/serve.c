@@ -168,6 +168,21 @@ static void remove_pid(void)
         unlink(pid_path);
 }
 
+static int modules_init_worker(hy_cycle_t *cycle)
+{
+    for (int i = 0; hy_modules[i]; i++)
+        if (hy_modules[i]->init_worker && hy_modules[i]->init_worker(cycle) != 0)
+            return -1;
+    return 0;
+}
+
+static void modules_flush(hy_cycle_t *cycle, bool reopen)
+{
+    for (int i = 0; hy_modules[i]; i++)
+        if (hy_modules[i]->flush_worker)
+            hy_modules[i]->flush_worker(cycle, reopen);
+}
+
 static void reload(void)
 {
     hy_log(HY_LOG_NOTICE, "reconfiguring");
@@ -204,21 +219,6 @@ static void reload(void)
     start_listeners(nc);
     hy_cycle_unref(old);
     hy_log(HY_LOG_NOTICE, "reconfigured from %s", nc->conf_file);
-}
-
-static int modules_init_worker(hy_cycle_t *cycle)
-{
-    for (int i = 0; hy_modules[i]; i++)
-        if (hy_modules[i]->init_worker && hy_modules[i]->init_worker(cycle) != 0)
-            return -1;
-    return 0;
-}
-
-static void modules_flush(hy_cycle_t *cycle, bool reopen)
-{
-    for (int i = 0; hy_modules[i]; i++)
-        if (hy_modules[i]->flush_worker)
-            hy_modules[i]->flush_worker(cycle, reopen);
 }
 
 static void on_shutdown_timeout(hy_timer_t *t)
