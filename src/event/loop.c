@@ -122,6 +122,8 @@ void hy_timer_link(hy_loop_t *loop, hy_timer_t *t, uint64_t delay_ms)
     if (t->_pprev)
         hy_timer_unlink(loop, t);
     t->expire_at = hy_clock_now_ms() + delay_ms;
+    if (t->expire_at <= loop->wheel_at)
+        t->expire_at = loop->wheel_at + 1; /* the current tick has run: the next one is the earliest */
     wheel_insert(loop, t);
     loop->num_timers++;
 }
@@ -138,13 +140,25 @@ void hy_timer_unlink(hy_loop_t *loop, hy_timer_t *t)
     loop->num_timers--;
 }
 
+static void link_slot(hy_timer_t **head, hy_timer_t *t)
+{
+    t->_next = *head;
+    if (*head)
+        (*head)->_pprev = &t->_next;
+    *head = t;
+    t->_pprev = head;
+}
+
 static void cascade(hy_loop_t *loop, int level, size_t slot)
 {
     hy_timer_t *t = loop->wheel[level][slot];
     loop->wheel[level][slot] = NULL;
     while (t) {
         hy_timer_t *next = t->_next;
-        wheel_insert(loop, t);
+        if (t->expire_at <= loop->wheel_at) /* due on this very tick, whose slot has not run yet */
+            link_slot(&loop->wheel[0][loop->wheel_at & (HY_WHEEL_SLOTS - 1)], t);
+        else
+            wheel_insert(loop, t);
         t = next;
     }
 }

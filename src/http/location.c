@@ -15,7 +15,8 @@ static bool regex_match(pcre2_code *re, const char *s, size_t n)
     return rc >= 0;
 }
 
-/* Search one level; *best is updated. Returns FOUND_FINAL when no further (outer) regex search may happen. */
+/* One level, as nginx's ngx_http_core_find_location: *best is updated. FOUND_FINAL stops every level above
+ * (an exact match, or a regex match at some level); FOUND_PREFIX lets the levels above try their regexes. */
 static int find_in(hy_array_t *locs, const char *path, size_t len, hy_http_loc_conf_t **best)
 {
     if (locs == NULL)
@@ -36,15 +37,16 @@ static int find_in(hy_array_t *locs, const char *path, size_t len, hy_http_loc_c
         }
     }
     int rc = FOUND_NONE;
+    bool noregex = false;
     if (prefix) {
         *best = prefix;
         rc = FOUND_PREFIX;
-        if (prefix->match == HY_LOC_NOREGEX)
-            return FOUND_FINAL;
-        int nested = find_in(prefix->locations, path, len, best);
-        if (nested == FOUND_FINAL)
+        noregex = prefix->match == HY_LOC_NOREGEX; /* "^~" skips the regexes of this level only */
+        if (find_in(prefix->locations, path, len, best) == FOUND_FINAL)
             return FOUND_FINAL;
     }
+    if (noregex)
+        return rc;
     for (size_t i = 0; i < locs->nelts; i++) {
         hy_http_loc_conf_t *c = l[i];
         if ((c->match == HY_LOC_REGEX || c->match == HY_LOC_REGEX_CASELESS) && regex_match(c->regex, path, len)) {

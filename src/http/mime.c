@@ -85,7 +85,7 @@ hy_str_t hy_http_mime_type(const hy_http_loc_conf_t *lc, const char *path, size_
         char c = path[i - 1];
         if (c == '/')
             break;
-        if (c == '.') {
+        if (c == '.' && i >= 2 && path[i - 2] != '/') { /* a leading dot ("/.html") is no extension (nginx) */
             hy_str_t t;
             if (hy_mime_map_find(lc->types, path + i, len - i, &t))
                 return t;

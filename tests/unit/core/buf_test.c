@@ -221,8 +221,8 @@ int main(void)
     subtest("reserve / commit / consume / release", test_reserve_commit_consume);
     subtest("compaction", test_compaction);
     subtest("growth up to the limit", test_growth_and_limit);
-    subtest("min above limit on an empty buffer returns NULL (BUG)", test_min_over_limit_empty);
-    subtest("limit below the buffered length returns NULL (BUG)", test_limit_below_len);
+    subtest("min above limit on an empty buffer returns NULL (regression)", test_min_over_limit_empty);
+    subtest("limit below the buffered length returns NULL (regression)", test_limit_below_len);
     subtest("many cycles", test_many_cycles);
     return done_testing();
 }

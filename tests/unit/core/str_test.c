@@ -201,13 +201,13 @@ static void test_parse_sec(void)
 int main(void)
 {
     subtest("eq / caseeq / eq_str / caseeq_str", test_eq);
-    subtest("caseeq_str with an embedded NUL (BUG)", test_caseeq_embedded_nul);
+    subtest("caseeq_str with an embedded NUL (regression)", test_caseeq_embedded_nul);
     subtest("lower / dup", test_lower_dup);
     subtest("hy_parse_int", test_parse_int);
     subtest("hy_parse_size", test_parse_size);
     subtest("hy_parse_msec", test_parse_msec);
-    subtest("time sum overflow returns -1 (BUG)", test_parse_msec_sum_overflow);
-    subtest("time units must decrease (BUG, nginx syntax)", test_parse_time_unit_order);
+    subtest("time sum overflow returns -1 (regression)", test_parse_msec_sum_overflow);
+    subtest("time units must decrease (regression, nginx syntax)", test_parse_time_unit_order);
     subtest("hy_parse_sec", test_parse_sec);
     return done_testing();
 }

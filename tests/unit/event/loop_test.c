@@ -750,8 +750,8 @@ int main(void)
     subtest("callbacks that unlink/relink", test_timer_callbacks_modify_wheel);
     subtest("10,000 random timers (real time)", test_many_timers_real);
     subtest("10,000+ random timers across wheel boundaries (simulated)", test_many_timers_simulated);
-    subtest("timer due on a cascade tick fires on time and in order (BUG)", test_cascade_boundary);
-    subtest("delay 0 keeps expiry order (BUG, minor)", test_delay_zero);
+    subtest("timer due on a cascade tick fires on time and in order (regression)", test_cascade_boundary);
+    subtest("delay 0 keeps expiry order (regression)", test_delay_zero);
     subtest("far-future timers (simulated)", test_far_future_simulated);
     subtest("far-future timers (real time)", test_far_future_real);
     subtest("defer", test_defer);

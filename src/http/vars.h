@@ -1,0 +1,75 @@
+/* vars.h — nginx's variables: a registry per http{} (builtins, prefixes such as $arg_NAME, and variables that
+ * modules like map define), "complex values" compiled once at config time into literal and variable parts,
+ * and lazy per-request evaluation with a per-request cache.
+ *
+ * A variable's getter fills a hy_var_value_t; "not found" is distinct from "empty" because the access log
+ * prints "-" for the former (nginx's not_found). Values point into the request pool, the conf pool or static
+ * storage and live at least until the request ends. */
+#ifndef HY_HTTP_VARS_H
+#define HY_HTTP_VARS_H
+
+#include "request.h"
+
+extern hy_module_t hy_http_vars_module;
+
+typedef struct hy_var_value {
+    char *ptr;
+    size_t len;
+    bool not_found; /* printed as "-" by the access log (escape=default) */
+} hy_var_value_t;
+
+/** A getter: fill *v for this request. `data` is the value given at registration (for prefixes: a pointer to
+ * the hy_str_t suffix, e.g. "user_agent" for $http_user_agent). */
+typedef void (*hy_var_get_fn)(hy_req_t *req, hy_var_value_t *v, uintptr_t data);
+
+#define HY_VAR_NOCACHE 0x1u /* evaluated on every use (e.g. $status, $msec, map ... volatile) */
+
+/* One part of a compiled complex value. */
+typedef struct hy_cv_part {
+    int kind;     /* HY_CV_LITERAL, HY_CV_VAR, HY_CV_CAPTURE */
+    int index;    /* variable index (HY_CV_VAR) or capture number (HY_CV_CAPTURE) */
+    hy_str_t lit; /* HY_CV_LITERAL: the text (conf pool) */
+} hy_cv_part_t;
+
+enum { HY_CV_LITERAL = 0, HY_CV_VAR, HY_CV_CAPTURE };
+
+/** "text with $var and ${var}" compiled. When it has no variables, `value` holds the whole text and
+ * nparts == 0 (callers can use it directly). */
+typedef struct hy_complex {
+    hy_str_t value;       /* the source text (conf pool, NUL-terminated) */
+    hy_cv_part_t *parts;  /* conf pool; NULL when constant */
+    size_t nparts;
+} hy_complex_t;
+
+/** Compile `text` (words as given in the config) into *out. Variables are looked up by name; names not known
+ * yet (e.g. a map defined further down) are resolved when the http block ends, where an unknown name fails with
+ * nginx's message `unknown "NAME" variable`. Syntax errors are reported at once with nginx's wording.
+ * Returns 0, or -1 after hy_conf_error. Must be called inside http{} (cf->main_conf set). */
+int hy_vars_compile(hy_conf_t *cf, hy_str_t text, hy_complex_t *out);
+/** Evaluate a compiled value for the request into *out (request pool; or the constant text). Returns 0. */
+int hy_vars_eval(hy_req_t *req, const hy_complex_t *cv, hy_str_t *out);
+/** The index of variable `name` (without '$'), registering it as used; -1 after hy_conf_error on a bad name. */
+int hy_vars_index(hy_conf_t *cf, hy_str_t name);
+/** The value of indexed variable `index` for the request (cached unless the variable is HY_VAR_NOCACHE).
+ * Never NULL. */
+const hy_var_value_t *hy_var_get(hy_req_t *req, int index);
+/** Define (or redefine, last one wins like nginx's changeable variables) a variable in the current http{}.
+ * Returns its index. Used by map. */
+int hy_vars_define(hy_conf_t *cf, hy_str_t name, hy_var_get_fn get, uintptr_t data, unsigned flags);
+
+/** Record regex captures for $1..$9 in the request (ovector of `n` pairs over `subject`; copied to the pool). */
+void hy_vars_set_captures(hy_req_t *req, const char *subject, const size_t *ovector, int n);
+
+/* Access-log escaping (nginx's rules), shared with the log module and tested directly. */
+enum { HY_ESC_DEFAULT = 0, HY_ESC_JSON, HY_ESC_NONE };
+/** Bytes needed to write src escaped with `mode`. */
+size_t hy_log_escape_len(int mode, const char *src, size_t n);
+/** Write src escaped into dst (room for hy_log_escape_len bytes); returns the end of what was written. */
+char *hy_log_escape(int mode, char *dst, const char *src, size_t n);
+
+/** $time_local for the current cached second ("30/Nov/2026:10:00:00 +0000"; static, 26 chars). */
+const char *hy_vars_time_local(void);
+/** $time_iso8601 for the current cached second ("2026-11-30T10:00:00+00:00"; static, 25 chars). */
+const char *hy_vars_time_iso8601(void);
+
+#endif

@@ -1,0 +1,282 @@
+/* worker.c — the worker loop. Signals come through signalfd: QUIT = graceful (stop accepting, finish
+ * in-flight requests, close idle keep-alive connections, exit when none is left or at worker_shutdown_timeout),
+ * TERM/INT = fast, USR1 = reopen logs, HUP = reload (single-process mode only; workers ignore it). */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include "worker.h"
+#include "core_conf.h"
+#include "limits.h"
+#include "../core/log.h"
+#include "../core/clock.h"
+#include "../event/loop.h"
+#include "../event/listen.h"
+#include "../http/core.h"
+#include "../http/h1.h"
+#include "../conf/lexer.h"
+
+static hy_loop_t loop;
+static hy_cycle_t *current;
+static hy_lset_t *cur_lset;
+static size_t my_slot;
+static bool is_single;
+static const hy_opts_t *run_opts;
+static hy_listener_t *listeners; /* owned: one per address of the current generation */
+static size_t num_listeners;
+static hy_io_t sig_io;
+static bool quitting;
+static hy_timer_t shutdown_timer;
+static char *pid_path;
+
+void hy_process_conf_log_hook(const char *level, const char *msg)
+{
+    int l = hy_log_level_parse(level, strlen(level));
+    hy_log(l > 0 ? l : HY_LOG_EMERG, "%s", msg);
+}
+
+int hy_process_write_pid(hy_cycle_t *cycle)
+{
+    hy_core_conf_t *core = hy_core_conf(cycle);
+    char *path = hy_cycle_path(cycle, core->pid.ptr, core->pid.len);
+    free(pid_path);
+    pid_path = hy_strndup(path, strlen(path));
+    int fd = open(pid_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        hy_log_stderr(HY_LOG_EMERG, "open() \"%s\" failed (%d: %s)", pid_path, errno, strerror(errno));
+        return -1;
+    }
+    char buf[32];
+    int n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
+    (void)!write(fd, buf, (size_t)n);
+    close(fd);
+    return 0;
+}
+
+void hy_process_remove_pid(void)
+{
+    if (pid_path)
+        unlink(pid_path);
+}
+
+static void apply_limits(hy_cycle_t *cycle, bool announce)
+{
+    hy_core_conf_t *core = hy_core_conf(cycle);
+    struct rlimit rl;
+    getrlimit(RLIMIT_NOFILE, &rl);
+    int64_t wc = hy_limits_worker_connections(core, (int64_t)rl.rlim_cur);
+    hy_h1_set_limits(wc);
+    if (announce && core->worker_connections > (int64_t)rl.rlim_cur)
+        hy_log(HY_LOG_WARN, "%lld worker_connections exceed open file resource limit: %lld", (long long)wc,
+               (long long)rl.rlim_cur);
+}
+
+static void start_listeners(hy_cycle_t *cycle)
+{
+    hy_http_main_conf_t *m = hy_http_main(cycle);
+    hy_http_addr_t *addrs = m ? m->addrs->elts : NULL;
+    int batch = hy_core_conf(cycle)->multi_accept ? 512 : 8;
+    num_listeners = cur_lset->num_addrs;
+    listeners = hy_calloc(sizeof(hy_listener_t) * (num_listeners ? num_listeners : 1));
+    for (size_t i = 0; i < num_listeners; i++) {
+        listeners[i].spec = cur_lset->specs[i];
+        listeners[i].accept_batch = batch;
+        hy_listener_start(&listeners[i], &loop, hy_lset_fd(cur_lset, my_slot, i), hy_h1_accept, &addrs[i]);
+    }
+}
+
+static void stop_listeners(void)
+{
+    for (size_t i = 0; i < num_listeners; i++)
+        hy_listener_stop(&listeners[i]);
+    free(listeners);
+    listeners = NULL;
+    num_listeners = 0;
+}
+
+static int modules_init_worker(hy_cycle_t *cycle)
+{
+    for (int i = 0; hy_modules[i]; i++)
+        if (hy_modules[i]->init_worker && hy_modules[i]->init_worker(cycle) != 0)
+            return -1;
+    return 0;
+}
+
+static void modules_flush(hy_cycle_t *cycle, bool reopen)
+{
+    for (int i = 0; hy_modules[i]; i++)
+        if (hy_modules[i]->flush_worker)
+            hy_modules[i]->flush_worker(cycle, reopen);
+}
+
+/* Single-process reload: a new generation in place, listening sockets carried over. */
+static void reload_in_place(void)
+{
+    hy_cycle_t *nc = hy_cycle_load(run_opts);
+    if (nc == NULL) {
+        hy_log(HY_LOG_ERR, "reconfiguration failed, the old configuration stays in force");
+        return;
+    }
+    if (hy_cycle_open_logs(nc) != 0) {
+        hy_cycle_unref(nc);
+        return;
+    }
+    hy_lset_t *ns = hy_lset_open(nc, 1, cur_lset);
+    if (ns == NULL) {
+        hy_log(HY_LOG_ERR, "reconfiguration failed, the old configuration stays in force");
+        hy_cycle_unref(nc);
+        return;
+    }
+    stop_listeners();
+    hy_lset_free(cur_lset, false); /* what the new set did not take over */
+    cur_lset = ns;
+    hy_cycle_t *old = current;
+    modules_flush(old, false);
+    current = nc;
+    hy_log_set_targets(nc->error_logs->elts, nc->error_logs->nelts);
+    apply_limits(nc, true);
+    modules_init_worker(nc);
+    start_listeners(nc);
+    hy_cycle_unref(old);
+    hy_log(HY_LOG_NOTICE, "reconfigured from %s", nc->conf_file);
+}
+
+static void on_shutdown_timeout(hy_timer_t *t)
+{
+    hy_log(HY_LOG_NOTICE, "worker_shutdown_timeout expired, closing %zu connection(s)", hy_h1_num_connections());
+    loop.stop = true;
+}
+
+static void graceful_stop(void)
+{
+    if (quitting)
+        return;
+    quitting = true;
+    stop_listeners();
+    /* our copies of the listening sockets go now: the master (or nobody, when single) keeps the originals */
+    hy_lset_free(cur_lset, is_single);
+    cur_lset = NULL;
+    hy_h1_shutdown(&loop);
+    hy_core_conf_t *core = hy_core_conf(current);
+    if (core->worker_shutdown_timeout_ms > 0) {
+        shutdown_timer.cb = on_shutdown_timeout;
+        hy_timer_link(&loop, &shutdown_timer, (uint64_t)core->worker_shutdown_timeout_ms);
+    }
+}
+
+static void on_signal_io(hy_io_t *io, unsigned rev)
+{
+    struct signalfd_siginfo si;
+    while (read(io->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+        switch (si.ssi_signo) {
+        case SIGHUP:
+            if (is_single && !quitting) {
+                hy_log(HY_LOG_NOTICE, "signal %d (SIGHUP) received from %u, reconfiguring", SIGHUP, si.ssi_pid);
+                reload_in_place();
+            }
+            break;
+        case SIGUSR1:
+            if (is_single)
+                hy_log(HY_LOG_NOTICE, "signal %d (SIGUSR1) received from %u, reopening logs", SIGUSR1, si.ssi_pid);
+            hy_log_reopen();
+            modules_flush(current, true);
+            break;
+        case SIGQUIT:
+            if (is_single)
+                hy_log(HY_LOG_NOTICE, "signal %d (SIGQUIT) received from %u, shutting down", SIGQUIT, si.ssi_pid);
+            else
+                hy_log(HY_LOG_NOTICE, "gracefully shutting down");
+            graceful_stop();
+            break;
+        case SIGTERM:
+        case SIGINT:
+            if (is_single)
+                hy_log(HY_LOG_NOTICE, "signal %d (%s) received from %u, exiting", si.ssi_signo,
+                       si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT", si.ssi_pid);
+            loop.stop = true;
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+static int setup_signals(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGUSR1);
+    sigaddset(&set, SIGQUIT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGCHLD);
+    if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
+        return -1;
+    signal(SIGPIPE, SIG_IGN);
+    int fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    hy_io_init(&sig_io, fd, on_signal_io, NULL);
+    hy_io_set(&loop, &sig_io, HY_EV_READ);
+    return 0;
+}
+
+int hy_worker_run(hy_cycle_t *cycle, hy_lset_t *lset, size_t slot, int num_workers, bool single,
+                  const hy_opts_t *opts)
+{
+    run_opts = opts;
+    current = cycle;
+    cur_lset = lset;
+    my_slot = slot;
+    is_single = single;
+    hy_core_conf_t *core = hy_core_conf(cycle);
+    if (!single) {
+        prctl(PR_SET_PDEATHSIG, SIGQUIT); /* an orphaned worker winds down instead of serving forever */
+        hy_limits_set_affinity(core, (int)slot, num_workers);
+        if (core->has_priority)
+            setpriority(PRIO_PROCESS, 0, (int)core->worker_priority);
+        if (hy_limits_drop_privileges(core) != 0)
+            return 2;
+        if (core->working_directory.len && chdir(core->working_directory.ptr) != 0)
+            hy_log(HY_LOG_ALERT, "chdir(\"%s\") failed (%d: %s)", core->working_directory.ptr, errno,
+                   strerror(errno));
+    }
+    if (hy_loop_init(&loop) != 0) {
+        hy_log(HY_LOG_EMERG, "epoll_create1() failed (%d: %s)", errno, strerror(errno));
+        return 2;
+    }
+    hy_worker_loop = &loop;
+    if (setup_signals() != 0) {
+        hy_log(HY_LOG_EMERG, "signalfd() failed (%d: %s)", errno, strerror(errno));
+        return 2;
+    }
+    apply_limits(cycle, single);
+    if (modules_init_worker(cycle) != 0)
+        return 2;
+    start_listeners(cycle);
+    hy_conf_log_hook = hy_process_conf_log_hook;
+    while (!loop.stop) {
+        if (hy_loop_run_once(&loop, quitting ? 100 : -1) != 0)
+            break;
+        if (quitting && hy_h1_num_connections() == 0)
+            break;
+    }
+    modules_flush(current, false);
+    stop_listeners();
+    hy_h1_close_all();
+    hy_loop_run_once(&loop, 0); /* runs the deferred frees */
+    hy_lset_free(cur_lset, single);
+    cur_lset = NULL;
+    if (single) {
+        hy_log(HY_LOG_NOTICE, "exit");
+        hy_process_remove_pid();
+    }
+    return 0;
+}

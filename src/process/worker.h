@@ -1,0 +1,18 @@
+/* worker.h — a worker's life: event loop over its listeners, signals, graceful and fast exit. The same
+ * code runs the single-process mode (master_process off), where the worker also reloads in place. */
+#ifndef HY_PROCESS_WORKER_H
+#define HY_PROCESS_WORKER_H
+
+#include "process.h"
+#include "lset.h"
+
+/** Run a worker for `cycle` on slot `slot` of `lset` until it stops. single: master_process off (the worker
+ * handles HUP itself and owns the pid file). Returns the exit status. */
+int hy_worker_run(hy_cycle_t *cycle, hy_lset_t *lset, size_t slot, int num_workers, bool single,
+                  const hy_opts_t *opts);
+/** Process-wide helpers shared with the master. */
+int hy_process_write_pid(hy_cycle_t *cycle);
+void hy_process_remove_pid(void);
+void hy_process_conf_log_hook(const char *level, const char *msg);
+
+#endif
