@@ -64,7 +64,7 @@ deps-test:
 
 run: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(BIN) -p $(CURDIR)/ -g 'daemon off; master_process off;'
+	$(BIN) -p $(CURDIR)/ -g 'daemon off;'
 
 unit: $(UNIT_BIN)
 	$(Q)tools/run-unit.sh $(UNIT_BIN)

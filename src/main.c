@@ -25,7 +25,7 @@
 static void usage(void)
 {
     fprintf(stderr,
-            "Usage: hayate [-?hvVtTq] [-s signal] [-p prefix]\n"
+            "Usage: hayate [-?hvVtTq] [-s signal] [-p prefix] [--doctor]\n"
             "             [-e filename] [-c filename] [-g directives]\n\n"
             "Options:\n"
             "  -?,-h         : this help\n"
@@ -38,7 +38,8 @@ static void usage(void)
             "  -p prefix     : set prefix path (default: the directory above the binary's)\n"
             "  -e filename   : set error log file (default: logs/error.log)\n"
             "  -c filename   : set configuration file (default: conf/hayate.conf, else the embedded default)\n"
-            "  -g directives : set global directives out of configuration file\n\n");
+            "  -g directives : set global directives out of configuration file\n"
+            "  --doctor      : report what this machine limits for the configuration, with the fixes\n\n");
 }
 
 static void version(bool verbose)
@@ -154,8 +155,13 @@ int main(int argc, char **argv)
 {
     const char *prefix = NULL, *conf = NULL, *signal_name = NULL;
     bool show_version = false, show_configure = false, help = false;
+    bool doctor = false;
     for (int i = 1; i < argc; i++) {
         const char *p = argv[i];
+        if (strcmp(p, "--doctor") == 0) {
+            doctor = true;
+            continue;
+        }
         if (*p++ != '-') {
             fprintf(stderr, "hayate: invalid option: \"%s\"\n", argv[i]);
             return 1;
@@ -233,6 +239,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "hayate: configuration file %s test failed\n", shown);
         return 1;
     }
+    if (doctor)
+        return hy_doctor(cycle);
     if (opts.test) {
         if (hy_cycle_open_logs(cycle) != 0) {
             fprintf(stderr, "hayate: configuration file %s test failed\n", shown);

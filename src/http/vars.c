@@ -956,7 +956,7 @@ int hy_vars_compile(hy_conf_t *cf, hy_str_t text, hy_complex_t *out)
             p++;
         }
         if (name.len == 0)
-            return hy_conf_error(cf, "invalid variable name in \"%s\"", out->value.ptr);
+            return hy_conf_error(cf, "invalid variable name");
         int idx = hy_vars_index(cf, name);
         if (idx < 0)
             return -1;

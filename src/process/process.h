@@ -23,6 +23,8 @@ hy_cycle_t *hy_cycle_load(const hy_opts_t *opts);
 int hy_cycle_open_logs(hy_cycle_t *cycle);
 /** Write the -T dump of the generation that was just loaded (stdout). */
 void hy_cycle_dump(hy_cycle_t *cycle);
+/** `--doctor`: print the machine/config report to stdout; 0 when nothing limits the configured capacity. */
+int hy_doctor(hy_cycle_t *cycle);
 /** Serve until stopped. Returns the exit status. */
 int hy_serve(hy_cycle_t *cycle, const hy_opts_t *opts);
 
