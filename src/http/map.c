@@ -6,8 +6,6 @@
 #include "vars.h"
 #include "../conf/cycle.h"
 
-extern hy_module_t hy_http_map_module;
-
 typedef struct map_kv {
     hy_str_t key; /* lower-cased; for wildcards without "*." / ".*" */
     hy_complex_t value;
@@ -281,8 +279,6 @@ static int set_map(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 
 static const hy_directive_t map_directives[] = {
     {.name = "map", .ctx = HY_CTX_HTTP, .args = HY_ARGS_2 | HY_ARGS_BLOCK, .set = set_map},
-    {.name = "map_hash_max_size", .ctx = HY_CTX_HTTP, .args = HY_ARGS_1, .set = hy_slot_ignore},
-    {.name = "map_hash_bucket_size", .ctx = HY_CTX_HTTP, .args = HY_ARGS_1, .set = hy_slot_ignore},
     {0},
 };
 

@@ -10,7 +10,9 @@
 
 #include "request.h"
 
-extern hy_module_t hy_http_vars_module;
+extern hy_module_t hy_http_vars_module; /* the registry; before map and the access log in hy_modules[] */
+extern hy_module_t hy_http_map_module;  /* map.c */
+extern hy_module_t hy_http_log_module;  /* log_access.c: log_format, access_log, open_log_file_cache */
 
 typedef struct hy_var_value {
     char *ptr;
