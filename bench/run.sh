@@ -16,7 +16,7 @@
 #   BENCH_QUICK=1   same as --quick;  BENCH_OUT=FILE same as --out FILE;  BENCH_ONLY=ids same as --only
 #   BENCH_NGINX_PORT / BENCH_HAYATE_PORT   loopback ports (default: first free from 18480 / 18481)
 #   BENCH_SERVER_CPU / BENCH_CLIENT_CPU    CPUs for servers / load generator (default 0 / 1)
-#   BENCH_HY_MASTER  master_process for hayate: off (default, until the process-model issue) or on
+#   BENCH_HY_MASTER  master_process for hayate: on (default, as nginx) or off
 #   BENCH_NGINX_MASTER  master_process for nginx: on (default, as deployed) or off
 #   BENCH_WORKER_CONNECTIONS  worker_connections for both (default 4096)
 #   BENCH_ROUNDS    runs per scenario and server, alternating which server goes first; best req/s kept (default 1)
@@ -81,7 +81,7 @@ for p in "$nginx_port" "$hayate_port"; do
 done
 srv_cpu=${BENCH_SERVER_CPU:-0}
 cli_cpu=${BENCH_CLIENT_CPU:-1}
-hy_master=${BENCH_HY_MASTER:-off}
+hy_master=${BENCH_HY_MASTER:-on}
 nginx_master=${BENCH_NGINX_MASTER:-on}
 wconn=${BENCH_WORKER_CONNECTIONS:-4096}
 rounds=${BENCH_ROUNDS:-1}

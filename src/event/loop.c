@@ -58,9 +58,9 @@ void hy_io_set(hy_loop_t *loop, hy_io_t *io, unsigned want)
     }
 }
 
-void hy_io_remove(hy_loop_t *loop, hy_io_t *io)
+static void io_forget(hy_loop_t *loop, hy_io_t *io, bool del)
 {
-    if (io->registered & REGISTERED)
+    if (del && (io->registered & REGISTERED))
         epoll_ctl(loop->epfd, EPOLL_CTL_DEL, io->fd, NULL);
     io->registered = 0;
     io->want = 0;
@@ -73,6 +73,17 @@ void hy_io_remove(hy_loop_t *loop, hy_io_t *io)
             }
         io->dirty = false;
     }
+}
+
+void hy_io_remove(hy_loop_t *loop, hy_io_t *io)
+{
+    io_forget(loop, io, true);
+}
+
+void hy_io_close(hy_loop_t *loop, hy_io_t *io)
+{
+    io_forget(loop, io, false); /* close(2) takes the fd out of the epoll set: no EPOLL_CTL_DEL needed */
+    close(io->fd);
 }
 
 static void apply_changes(hy_loop_t *loop)

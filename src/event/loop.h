@@ -69,6 +69,9 @@ void hy_io_init(hy_io_t *io, int fd, hy_io_cb cb, void *data);
 void hy_io_set(hy_loop_t *loop, hy_io_t *io, unsigned want);
 /** Forget the watcher (the caller closes the fd). Pending events of this iteration are dropped. */
 void hy_io_remove(hy_loop_t *loop, hy_io_t *io);
+/** Forget the watcher and close its fd (one syscall: the close removes it from epoll). The fd must not have
+ * been duplicated. */
+void hy_io_close(hy_loop_t *loop, hy_io_t *io);
 
 /** Arm (or re-arm) a timer delay_ms from now. cb runs from the loop, once. */
 void hy_timer_link(hy_loop_t *loop, hy_timer_t *t, uint64_t delay_ms);

@@ -70,6 +70,7 @@ static int plain_flush(hy_sock_t *s)
 static const hy_sock_transport_t plain_transport = {.read = plain_read, .flush = plain_flush};
 
 static void on_io(hy_io_t *io, unsigned rev);
+static void do_read(hy_sock_t *s);
 
 void hy_sock_init(hy_sock_t *s, hy_loop_t *loop, int fd)
 {
@@ -89,6 +90,12 @@ static void update_interest(hy_sock_t *s)
     if (s->on_write && !hy_outq_empty(&s->outq))
         want |= HY_EV_WRITE;
     hy_io_set(s->loop, &s->io, want);
+}
+
+void hy_sock_read_now(hy_sock_t *s)
+{
+    if (s->is_reading)
+        do_read(s);
 }
 
 void hy_sock_read_start(hy_sock_t *s, hy_sock_cb cb)
@@ -195,8 +202,7 @@ void hy_sock_close(hy_sock_t *s)
     if (s->is_closed)
         return;
     s->is_closed = true;
-    hy_io_remove(s->loop, &s->io);
-    close(s->io.fd);
+    hy_io_close(s->loop, &s->io);
     hy_outq_clear(&s->outq);
     hy_buf_release(&s->input);
     s->on_read = NULL;

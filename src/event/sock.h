@@ -46,6 +46,8 @@ void hy_sock_init(hy_sock_t *s, hy_loop_t *loop, int fd);
  * re-announced: check s->input yourself. */
 void hy_sock_read_start(hy_sock_t *s, hy_sock_cb cb);
 void hy_sock_read_stop(hy_sock_t *s);
+/** Read now, without waiting for readiness (a fresh connection's first bytes are often already there). */
+void hy_sock_read_now(hy_sock_t *s);
 /** Flush the outq now as far as the kernel takes it; cb (may be NULL) fires once when all is written, or with
  * an error. cb may run before this returns. */
 void hy_sock_write(hy_sock_t *s, hy_sock_cb cb);

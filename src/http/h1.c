@@ -193,17 +193,13 @@ void hy_h1_accept(hy_listener_t *l, int fd, struct sockaddr_storage *peer, sockl
     h->timer.data = h;
     h->parse_defer.cb = on_parse_defer;
     h->parse_defer.data = h;
-    hy_http_loc_conf_t *lc = h->dsrv->loc;
-    if (lc->tcp_nodelay && !addr->spec.is_unix) {
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    }
     h->sock.read_limit = (size_t)(h->dsrv->large_header_num * h->dsrv->large_header_size);
     if (h->sock.read_limit < (size_t)h->dsrv->client_header_buffer_size)
         h->sock.read_limit = (size_t)h->dsrv->client_header_buffer_size;
     h->state = ST_HEAD;
     hy_timer_link(l->loop, &h->timer, (uint64_t)h->dsrv->client_header_timeout_ms);
     hy_sock_read_start(&h->sock, on_read);
+    hy_sock_read_now(&h->sock);
 }
 
 /* ---- lingering close (nginx's lingering_close): stop writing, read and drop what the client still sends ---- */
@@ -284,6 +280,11 @@ static bool discard_body(h1conn_t *h)
 
 static void next_request(h1conn_t *h)
 {
+    if (h->num_requests == 0 && h->dsrv->loc->tcp_nodelay && !h->c.addr->spec.is_unix) {
+        /* as nginx: TCP_NODELAY only once a connection goes keep-alive (a one-shot response needs no push) */
+        int one = 1;
+        setsockopt(h->sock.io.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    }
     h->num_requests++;
     h->req = NULL;
     hy_pool_reset(h->pool);
