@@ -746,8 +746,18 @@ static void on_timer(hy_timer_t *t)
 void hy_h1_shutdown(hy_loop_t *loop)
 {
     shutting_down = true;
-    while (idle_head)
-        conn_close(idle_head);
+    /* Idle keep-alive connections close now, unless request bytes are already waiting in the kernel: closing
+     * those would reset a request the client has sent (nginx/nginx PR #437). They get their response with
+     * "Connection: close" instead. */
+    h1conn_t *h = idle_head;
+    while (h) {
+        h1conn_t *next = h->idle_next;
+        char b;
+        ssize_t n = recv(h->sock.io.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+        if (n <= 0)
+            conn_close(h);
+        h = next;
+    }
 }
 
 void hy_h1_close_all(void)
