@@ -32,6 +32,8 @@ SCENARIOS=(
     "small-close|small file (612 B), no keep-alive, ab -c100|ab|100|/small.html|"
     "10k-c1000|10 KiB file, 1,000 concurrent, no keep-alive, ab -c1000|ab|1000|/10k.dat|"
     "1m-ka|1 MiB file, keep-alive, wrk -t1 -c32|wrk|32|/1m.dat|"
+    "gzip-40k|40 KiB HTML, gzip level 6 (seed 003), keep-alive, wrk -t1 -c32|wrk|32|/gz/40k.html|Accept-Encoding: gzip"
+    "hello-ka|return 200 'Hello, World' (seed 004), keep-alive, wrk -t1 -c128|wrk|128|/hello|"
 )
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -143,6 +145,21 @@ make_docroot() {
     { printf '<p>'; head -c "$pad" /dev/zero | tr '\0' '.'; printf '</p>\n</body>\n</html>\n'; } >>"$h/small.html"
     head -c 10240 /dev/urandom >"$h/10k.dat"
     head -c 1048576 /dev/urandom >"$h/1m.dat"
+    # 40 KiB of HTML-like text that compresses like a real page (about 5:1 at level 6), for gzip-40k
+    mkdir -p "$h/gz"
+    awk 'BEGIN {
+        srand(3); nw = split("the quick brown fox jumps over lazy dog lorem ipsum dolor sit amet server static " \
+            "file compression request response header body cache worker location alpha beta gamma delta", w, " ")
+        printf "<!DOCTYPE html>\n<html>\n<head>\n<title>Compression benchmark</title>\n</head>\n<body>\n"
+        for (n = 0; n < 41500;) {
+            line = sprintf("<div class=\"item-%d\"><p>", n % 17)
+            k = 5 + int(rand() * 20)
+            for (i = 0; i < k; i++) line = line w[1 + int(rand() * nw)] " "
+            line = line sprintf("</p><a href=\"/page/%d\">link %d</a></div>\n", n, n)
+            printf "%s", line
+            n += length(line)
+        }
+    }' | head -c 40960 >"$h/gz/40k.html"
 }
 
 # server_conf NAME PORT MASTER — the same text for both servers but for the port, names of files, and
@@ -183,6 +200,16 @@ http {
         root $prefix/html;
         location / {
         }
+        # seed 004's fixed answer, for the hello-ka scenario
+        location = /hello {
+            return 200 "Hello, World\n";
+        }
+        # seed 003's compression settings, for the gzip-40k scenario only
+        location /gz/ {
+            gzip on;
+            gzip_comp_level 6;
+            gzip_types text/plain text/css application/json application/javascript text/xml application/xml application/xml+rss text/javascript;
+        }
     }
 }
 EOF
@@ -210,7 +237,7 @@ start() {
 # check NAME PORT: every file answers 200 with its exact size (a fast 404 must not pass for a fast server)
 check() {
     local name=$1 port=$2 f got want
-    for f in small.html 10k.dat 1m.dat; do
+    for f in small.html 10k.dat 1m.dat gz/40k.html; do
         want="200 $(stat -c %s "$prefix/html/$f")"
         got=$(curl -s -o /dev/null --max-time 5 -w '%{http_code} %{size_download}' "http://127.0.0.1:$port/$f")
         if [ "$got" != "$want" ]; then
@@ -218,6 +245,13 @@ check() {
             exit 1
         fi
     done
+    # gzip-40k must really be compressed (and decompress to the file)
+    if ! curl -s --max-time 5 -H 'Accept-Encoding: gzip' -D "$prefix/logs/$name-gz.head" "http://127.0.0.1:$port/gz/40k.html" |
+        gzip -dc 2>/dev/null | cmp -s - "$prefix/html/gz/40k.html" ||
+        ! grep -qi '^content-encoding: gzip' "$prefix/logs/$name-gz.head"; then
+        echo "bench: $name: GET /gz/40k.html with Accept-Encoding: gzip is not the gzipped file" >&2
+        exit 1
+    fi
 }
 
 # tree_mem PID FIELD: sum of FIELD (VmRSS, VmHWM) in kB over PID and its children

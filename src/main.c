@@ -55,7 +55,8 @@ static void version(bool verbose)
             "built with PCRE2 %s\n"
             "configure arguments: --with-pcre --with-http_autoindex_module --with-http_index_module "
             "--with-http_static_module --without-http_ssl_module --without-http_v2_module "
-            "--without-http_gzip_module --without-http_proxy_module\n",
+            "--with-http_gzip_module --with-http_gzip_static_module --add-module=brotli --add-module=zstd "
+            "--without-http_proxy_module\n",
             HY_CC, OPENSSL_VERSION_TEXT, OpenSSL_version(OPENSSL_VERSION), pcre_ver);
 }
 

@@ -10,6 +10,7 @@
 #include "clock.h"
 
 int hy_log_max_level = HY_LOG_NOTICE;
+int hy_log_owner_uid = -1, hy_log_owner_gid = -1;
 bool hy_log_quiet;
 
 static hy_log_target_t *targets; /* borrowed */
@@ -45,7 +46,11 @@ int hy_log_open_file(const char *path)
     if (strcmp(path, "stderr") == 0)
         return dup(STDERR_FILENO);
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    return fd < 0 ? -errno : fd;
+    if (fd < 0)
+        return -errno;
+    if (hy_log_owner_uid >= 0) /* so workers running as `user` can reopen it after USR1 (nginx does the same) */
+        (void)!fchown(fd, (uid_t)hy_log_owner_uid, (gid_t)hy_log_owner_gid);
+    return fd;
 }
 
 void hy_log_reopen(void)

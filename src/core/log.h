@@ -36,7 +36,10 @@ const char *hy_log_level_name(int level);
 /** Replace the active targets (the array lives in the caller's pool until the next call).
  * n == 0 means stderr-only startup mode. */
 void hy_log_set_targets(hy_log_target_t *targets, size_t n);
-/** Open a log file for appending (O_APPEND|O_CREAT|O_CLOEXEC, 0644); -errno on failure. */
+/** Owner given to log files the server opens, when root runs workers as another user (-1: leave). */
+extern int hy_log_owner_uid, hy_log_owner_gid;
+/** Open a log file for appending (O_APPEND|O_CREAT|O_CLOEXEC, 0644, chowned to hy_log_owner_*); -errno on
+ * failure. */
 int hy_log_open_file(const char *path);
 /** Reopen every file target (USR1); errors are logged to the targets that still work. */
 void hy_log_reopen(void);

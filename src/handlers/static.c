@@ -12,6 +12,8 @@
 #include "static.h"
 #include "autoindex.h"
 #include "../http/range.h"
+#include "../http/vars.h"
+#include "../http/filter_gzip.h"
 #include "../core/httpdate.h"
 #include "../core/clock.h"
 #include "../core/file.h"
@@ -230,15 +232,20 @@ static hy_file_t *ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_
 /* ---------------- mapping and responses ---------------- */
 
 /* root + uri, or alias + (uri minus the location prefix). NUL-terminated in the request pool. */
-static char *map_path(hy_req_t *req, const hy_http_loc_conf_t *lc, hy_str_t uri, size_t *len)
+char *hy_static_map_path(hy_req_t *req, const hy_http_loc_conf_t *lc, hy_str_t uri, size_t *len)
 {
-    hy_str_t base = lc->root;
+    hy_str_t base = lc->root_is_alias == 1 ? lc->alias : lc->root;
     size_t skip = 0;
-    if (lc->root_is_alias == 1) {
-        base = lc->alias;
-        if (lc->match != HY_LOC_REGEX && lc->match != HY_LOC_REGEX_CASELESS && uri.len >= lc->name.len)
-            skip = lc->name.len;
+    bool regex = lc->match == HY_LOC_REGEX || lc->match == HY_LOC_REGEX_CASELESS ||
+                 (lc->match == HY_LOC_NONAME && lc->parent && lc->parent->regex);
+    if (lc->root_cv) { /* root/alias with variables; an alias with captures in a regex location is the whole path */
+        hy_vars_eval(req, lc->root_cv, &base);
+        if (lc->root_is_alias == 1 && regex)
+            skip = uri.len;
     }
+    if (lc->root_is_alias == 1 && !regex && uri.len >= lc->name.len &&
+        memcmp(uri.ptr, lc->name.ptr, lc->name.len) == 0)
+        skip = lc->name.len;
     size_t n = base.len + uri.len - skip;
     char *p = hy_palloc(req->pool, n + 1);
     memcpy(p, base.ptr, base.len);
@@ -444,8 +451,8 @@ full:
     req->content_length_n = f->size;
     if (!req->header_only)
         push_body(req, f, 0, f->size);
+    hy_req_send(req, true); /* f stays referenced while the filters run: the gzip filter reads req->file */
     hy_file_unref(f);
-    hy_req_send(req, true);
 }
 
 static void serve_file(hy_req_t *req, hy_file_t *f, const hy_http_loc_conf_t *lc)
@@ -475,21 +482,21 @@ static void serve_file(hy_req_t *req, hy_file_t *f, const hy_http_loc_conf_t *lc
     req->accept_ranges = true;
     if (req->method_id == HY_M_HEAD)
         req->header_only = true;
-    if (req->h_range && f->size >= 0) {
+    if (req->h_range && f->size >= 0 && !hy_gzip_no_ranges(req, f->size)) { /* gzip: no ranges (nginx) */
         send_ranges(req, f, lc);
         return;
     }
     req->content_length_n = f->size;
     if (!req->header_only && f->size > 0)
         push_body(req, f, 0, f->size);
+    hy_req_send(req, true); /* f stays referenced while the filters run: the gzip filter reads req->file */
     hy_file_unref(f);
-    hy_req_send(req, true);
 }
 
 static void autoindex(hy_req_t *req, const hy_http_loc_conf_t *lc, const hy_static_loc_conf_t *sc)
 {
     size_t plen;
-    char *dir = map_path(req, lc, req->uri, &plen);
+    char *dir = hy_static_map_path(req, lc, req->uri, &plen);
     hy_autoindex_opts_t o = {.exact_size = sc->autoindex_exact_size != 0,
                              .localtime = sc->autoindex_localtime == 1,
                              .format = sc->autoindex_format};
@@ -525,7 +532,7 @@ void hy_static_handler(hy_req_t *req)
         if (req->uri.len > 0 && req->uri.ptr[req->uri.len - 1] == '/') {
             /* index module: the first index file that exists → internal redirect */
             size_t dlen;
-            char *dir = map_path(req, lc, req->uri, &dlen);
+            char *dir = hy_static_map_path(req, lc, req->uri, &dlen);
             hy_str_t *names = sc->index->elts;
             bool dir_checked = false;
             for (size_t i = 0; i < sc->index->nelts; i++) {
@@ -577,9 +584,11 @@ void hy_static_handler(hy_req_t *req)
             return;
         }
         size_t plen;
-        char *path = map_path(req, lc, req->uri, &plen);
+        char *path = hy_static_map_path(req, lc, req->uri, &plen);
         int err = 0;
-        hy_file_t *f = ofc_open(lc, path, plen, &err);
+        hy_file_t *f = hy_gzip_static_open(req, path, plen, ofc_open); /* gzip_static & co: path.gz, ... */
+        if (f == NULL)
+            f = ofc_open(lc, path, plen, &err);
         if (f == NULL) {
             int st = status_for_errno(err);
             if (st != 404 || lc->log_not_found)
@@ -599,15 +608,9 @@ void hy_static_handler(hy_req_t *req)
         }
         serve_file(req, f, lc);
         return;
-    redirect:
-        req->is_internal = true;
-        req->loc = hy_http_find_location(req->srv, req->uri.ptr, req->uri.len);
-        if (req->loc == NULL)
-            req->loc = req->srv->loc;
-        if (req->loc->handler) {
-            req->loc->handler(req);
-            return;
-        }
+    redirect: /* nginx's index module: a full internal redirect (rewrites, try_files, error_page apply) */
+        hy_req_internal_redirect(req, req->uri, req->args);
+        return;
     }
     char ctx[512];
     hy_req_log_ctx(req, ctx, sizeof(ctx));

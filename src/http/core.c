@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <unistd.h>
 #include "core.h"
+#include "vars.h"
 #include "../conf/cycle.h"
 #include "../core/log.h"
 
@@ -102,7 +103,8 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
         c->root = p->root;
         c->alias = p->alias;
         c->root_is_alias = p->root_is_alias;
-        if (c->root_is_alias == 1 && c->match != p->match) { /* an inherited alias keeps its own prefix length */
+        c->root_cv = p->root_cv;
+        if (c->root_is_alias == 1 && c->match != p->match && c->match != HY_LOC_NONAME) { /* an inherited alias keeps its own prefix length */
             c->root_is_alias = 0;
             c->root = p->alias;
         }
@@ -168,6 +170,11 @@ static void **create_confs(hy_conf_t *cf, int level)
             confs[i] = m->create_loc_conf(cf);
     }
     return confs;
+}
+
+void **hy_http_create_loc_confs(hy_conf_t *cf)
+{
+    return create_confs(cf, 2);
 }
 
 static int merge_locations(hy_conf_t *cf, void **parent, hy_http_loc_conf_t *lc)
@@ -344,6 +351,7 @@ static int set_location(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     hy_http_loc_conf_t **kids = parent->locations->elts;
     for (size_t i = 0; i < parent->locations->nelts; i++)
         if (kids[i]->match != HY_LOC_REGEX && kids[i]->match != HY_LOC_REGEX_CASELESS &&
+            kids[i]->match != HY_LOC_NONAME &&
             (kids[i]->match == HY_LOC_EXACT) == (lc->match == HY_LOC_EXACT) &&
             hy_str_eq_str(kids[i]->name, lc->name))
             return hy_conf_error(cf, "duplicate location \"%s\"", lc->name.ptr);
@@ -546,8 +554,14 @@ static int set_root(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     hy_str_t v = a[1];
     if (!alias && v.len > 1 && v.ptr[v.len - 1] == '/')
         v.len--; /* nginx drops a trailing slash from root */
-    char *p = hy_cycle_path(cf->cycle, v.ptr, v.len);
+    char *p = v.len && v.ptr[0] == '$' ? hy_pstrndup(cf->pool, v.ptr, v.len) : hy_cycle_path(cf->cycle, v.ptr, v.len);
     hy_str_t path = {p, strlen(p)};
+    if (memchr(path.ptr, '$', path.len)) { /* variables or regex captures: evaluated per request */
+        hy_complex_t *cv = hy_palloc(cf->pool, sizeof(*cv));
+        if (hy_vars_compile(cf, path, cv) != 0)
+            return -1;
+        lc->root_cv = cv;
+    }
     if (alias) {
         lc->alias = path;
         lc->root_is_alias = 1;

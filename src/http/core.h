@@ -12,7 +12,9 @@ extern hy_module_t hy_http_core_module;
 
 typedef struct hy_mime_map hy_mime_map_t; /* extension → type, built from types {} */
 
-enum { HY_LOC_PREFIX = 0, HY_LOC_EXACT, HY_LOC_NOREGEX, HY_LOC_REGEX, HY_LOC_REGEX_CASELESS, HY_LOC_NAMED };
+/* HY_LOC_NONAME: the conf of an "if" block (nginx's noname location): never matched, merged from its parent */
+enum { HY_LOC_PREFIX = 0, HY_LOC_EXACT, HY_LOC_NOREGEX, HY_LOC_REGEX, HY_LOC_REGEX_CASELESS, HY_LOC_NAMED,
+       HY_LOC_NONAME };
 enum { HY_IMS_OFF = 0, HY_IMS_EXACT, HY_IMS_BEFORE };
 enum { HY_LINGER_OFF = 0, HY_LINGER_ON, HY_LINGER_ALWAYS };
 enum { HY_TOKENS_OFF = 0, HY_TOKENS_ON, HY_TOKENS_BUILD };
@@ -34,6 +36,7 @@ struct hy_http_loc_conf {
     hy_str_t root;          /* with variables-free paths for now; absolute (prefix applied) */
     hy_str_t alias;         /* set instead of root when alias is used */
     int root_is_alias;      /* -1 unset */
+    void *root_cv;          /* hy_complex_t (http/vars.h) when root/alias has variables or captures, else NULL */
     int sendfile, tcp_nopush, tcp_nodelay;
     int64_t keepalive_timeout_ms, keepalive_header_sec, keepalive_requests;
     int64_t client_body_timeout_ms, client_max_body_size, send_timeout_ms, client_body_buffer_size;
@@ -94,6 +97,8 @@ hy_http_srv_conf_t *hy_http_find_server(hy_http_addr_t *addr, const char *host, 
 hy_http_loc_conf_t *hy_http_find_location(hy_http_srv_conf_t *srv, const char *path, size_t len);
 /** Named location "@name" in the server, or NULL. */
 hy_http_loc_conf_t *hy_http_find_named(hy_http_srv_conf_t *srv, const char *name, size_t len);
+/** Every module's location-level conf, freshly created (for blocks such as "if" that act as a location). */
+void **hy_http_create_loc_confs(hy_conf_t *cf);
 /** MIME type for a file name's extension (lower-cased lookup), or the default_type. */
 hy_str_t hy_http_mime_type(const hy_http_loc_conf_t *lc, const char *path, size_t len);
 

@@ -64,9 +64,7 @@ static bool suffix_lc(hy_str_t suf, const char *p, size_t n)
 static const hy_complex_t *find(hy_req_t *req, map_t *m, hy_str_t s)
 {
     size_t len = s.len;
-    if (len == 0)
-        return NULL;
-    if (m->hostnames && s.ptr[len - 1] == '.')
+    if (m->hostnames && len && s.ptr[len - 1] == '.')
         len--;
     if (m->table) {
         for (size_t i = hash_lc(s.ptr, len) & m->mask;; i = (i + 1) & m->mask) {
@@ -201,11 +199,11 @@ static int map_raw(hy_conf_t *cf, void *data)
         r->value = value;
         return 0;
     }
-    const char *orig = key.ptr;
     if (key.len && key.ptr[0] == '\\')
         key.ptr++, key.len--;
     hy_str_t lc = hy_str_dup(cf->pool, key);
     hy_str_lower(lc.ptr, lc.len);
+    const char *orig = lc.ptr; /* nginx names the lower-cased key in its messages */
     if (m->hostnames && lc.len && (lc.ptr[0] == '*' || lc.ptr[0] == '.' || lc.ptr[lc.len - 1] == '*')) {
         char *star = memchr(lc.ptr, '*', lc.len);
         bool head = lc.len > 2 && lc.ptr[0] == '*' && lc.ptr[1] == '.' && !memchr(lc.ptr + 1, '*', lc.len - 1);

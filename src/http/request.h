@@ -62,6 +62,9 @@ struct hy_req {
     bool keepalive;                 /* may the connection be kept after this response */
     bool expect_continue;
     bool is_internal;               /* reached through an internal redirect */
+    bool error_page;                /* an error_page redirect happened (recursive_error_pages off: no more) */
+    int uri_changes;                /* rewrite cycles and internal redirects left (nginx's 11 → 500 at 0) */
+    int err_status;                 /* error_page's status override of the final response (0: none) */
     int request_line_status;        /* non-zero: parse error to answer */
     /* routing */
     hy_http_srv_conf_t *srv;
@@ -102,8 +105,18 @@ void hy_req_log_phase(hy_req_t *req);
 void hy_req_process(hy_req_t *req);
 /** Hand the queued body to the protocol; is_final ends the response. */
 void hy_req_send(hy_req_t *req, bool is_final);
-/** Finish with an error page for `status` (nginx-like HTML body, keep-alive rules as nginx). */
+/** Finish with an error page for `status` (nginx-like HTML body, keep-alive rules as nginx). error_page
+ * redirects apply first; 444 closes the connection without a response. */
 void hy_req_error(hy_req_t *req, int status);
+/** The built-in response for `status` (no error_page lookup): hayate's HTML page for 3xx-5xx. */
+void hy_req_special_response(hy_req_t *req, int status);
+/** nginx's ngx_http_internal_redirect: new URI and args (args may be empty), rerun from the server rewrite
+ * phase. Counts against the 10-redirect limit (500 after). Always finishes or continues the request. */
+void hy_req_internal_redirect(hy_req_t *req, hy_str_t uri, hy_str_t args);
+/** nginx's ngx_http_named_location: continue in location "@name" from its rewrite phase (500 if unknown). */
+void hy_req_named_redirect(hy_req_t *req, hy_str_t name);
+/** Split "uri?args" at the first '?' (args empty when none). */
+void hy_req_split_args(hy_str_t in, hy_str_t *uri, hy_str_t *args);
 /** Add a response header (name and value must outlive the request: literals or pool memory). */
 void hy_req_add_header(hy_req_t *req, hy_str_t name, hy_str_t value);
 /** Reason phrase for a status ("OK", "Not Found"...), or NULL for unknown codes. */

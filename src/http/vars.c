@@ -70,7 +70,7 @@ size_t hy_log_escape_len(int mode, const char *src, size_t n)
 
 char *hy_log_escape(int mode, char *dst, const char *src, size_t n)
 {
-    static const char hex_uc[] = "0123456789ABCDEF", hex_lc[] = "0123456789abcdef";
+    static const char hex_uc[] = "0123456789ABCDEF";
     const unsigned char *s = (const unsigned char *)src;
     if (mode == HY_ESC_NONE) {
         memcpy(dst, src, n);
@@ -103,7 +103,7 @@ char *hy_log_escape(int mode, char *dst, const char *src, size_t n)
         case '\b': *dst++ = 'b'; break;
         case '\f': *dst++ = 'f'; break;
         default:
-            *dst++ = 'u', *dst++ = '0', *dst++ = '0', *dst++ = hex_lc[c >> 4], *dst++ = hex_lc[c & 0xf];
+            *dst++ = 'u', *dst++ = '0', *dst++ = '0', *dst++ = hex_uc[c >> 4], *dst++ = hex_uc[c & 0xf];
         }
     }
     return dst;
@@ -243,7 +243,7 @@ static void get_field(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
             not_found(v);
         return;
     case F_ARGS:
-        if (req->args.ptr)
+        if (req->args.len) /* "/x?" has no args for nginx either */
             set_str(v, req->args);
         else
             not_found(v);
@@ -671,7 +671,7 @@ static void get_sent_http(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
     if (hy_str_caseeq(*s, "connection")) {
         if (req->status == 101)
             set_val(v, "upgrade", 7);
-        else if (req->keepalive)
+        else if (req->keepalive && !req->logged) /* nginx clears r->keepalive before the log phase */
             set_val(v, "keep-alive", 10);
         else
             set_val(v, "close", 5);
@@ -991,12 +991,20 @@ const hy_var_value_t *hy_var_get(hy_req_t *req, int index)
 {
     static hy_var_value_t missing = {"", 0, true};
     vars_ctx_t *ctx = req_ctx(req);
-    if (HY_UNLIKELY(index < 0 || (size_t)index >= ctx->n))
+    vars_main_t *vm = req->conn->cycle->http_main_conf[VARS_IDX];
+    if (HY_UNLIKELY(index < 0 || (size_t)index >= vm->vars->nelts))
         return &missing;
+    if (HY_UNLIKELY((size_t)index >= ctx->n)) { /* indexed after this request's cache was made */
+        size_t n = vm->vars->nelts;
+        hy_var_value_t *vals = hy_pcalloc(req->pool, n * (sizeof(hy_var_value_t) + 1));
+        uint8_t *valid = (uint8_t *)(vals + n);
+        memcpy(vals, ctx->vals, ctx->n * sizeof(hy_var_value_t));
+        memcpy(valid, ctx->valid, ctx->n);
+        ctx->vals = vals, ctx->valid = valid, ctx->n = n;
+    }
     hy_var_value_t *v = &ctx->vals[index];
     if (ctx->valid[index])
         return v;
-    vars_main_t *vm = req->conn->cycle->http_main_conf[VARS_IDX];
     const var_def_t *def = (const var_def_t *)vm->vars->elts + index;
     if (ctx->valid[index] == 2) { /* a map whose value refers to itself: nginx reports it not found */
         not_found(v);

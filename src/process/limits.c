@@ -155,6 +155,22 @@ void hy_limits_set_affinity(const hy_core_conf_t *core, int slot, int n)
         hy_log(HY_LOG_ALERT, "sched_setaffinity() failed (%d: %s)", errno, strerror(errno));
 }
 
+bool hy_limits_worker_ids(const hy_core_conf_t *core, int *uid, int *gid)
+{
+    if (geteuid() != 0)
+        return false;
+    const char *user = core->user.ptr ? core->user.ptr : "nobody";
+    struct passwd *pw = getpwnam(user);
+    if (pw == NULL)
+        return false;
+    *uid = (int)pw->pw_uid;
+    *gid = (int)pw->pw_gid;
+    struct group *gr = getgrnam(core->group.ptr ? core->group.ptr : "nogroup");
+    if (gr)
+        *gid = (int)gr->gr_gid;
+    return true;
+}
+
 int hy_limits_drop_privileges(const hy_core_conf_t *core)
 {
     if (geteuid() != 0)

@@ -23,6 +23,8 @@ int64_t hy_limits_worker_connections(const hy_core_conf_t *core, int64_t nofile)
 void hy_limits_set_affinity(const hy_core_conf_t *core, int slot, int n);
 /** Drop to user/group when running as root (workers). -1 after logging when it fails. */
 int hy_limits_drop_privileges(const hy_core_conf_t *core);
+/** The uid/gid workers will run as (root master only); false when privileges are not dropped. */
+bool hy_limits_worker_ids(const hy_core_conf_t *core, int *uid, int *gid);
 /** Read a single integer from a /proc or /sys file; -1 when absent. */
 int64_t hy_limits_read_int(const char *path);
 

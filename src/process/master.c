@@ -207,6 +207,10 @@ int hy_master_run(hy_cycle_t *cycle, hy_lset_t *lset, int n, const hy_opts_t *op
         case SIGUSR1:
             hy_log(HY_LOG_NOTICE, "signal %d (SIGUSR1) received from %u, reopening logs", SIGUSR1, si.ssi_pid);
             hy_log_reopen();
+            /* the master (re)creates every log file with the workers' owner first, so their reopen succeeds */
+            for (int i = 0; hy_modules[i]; i++)
+                if (hy_modules[i]->flush_worker)
+                    hy_modules[i]->flush_worker(current, true);
             signal_workers(SIGUSR1, NULL);
             break;
         case SIGQUIT:

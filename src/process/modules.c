@@ -5,12 +5,26 @@
 #include "core_conf.h"
 #include "../http/core.h"
 #include "../handlers/static.h"
+#include "../http/vars.h"
+#include "../http/filter_gzip.h"
+#include "../http/error_page.h"
+#include "../http/headers_filter.h"
+#include "../handlers/rewrite.h"
+#include "../handlers/try_files.h"
 
 hy_module_t *hy_modules[] = {
     &hy_core_module,
     &hy_events_module,
     &hy_http_core_module,
     &hy_static_module,
+    &hy_http_rewrite_module, /* before vars: its postconfiguration defines named-capture variables */
+    &hy_http_try_files_module,
+    &hy_http_error_page_module,
+    &hy_http_vars_module,
+    &hy_http_map_module,
+    &hy_http_headers_module, /* add_header, expires, charset: before gzip (as nginx's filter order) */
+    &hy_http_gzip_module, /* compression: after every filter that sets headers (gzip_proxied reads them) */
+    &hy_http_log_module, /* last: its log handler runs after the others' */
     NULL,
 };
 

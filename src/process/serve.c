@@ -46,6 +46,8 @@ int hy_serve(hy_cycle_t *cycle, const hy_opts_t *opts)
     hy_core_conf_t *core = hy_core_conf(cycle);
     int64_t nofile = hy_limits_raise_nofile(core);
     bool single = !core->master_process;
+    if (!single)
+        hy_limits_worker_ids(core, &hy_log_owner_uid, &hy_log_owner_gid);
     const char *why = "master_process off";
     int n = single ? 1 : hy_limits_workers(core, &why);
     hy_lset_t *lset = hy_lset_open(cycle, (size_t)n, NULL);

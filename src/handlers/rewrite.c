@@ -1,0 +1,743 @@
+/* rewrite.c — nginx's rewrite module (ngx_http_rewrite_module): return, rewrite, if, set, break, rewrite_log,
+ * uninitialized_variable_warn. Each server or location level holds a list of operations run in order by
+ * hy_rewrite_run(); an "if" holds its own list and its own location conf (nginx's noname location), which
+ * becomes the request's conf when the condition holds. Variables made by "set" and by named regex captures
+ * live in a per-request table of this module, read through getters registered with the variable engine. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "rewrite.h"
+#include "../http/vars.h"
+#include "../conf/cycle.h"
+#include "../core/log.h"
+
+#define RW_IDX (hy_http_rewrite_module.index)
+#define MAX_CAPTURES 64
+
+enum { OP_RETURN = 1, OP_REWRITE, OP_SET, OP_BREAK, OP_IF };
+enum { FLAG_NONE = 0, FLAG_LAST, FLAG_BREAK, FLAG_REDIRECT, FLAG_PERMANENT };
+enum { C_TRUTHY = 1, C_EQ, C_NE, C_RE, C_NRE, C_FILE };
+
+/* named captures of one regex: group number → variable slot */
+typedef struct rw_names {
+    int n;
+    int *group, *slot;
+} rw_names_t;
+
+typedef struct rw_regex {
+    pcre2_code *re;
+    rw_names_t names;
+    hy_str_t src;
+} rw_regex_t;
+
+typedef struct rw_conf rw_conf_t;
+
+typedef struct rw_op {
+    int kind;
+    int code;            /* OP_RETURN: status; OP_REWRITE: FLAG_*; OP_IF: C_* */
+    hy_complex_t cv;     /* return text, replacement, set value, if right-hand side or file name */
+    bool has_text;       /* OP_RETURN */
+    rw_regex_t rx;       /* OP_REWRITE, OP_IF with ~ */
+    bool redirect, add_args, has_q; /* OP_REWRITE */
+    int var;             /* OP_SET: slot; OP_IF: variable index of the left-hand side */
+    bool negate;         /* OP_IF */
+    char file_op;        /* OP_IF C_FILE: 'f' 'd' 'e' 'x' */
+    hy_http_loc_conf_t *if_loc; /* OP_IF */
+} rw_op_t;
+
+struct rw_conf {
+    hy_array_t *ops; /* rw_op_t; NULL when the level has none (not inherited, as nginx) */
+    int log, uninit_warn;
+};
+
+typedef struct rw_main {
+    hy_array_t *slots; /* hy_str_t names of "set" and named-capture variables */
+    hy_array_t *known; /* rw_regex_t for location and server_name regexes with named captures */
+} rw_main_t;
+
+typedef struct rw_ctx {
+    hy_str_t *vals;
+    uint8_t *set;
+    size_t n;
+} rw_ctx_t;
+
+/* ---------------------------------------------------------------- pure helpers */
+
+bool hy_rewrite_truthy(hy_str_t v)
+{
+    return !(v.len == 0 || (v.len == 1 && v.ptr[0] == '0'));
+}
+
+void hy_rewrite_split(hy_pool_t *pool, hy_str_t result, bool has_q, bool add_args, hy_str_t old_args,
+                      hy_str_t *uri, hy_str_t *args)
+{
+    char *q = has_q && result.len ? memchr(result.ptr, '?', result.len) : NULL;
+    if (q == NULL) {
+        *uri = result;
+        if (!add_args)
+            *args = HY_STR("");
+        else
+            *args = old_args;
+        return;
+    }
+    *uri = (hy_str_t){result.ptr, (size_t)(q - result.ptr)};
+    hy_str_t a = {q + 1, result.len - (size_t)(q - result.ptr) - 1};
+    if (add_args && old_args.len) {
+        char *p = hy_palloc(pool, a.len + 1 + old_args.len);
+        memcpy(p, a.ptr, a.len);
+        p[a.len] = '&';
+        memcpy(p + a.len + 1, old_args.ptr, old_args.len);
+        a = (hy_str_t){p, a.len + 1 + old_args.len};
+    }
+    *args = a;
+}
+
+hy_str_t hy_rewrite_redirect_location(hy_pool_t *pool, hy_str_t result, bool has_q, bool add_args,
+                                      hy_str_t old_args)
+{
+    if (!add_args || old_args.len == 0)
+        return result;
+    char *p = hy_palloc(pool, result.len + 1 + old_args.len);
+    memcpy(p, result.ptr, result.len);
+    p[result.len] = has_q ? '&' : '?';
+    memcpy(p + result.len + 1, old_args.ptr, old_args.len);
+    return (hy_str_t){p, result.len + 1 + old_args.len};
+}
+
+/* ---------------------------------------------------------------- per-request variables */
+
+static rw_ctx_t *req_ctx(hy_req_t *req)
+{
+    void **slot = hy_req_ctx(req, &hy_http_rewrite_module);
+    if (*slot)
+        return *slot;
+    rw_main_t *m = req->conn->cycle->http_main_conf[RW_IDX];
+    size_t n = m->slots->nelts;
+    rw_ctx_t *c = hy_pcalloc(req->pool, sizeof(*c) + n * (sizeof(hy_str_t) + 1));
+    c->vals = (hy_str_t *)(c + 1);
+    c->set = (uint8_t *)(c->vals + n);
+    c->n = n;
+    *slot = c;
+    return c;
+}
+
+static void get_slot(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
+{
+    rw_ctx_t *c = req_ctx(req);
+    v->not_found = false;
+    if (data < c->n && c->set[data]) {
+        v->ptr = c->vals[data].ptr;
+        v->len = c->vals[data].len;
+        return;
+    }
+    v->ptr = "";
+    v->len = 0;
+    hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv ? req->srv->loc : NULL;
+    rw_conf_t *rc = lc ? lc->loc_conf[RW_IDX] : NULL;
+    if (rc && rc->uninit_warn) {
+        rw_main_t *m = req->conn->cycle->http_main_conf[RW_IDX];
+        hy_str_t *names = m->slots->elts;
+        char ctx[512];
+        hy_req_log_ctx(req, ctx, sizeof(ctx));
+        hy_log_conn(HY_LOG_WARN, req->conn->id, "using uninitialized \"%.*s\" variable%s", (int)names[data].len,
+                    names[data].ptr, ctx);
+    }
+}
+
+static void set_slot(hy_req_t *req, int slot, hy_str_t v)
+{
+    rw_ctx_t *c = req_ctx(req);
+    if ((size_t)slot >= c->n)
+        return;
+    c->vals[slot] = v;
+    c->set[slot] = 1;
+}
+
+/* The slot of variable `name` owned by this module ("set" or a named capture), defining it when new. */
+static int slot_for(hy_conf_t *cf, hy_str_t name)
+{
+    rw_main_t *m = cf->main_conf[RW_IDX];
+    hy_str_t *names = m->slots->elts;
+    for (size_t i = 0; i < m->slots->nelts; i++)
+        if (hy_str_eq_str(names[i], name))
+            return (int)i;
+    int slot = (int)m->slots->nelts;
+    *(hy_str_t *)hy_array_push(m->slots) = hy_str_dup(cf->pool, name);
+    if (hy_vars_define(cf, name, get_slot, (uintptr_t)slot, HY_VAR_NOCACHE) < 0)
+        return -1;
+    return slot;
+}
+
+/* ---------------------------------------------------------------- regexes and captures */
+
+static pcre2_match_data *match_data(void)
+{
+    static pcre2_match_data *md; /* per worker: workers are single-threaded */
+    if (md == NULL)
+        md = pcre2_match_data_create(MAX_CAPTURES, NULL);
+    return md;
+}
+
+static int names_of(hy_conf_t *cf, pcre2_code *re, rw_names_t *out)
+{
+    uint32_t count = 0, entry = 0;
+    PCRE2_SPTR table = NULL;
+    out->n = 0;
+    pcre2_pattern_info(re, PCRE2_INFO_NAMECOUNT, &count);
+    if (count == 0)
+        return 0;
+    pcre2_pattern_info(re, PCRE2_INFO_NAMEENTRYSIZE, &entry);
+    pcre2_pattern_info(re, PCRE2_INFO_NAMETABLE, &table);
+    out->group = hy_palloc(cf->pool, sizeof(int) * count);
+    out->slot = hy_palloc(cf->pool, sizeof(int) * count);
+    for (uint32_t i = 0; i < count; i++) {
+        const unsigned char *e = table + i * entry;
+        const char *name = (const char *)e + 2;
+        out->group[i] = (e[0] << 8) | e[1];
+        out->slot[i] = slot_for(cf, (hy_str_t){(char *)name, strlen(name)});
+        if (out->slot[i] < 0)
+            return -1;
+    }
+    out->n = (int)count;
+    return 0;
+}
+
+static int compile_rx(hy_conf_t *cf, hy_str_t pat, bool caseless, rw_regex_t *rx)
+{
+    int err;
+    PCRE2_SIZE off;
+    rx->src = hy_str_dup(cf->pool, pat);
+    rx->re = pcre2_compile((PCRE2_SPTR)pat.ptr, pat.len, caseless ? PCRE2_CASELESS : 0, &err, &off, NULL);
+    if (rx->re == NULL) {
+        PCRE2_UCHAR msg[256];
+        pcre2_get_error_message(err, msg, sizeof(msg));
+        return hy_conf_error(cf, "pcre2_compile() failed: %s in \"%.*s\" at \"%s\"", (char *)msg, (int)pat.len,
+                             pat.ptr, pat.ptr + off);
+    }
+    hy_pool_on_clear(cf->pool, (void (*)(void *))pcre2_code_free, rx->re);
+    return names_of(cf, rx->re, &rx->names);
+}
+
+/* Match and record the captures; true on a match. */
+static bool rx_exec(hy_req_t *req, pcre2_code *re, const rw_names_t *names, hy_str_t subject)
+{
+    pcre2_match_data *md = match_data();
+    int rc = pcre2_match(re, (PCRE2_SPTR)subject.ptr, subject.len, 0, 0, md, NULL);
+    if (rc < 0)
+        return false;
+    if (rc == 0)
+        rc = MAX_CAPTURES;
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+    hy_vars_set_captures(req, subject.ptr, ov, rc);
+    for (int i = 0; names && i < names->n; i++) {
+        int g = names->group[i];
+        if (g < rc && ov[2 * g] != PCRE2_UNSET)
+            set_slot(req, names->slot[i], (hy_str_t){subject.ptr + ov[2 * g], ov[2 * g + 1] - ov[2 * g]});
+        else
+            set_slot(req, names->slot[i], HY_STR(""));
+    }
+    return true;
+}
+
+static const rw_names_t *known_names(hy_req_t *req, pcre2_code *re)
+{
+    rw_main_t *m = req->conn->cycle->http_main_conf[RW_IDX];
+    if (m->known == NULL)
+        return NULL;
+    rw_regex_t *k = m->known->elts;
+    for (size_t i = 0; i < m->known->nelts; i++)
+        if (k[i].re == re)
+            return &k[i].names;
+    return NULL;
+}
+
+void hy_rewrite_location_captures(hy_req_t *req, hy_http_loc_conf_t *lc)
+{
+    rx_exec(req, lc->regex, known_names(req, lc->regex), req->uri);
+}
+
+void hy_rewrite_server_name_captures(hy_req_t *req)
+{
+    hy_array_t *names = req->srv->server_names;
+    if (names == NULL)
+        return;
+    hy_server_name_t *sn = names->elts;
+    for (size_t i = 0; i < names->nelts; i++)
+        if (sn[i].kind == 3 && rx_exec(req, sn[i].regex, known_names(req, sn[i].regex), req->host))
+            return;
+}
+
+/* ---------------------------------------------------------------- running */
+
+enum { R_NEXT = 0, R_LAST, R_BREAK, R_DONE };
+
+static void log_notice(hy_req_t *req, const char *fmt, hy_str_t a, hy_str_t b)
+{
+    char ctx[512];
+    hy_req_log_ctx(req, ctx, sizeof(ctx));
+    char line[1024];
+    snprintf(line, sizeof(line), fmt, (int)a.len, a.ptr, (int)b.len, b.ptr);
+    hy_log_conn(HY_LOG_NOTICE, req->conn->id, "%s%s", line, ctx);
+}
+
+static void do_return(hy_req_t *req, const rw_op_t *op)
+{
+    int code = op->code;
+    if (code < 400 || op->has_text) {
+        hy_str_t text;
+        hy_vars_eval(req, &op->cv, &text);
+        if (code == 301 || code == 302 || code == 303 || code == 307 || code == 308) {
+            req->location = text;
+            hy_req_error(req, code);
+            return;
+        }
+        hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv->loc;
+        req->status = code;
+        req->content_type = hy_http_mime_type(lc, req->uri.ptr, req->uri.len);
+        req->content_length_n = (int64_t)text.len;
+        if (code == 204 || code == 304) {
+            req->header_only = true;
+            req->content_length_n = -1;
+            if (code == 204)
+                req->content_type = HY_STR_NULL;
+        }
+        if (req->method_id == HY_M_HEAD)
+            req->header_only = true;
+        if (!req->header_only && text.len)
+            hy_outq_push_mem(&req->body, text.ptr, text.len, NULL, NULL);
+        hy_req_send(req, true);
+        return;
+    }
+    hy_req_error(req, code);
+}
+
+/* returns R_* ; *changed is set when the URI was rewritten */
+static int do_rewrite(hy_req_t *req, const rw_op_t *op, const rw_conf_t *rc, bool *changed)
+{
+    if (!rx_exec(req, op->rx.re, &op->rx.names, req->uri)) {
+        if (rc->log == 1)
+            log_notice(req, "\"%.*s\" does not match \"%.*s\"", op->rx.src, req->uri);
+        return R_NEXT;
+    }
+    if (rc->log == 1)
+        log_notice(req, "\"%.*s\" matches \"%.*s\"", op->rx.src, req->uri);
+    hy_str_t result;
+    hy_vars_eval(req, &op->cv, &result);
+    if (op->redirect) {
+        hy_str_t loc = hy_rewrite_redirect_location(req->pool, result, op->has_q, op->add_args, req->args);
+        if (rc->log == 1)
+            log_notice(req, "rewritten redirect: \"%.*s\"%.*s", loc, HY_STR(""));
+        req->location = loc;
+        hy_req_error(req, op->code == FLAG_PERMANENT ? 301 : 302);
+        return R_DONE;
+    }
+    hy_str_t uri, args;
+    hy_rewrite_split(req->pool, result, op->has_q, op->add_args, req->args, &uri, &args);
+    if (rc->log == 1)
+        log_notice(req, "rewritten data: \"%.*s\", args: \"%.*s\"", uri, args);
+    if (uri.len == 0) {
+        char ctx[512];
+        hy_req_log_ctx(req, ctx, sizeof(ctx));
+        hy_log_conn(HY_LOG_ERR, req->conn->id, "the rewritten URI has a zero length%s", ctx);
+        hy_req_error(req, 500);
+        return R_DONE;
+    }
+    req->uri = uri;
+    req->args = args;
+    req->is_internal = true;
+    *changed = true;
+    if (op->code == FLAG_LAST)
+        return R_LAST;
+    if (op->code == FLAG_BREAK)
+        return R_BREAK;
+    return R_NEXT;
+}
+
+static bool file_test(hy_req_t *req, const rw_op_t *op)
+{
+    hy_str_t path;
+    hy_vars_eval(req, &op->cv, &path);
+    char *p = hy_pstrndup(req->pool, path.ptr, path.len);
+    struct stat st;
+    bool ok;
+    switch (op->file_op) {
+    case 'f':
+        ok = stat(p, &st) == 0 && !S_ISDIR(st.st_mode);
+        break;
+    case 'd':
+        ok = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+        break;
+    case 'e':
+        ok = stat(p, &st) == 0;
+        break;
+    default: /* 'x' */
+        ok = stat(p, &st) == 0 && !S_ISDIR(st.st_mode) && access(p, X_OK) == 0;
+        break;
+    }
+    return ok != op->negate;
+}
+
+static bool condition(hy_req_t *req, const rw_op_t *op)
+{
+    if (op->code == C_FILE)
+        return file_test(req, op);
+    const hy_var_value_t *v = hy_var_get(req, op->var);
+    hy_str_t lhs = {v->ptr, v->len};
+    switch (op->code) {
+    case C_TRUTHY:
+        return hy_rewrite_truthy(lhs);
+    case C_EQ:
+    case C_NE: {
+        hy_str_t rhs;
+        hy_vars_eval(req, &op->cv, &rhs);
+        return hy_str_eq_str(lhs, rhs) == (op->code == C_EQ);
+    }
+    default: { /* C_RE, C_NRE: the subject is copied, captures point into it */
+        hy_str_t subj = {hy_pstrndup(req->pool, lhs.ptr, lhs.len), lhs.len};
+        return rx_exec(req, op->rx.re, &op->rx.names, subj) == (op->code == C_RE);
+    }
+    }
+}
+
+static int run_ops(hy_req_t *req, const rw_conf_t *rc, bool *changed)
+{
+    const rw_op_t *ops = rc->ops->elts;
+    for (size_t i = 0; i < rc->ops->nelts; i++) {
+        const rw_op_t *op = &ops[i];
+        switch (op->kind) {
+        case OP_RETURN:
+            do_return(req, op);
+            return R_DONE;
+        case OP_REWRITE: {
+            int r = do_rewrite(req, op, rc, changed);
+            if (r != R_NEXT)
+                return r;
+            break;
+        }
+        case OP_SET: {
+            hy_str_t v;
+            hy_vars_eval(req, &op->cv, &v);
+            set_slot(req, op->var, v);
+            break;
+        }
+        case OP_BREAK:
+            return R_BREAK;
+        case OP_IF:
+            if (condition(req, op)) {
+                req->loc = op->if_loc;
+                const rw_conf_t *inner = op->if_loc->loc_conf[RW_IDX];
+                if (inner->ops) {
+                    int r = run_ops(req, inner, changed);
+                    if (r != R_NEXT)
+                        return r;
+                }
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    return R_NEXT;
+}
+
+int hy_rewrite_run(hy_req_t *req, hy_http_loc_conf_t *lc)
+{
+    const rw_conf_t *rc = lc->loc_conf[RW_IDX];
+    if (rc == NULL || rc->ops == NULL)
+        return HY_RW_CONTINUE;
+    bool changed = false;
+    switch (run_ops(req, rc, &changed)) {
+    case R_DONE:
+        return HY_RW_DONE;
+    case R_LAST:
+        return HY_RW_URI_CHANGED;
+    case R_BREAK:
+        return HY_RW_CONTINUE;
+    default:
+        return changed ? HY_RW_URI_CHANGED : HY_RW_CONTINUE;
+    }
+}
+
+/* ---------------------------------------------------------------- directives */
+
+static rw_op_t *push_op(hy_conf_t *cf, rw_conf_t *rc)
+{
+    if (rc->ops == NULL)
+        rc->ops = hy_array_create(cf->pool, 4, sizeof(rw_op_t));
+    rw_op_t *op = hy_array_push(rc->ops);
+    memset(op, 0, sizeof(*op));
+    return op;
+}
+
+static bool is_url(hy_str_t s)
+{
+    return (s.len >= 7 && memcmp(s.ptr, "http://", 7) == 0) || (s.len >= 8 && memcmp(s.ptr, "https://", 8) == 0) ||
+           (s.len >= 7 && memcmp(s.ptr, "$scheme", 7) == 0);
+}
+
+static int set_return(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    rw_op_t *op = push_op(cf, conf);
+    op->kind = OP_RETURN;
+    int64_t code = hy_parse_int(a[1].ptr, a[1].len);
+    if (code < 0) {
+        if (n != 2 || !is_url(a[1]))
+            return hy_conf_error(cf, "invalid return code \"%s\"", a[1].ptr);
+        op->code = 302;
+        op->has_text = true;
+        return hy_vars_compile(cf, a[1], &op->cv);
+    }
+    if (code > 999)
+        return hy_conf_error(cf, "invalid return code \"%s\"", a[1].ptr);
+    op->code = (int)code;
+    if (n == 3) {
+        op->has_text = true;
+        return hy_vars_compile(cf, a[2], &op->cv);
+    }
+    op->cv.value = HY_STR("");
+    return 0;
+}
+
+static int set_rewrite(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    rw_op_t *op = push_op(cf, conf);
+    op->kind = OP_REWRITE;
+    if (compile_rx(cf, a[1], false, &op->rx) != 0)
+        return -1;
+    hy_str_t repl = a[2];
+    op->code = FLAG_NONE;
+    if (is_url(repl)) {
+        op->redirect = true;
+        op->code = FLAG_REDIRECT;
+    }
+    if (n == 4) {
+        if (hy_str_eq(a[3], "last")) {
+            if (!op->redirect)
+                op->code = FLAG_LAST;
+        } else if (hy_str_eq(a[3], "break")) {
+            if (!op->redirect)
+                op->code = FLAG_BREAK;
+        } else if (hy_str_eq(a[3], "redirect")) {
+            op->redirect = true;
+            op->code = FLAG_REDIRECT;
+        } else if (hy_str_eq(a[3], "permanent")) {
+            op->redirect = true;
+            op->code = FLAG_PERMANENT;
+        } else {
+            return hy_conf_error(cf, "invalid parameter \"%s\"", a[3].ptr);
+        }
+    }
+    op->add_args = true;
+    if (repl.len && repl.ptr[repl.len - 1] == '?') {
+        repl.len--;
+        op->add_args = false;
+    }
+    op->has_q = repl.len && memchr(repl.ptr, '?', repl.len) != NULL;
+    return hy_vars_compile(cf, repl, &op->cv);
+}
+
+static int set_set(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (a[1].len < 2 || a[1].ptr[0] != '$')
+        return hy_conf_error(cf, "invalid variable name \"%s\"", a[1].ptr);
+    rw_op_t *op = push_op(cf, conf);
+    op->kind = OP_SET;
+    op->var = slot_for(cf, (hy_str_t){a[1].ptr + 1, a[1].len - 1});
+    if (op->var < 0)
+        return -1;
+    return hy_vars_compile(cf, a[2], &op->cv);
+}
+
+static int set_break(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    push_op(cf, conf)->kind = OP_BREAK;
+    return 0;
+}
+
+static int parse_condition(hy_conf_t *cf, rw_op_t *op)
+{
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    size_t cur = 1, last = n - 1;
+    hy_str_t first = a[1], end;
+    if (first.len < 1 || first.ptr[0] != '(')
+        return hy_conf_error(cf, "invalid condition \"%s\"", first.ptr);
+    if (first.len == 1) {
+        cur = 2;
+    } else {
+        a[1].ptr++;
+        a[1].len--;
+    }
+    if (cur > last)
+        return hy_conf_error(cf, "invalid condition \"%s\"", a[last].ptr);
+    end = a[last];
+    if (end.len < 1 || end.ptr[end.len - 1] != ')')
+        return hy_conf_error(cf, "invalid condition \"%s\"", end.ptr);
+    if (end.len == 1) {
+        if (last == cur)
+            return hy_conf_error(cf, "invalid condition \"%s\"", end.ptr);
+        last--;
+    } else {
+        a[last].len--;
+        a[last].ptr[a[last].len] = '\0';
+    }
+    hy_str_t w = a[cur];
+    if (w.len > 1 && w.ptr[0] == '$') {
+        if (cur != last && cur + 2 != last)
+            return hy_conf_error(cf, "invalid condition \"%s\"", w.ptr);
+        op->var = hy_vars_index(cf, (hy_str_t){w.ptr + 1, w.len - 1});
+        if (op->var < 0)
+            return -1;
+        if (cur == last) {
+            op->code = C_TRUTHY;
+            return 0;
+        }
+        hy_str_t o = a[cur + 1], rhs = a[last];
+        if (hy_str_eq(o, "=") || hy_str_eq(o, "!=")) {
+            op->code = o.len == 1 ? C_EQ : C_NE;
+            return hy_vars_compile(cf, rhs, &op->cv);
+        }
+        if (hy_str_eq(o, "~") || hy_str_eq(o, "~*") || hy_str_eq(o, "!~") || hy_str_eq(o, "!~*")) {
+            op->code = o.ptr[0] == '!' ? C_NRE : C_RE;
+            return compile_rx(cf, rhs, o.ptr[o.len - 1] == '*', &op->rx);
+        }
+        return hy_conf_error(cf, "unexpected \"%s\" in condition", o.ptr);
+    }
+    if ((w.len == 2 && w.ptr[0] == '-') || (w.len == 3 && w.ptr[0] == '!' && w.ptr[1] == '-')) {
+        if (cur + 1 != last)
+            return hy_conf_error(cf, "invalid condition \"%s\"", w.ptr);
+        char c = w.ptr[w.len - 1];
+        if (c != 'f' && c != 'd' && c != 'e' && c != 'x')
+            return hy_conf_error(cf, "invalid condition \"%s\"", w.ptr);
+        op->code = C_FILE;
+        op->file_op = c;
+        op->negate = w.ptr[0] == '!';
+        return hy_vars_compile(cf, a[last], &op->cv);
+    }
+    return hy_conf_error(cf, "invalid condition \"%s\"", w.ptr);
+}
+
+static int set_if(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    rw_op_t *op = push_op(cf, conf);
+    op->kind = OP_IF;
+    if (parse_condition(cf, op) != 0)
+        return -1;
+    hy_http_loc_conf_t *parent = cf->loc_conf[hy_http_core_module.index];
+    void **confs = hy_http_create_loc_confs(cf);
+    hy_http_loc_conf_t *lc = confs[hy_http_core_module.index];
+    lc->loc_conf = confs;
+    lc->parent = parent;
+    lc->name = parent->name;
+    lc->match = HY_LOC_NONAME;
+    op->if_loc = lc;
+    if (parent->locations == NULL)
+        parent->locations = hy_array_create(cf->pool, 4, sizeof(hy_http_loc_conf_t *));
+    *(hy_http_loc_conf_t **)hy_array_push(parent->locations) = lc;
+    hy_conf_t saved = *cf;
+    cf->loc_conf = confs;
+    cf->ctx = cf->ctx == HY_CTX_SERVER ? HY_CTX_SIF : HY_CTX_LIF;
+    int rc = hy_conf_parse_block(cf);
+    cf->ctx = saved.ctx;
+    cf->loc_conf = saved.loc_conf;
+    return rc;
+}
+
+/* ---------------------------------------------------------------- module */
+
+static void *create_main(hy_conf_t *cf)
+{
+    rw_main_t *m = hy_pcalloc(cf->pool, sizeof(*m));
+    m->slots = hy_array_create(cf->pool, 4, sizeof(hy_str_t));
+    return m;
+}
+
+static void *create_loc(hy_conf_t *cf)
+{
+    rw_conf_t *c = hy_pcalloc(cf->pool, sizeof(*c));
+    c->log = c->uninit_warn = HY_UNSET;
+    return c;
+}
+
+static int merge_loc(hy_conf_t *cf, void *parent, void *child)
+{
+    rw_conf_t *p = parent, *c = child;
+    hy_merge_value(c->log, p->log, 0);
+    hy_merge_value(c->uninit_warn, p->uninit_warn, 1);
+    return 0;
+}
+
+static int collect_locations(hy_conf_t *cf, rw_main_t *m, hy_array_t *locs)
+{
+    if (locs == NULL)
+        return 0;
+    hy_http_loc_conf_t **l = locs->elts;
+    for (size_t i = 0; i < locs->nelts; i++) {
+        if (l[i]->regex) {
+            rw_regex_t rx = {.re = l[i]->regex};
+            if (names_of(cf, l[i]->regex, &rx.names) != 0)
+                return -1;
+            if (rx.names.n)
+                *(rw_regex_t *)hy_array_push(m->known) = rx;
+        }
+        if (collect_locations(cf, m, l[i]->locations) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* named captures of location and server_name regexes become variables, as in nginx */
+static int postconfiguration(hy_conf_t *cf)
+{
+    rw_main_t *m = cf->main_conf[RW_IDX];
+    hy_http_main_conf_t *hm = cf->main_conf[hy_http_core_module.index];
+    m->known = hy_array_create(cf->pool, 2, sizeof(rw_regex_t));
+    hy_http_srv_conf_t **srvs = hm->servers->elts;
+    for (size_t s = 0; s < hm->servers->nelts; s++) {
+        hy_server_name_t *sn = srvs[s]->server_names->elts;
+        for (size_t i = 0; i < srvs[s]->server_names->nelts; i++) {
+            if (sn[i].kind != 3)
+                continue;
+            rw_regex_t rx = {.re = sn[i].regex};
+            if (names_of(cf, sn[i].regex, &rx.names) != 0)
+                return -1;
+            if (rx.names.n)
+                *(rw_regex_t *)hy_array_push(m->known) = rx;
+        }
+        if (collect_locations(cf, m, srvs[s]->loc->locations) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+#define RW_CTX (HY_CTX_SERVER | HY_CTX_LOC | HY_CTX_SIF | HY_CTX_LIF)
+
+static const hy_directive_t rewrite_directives[] = {
+    {.name = "return", .ctx = RW_CTX, .args = HY_ARGS_12, .set = set_return, .conf = HY_CONF_LOC},
+    {.name = "rewrite", .ctx = RW_CTX, .args = HY_ARGS_2 | HY_ARGS_3, .set = set_rewrite, .conf = HY_CONF_LOC},
+    {.name = "set", .ctx = RW_CTX, .args = HY_ARGS_2, .set = set_set, .conf = HY_CONF_LOC},
+    {.name = "break", .ctx = RW_CTX, .args = HY_ARGS_0, .set = set_break, .conf = HY_CONF_LOC},
+    {.name = "if", .ctx = HY_CTX_SERVER | HY_CTX_LOC, .args = HY_ARGS_1MORE | HY_ARGS_BLOCK, .set = set_if,
+     .conf = HY_CONF_LOC},
+    {.name = "rewrite_log", .ctx = HY_CTX_HTTP_ANY | HY_CTX_SIF | HY_CTX_LIF, .args = HY_ARGS_FLAG,
+     .set = hy_slot_flag, .conf = HY_CONF_LOC, .offset = offsetof(rw_conf_t, log)},
+    {.name = "uninitialized_variable_warn", .ctx = HY_CTX_HTTP_ANY | HY_CTX_SIF | HY_CTX_LIF,
+     .args = HY_ARGS_FLAG, .set = hy_slot_flag, .conf = HY_CONF_LOC, .offset = offsetof(rw_conf_t, uninit_warn)},
+    {0},
+};
+
+hy_module_t hy_http_rewrite_module = {
+    .name = "http_rewrite",
+    .directives = rewrite_directives,
+    .create_main_conf = create_main,
+    .create_loc_conf = create_loc,
+    .merge_loc_conf = merge_loc,
+    .postconfiguration = postconfiguration,
+};

@@ -1,0 +1,25 @@
+/* filter_gzip.h — response compression: nginx's gzip and gzip_static modules, plus brotli and zstd with the
+ * directive names of the third-party ngx_brotli / zstd-nginx-module, and a per-worker cache of compressed
+ * static files (gzip_cache). One module, one header filter, one body filter; codecs in compress.c. */
+#ifndef HY_HTTP_FILTER_GZIP_H
+#define HY_HTTP_FILTER_GZIP_H
+
+#include "request.h"
+#include "../core/file.h"
+
+extern hy_module_t hy_http_gzip_module;
+
+/* The static handler's opener (open-file cache aware): a new reference, or NULL with *err set. */
+typedef hy_file_t *(*hy_gzip_open_fn)(const hy_http_loc_conf_t *lc, const char *path, size_t len, int *err);
+
+/** gzip_static / brotli_static / zstd_static: before the static handler serves `path` (GET/HEAD), try the
+ * precompressed variants ("path.br", "path.zst", "path.gz") the location enables and the client accepts,
+ * in the client's q order then br > zstd > gzip. On success returns the variant (a new reference) with
+ * Content-Encoding set on req; NULL to serve `path` as usual. */
+hy_file_t *hy_gzip_static_open(hy_req_t *req, const char *path, size_t len, hy_gzip_open_fn open);
+/** Does this module encode this response (the filter would compress it: status, type, length, client; or a
+ * precompressed variant is served)? The static handler asks before honouring Range: as nginx 1.22, such a
+ * response has no Accept-Ranges, ignores Range and is sent whole. */
+bool hy_gzip_no_ranges(hy_req_t *req, int64_t length);
+
+#endif

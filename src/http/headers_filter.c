@@ -1,0 +1,303 @@
+/* headers_filter.c — nginx's headers module (add_header, expires) and the Content-Type part of the charset
+ * module (charset, source_charset, charset_types; no recoding), as one header filter.
+ *
+ * nginx's surprises kept: add_header lists are inherited from the level above only when a level has no
+ * add_header at all; without "always" a header is added only for 200, 201, 204, 206, 301, 302, 303, 304, 307
+ * and 308; a value that evaluates to "" adds nothing. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include "headers_filter.h"
+#include "vars.h"
+#include "../core/httpdate.h"
+#include "../core/clock.h"
+
+#define HF_IDX (hy_http_headers_module.index)
+
+typedef struct hf_header {
+    hy_str_t name;
+    hy_complex_t value;
+    bool always;
+} hf_header_t;
+
+typedef struct hf_conf {
+    hy_array_t *headers;   /* hf_header_t; NULL: inherit */
+    int expires;           /* HY_EXPIRES_*, HY_UNSET */
+    int64_t expires_time;  /* seconds (DAILY: seconds after midnight) */
+    hy_str_t charset;      /* NULL: inherit; "off" */
+    hy_str_t source_charset;
+    hy_array_t *charset_types; /* hy_str_t; NULL: inherit/default; one "*" entry: any */
+} hf_conf_t;
+
+bool hy_headers_status_ok(int status)
+{
+    switch (status) {
+    case 200: case 201: case 204: case 206: case 301: case 302: case 303: case 304: case 307: case 308:
+        return true;
+    default:
+        return false;
+    }
+}
+
+int hy_headers_parse_expires(hy_str_t *args, size_t n, int *type, int64_t *secs)
+{
+    size_t i = 0;
+    bool modified = false;
+    if (n == 2) {
+        if (!hy_str_eq(args[0], "modified"))
+            return -1;
+        modified = true;
+        i = 1;
+    }
+    hy_str_t v = args[i];
+    *secs = 0;
+    if (hy_str_eq(v, "epoch")) {
+        *type = HY_EXPIRES_EPOCH;
+        return 0;
+    }
+    if (hy_str_eq(v, "max")) {
+        *type = HY_EXPIRES_MAX;
+        return 0;
+    }
+    if (hy_str_eq(v, "off")) {
+        *type = HY_EXPIRES_OFF;
+        return 0;
+    }
+    bool minus = false;
+    if (v.len && v.ptr[0] == '@') {
+        if (modified)
+            return -1;
+        int64_t t = hy_parse_sec(v.ptr + 1, v.len - 1);
+        if (t < 0 || t >= 86400)
+            return -1;
+        *type = HY_EXPIRES_DAILY;
+        *secs = t;
+        return 0;
+    }
+    if (v.len && (v.ptr[0] == '-' || v.ptr[0] == '+')) {
+        minus = v.ptr[0] == '-';
+        v.ptr++;
+        v.len--;
+    }
+    int64_t t = hy_parse_sec(v.ptr, v.len);
+    if (t < 0)
+        return -1;
+    *type = modified ? HY_EXPIRES_MODIFIED : HY_EXPIRES_ACCESS;
+    *secs = minus ? -t : t;
+    return 0;
+}
+
+/* the next time of day `secs` after now, local time (nginx's ngx_next_time) */
+static int64_t next_daily(int64_t now, int64_t secs)
+{
+    time_t t = (time_t)now;
+    struct tm tm;
+    localtime_r(&t, &tm);
+    tm.tm_hour = (int)(secs / 3600);
+    tm.tm_min = (int)(secs / 60 % 60);
+    tm.tm_sec = (int)(secs % 60);
+    tm.tm_isdst = -1;
+    time_t next = mktime(&tm);
+    if (next == (time_t)-1)
+        return now;
+    if (next <= t) {
+        tm.tm_mday++;
+        tm.tm_isdst = -1;
+        next = mktime(&tm);
+    }
+    return (int64_t)next;
+}
+
+static void add_expires(hy_req_t *req, const hf_conf_t *hc)
+{
+    hy_str_t exp, cc;
+    if (hc->expires == HY_EXPIRES_EPOCH) {
+        exp = HY_STR("Thu, 01 Jan 1970 00:00:01 GMT");
+        cc = HY_STR("no-cache");
+    } else if (hc->expires == HY_EXPIRES_MAX) {
+        exp = HY_STR("Thu, 31 Dec 2037 23:55:55 GMT");
+        cc = HY_STR("max-age=315360000");
+    } else if (hc->expires_time == 0 && hc->expires != HY_EXPIRES_DAILY) {
+        char *d = hy_palloc(req->pool, 30);
+        memcpy(d, hy_clock_http_date(), 29);
+        exp = (hy_str_t){d, 29};
+        cc = HY_STR("max-age=0");
+    } else {
+        int64_t now = hy_clock_time(), when, max_age;
+        if (hc->expires == HY_EXPIRES_DAILY) {
+            when = next_daily(now, hc->expires_time);
+            max_age = when - now;
+        } else if (hc->expires == HY_EXPIRES_ACCESS || req->last_modified < 0) {
+            max_age = hc->expires_time;
+            when = now + hc->expires_time;
+        } else {
+            when = req->last_modified + hc->expires_time;
+            max_age = when - now;
+        }
+        char *d = hy_palloc(req->pool, 32);
+        hy_httpdate_format(when < 0 ? 0 : when, d);
+        exp = (hy_str_t){d, 29};
+        if (hc->expires_time < 0 || max_age < 0) {
+            cc = HY_STR("no-cache");
+        } else {
+            char *c = hy_palloc(req->pool, 32);
+            int l = snprintf(c, 32, "max-age=%lld", (long long)max_age);
+            cc = (hy_str_t){c, (size_t)l};
+        }
+    }
+    hy_req_add_header(req, HY_STR("Expires"), exp);
+    hy_req_add_header(req, HY_STR("Cache-Control"), cc);
+}
+
+static bool type_listed(const hf_conf_t *hc, hy_str_t ct)
+{
+    const char *semi = memchr(ct.ptr, ';', ct.len);
+    hy_str_t mime = {ct.ptr, semi ? (size_t)(semi - ct.ptr) : ct.len};
+    while (mime.len && mime.ptr[mime.len - 1] == ' ')
+        mime.len--;
+    const hy_str_t *t = hc->charset_types->elts;
+    for (size_t i = 0; i < hc->charset_types->nelts; i++)
+        if (hy_str_eq(t[i], "*") || hy_str_caseeq_str(t[i], mime))
+            return true;
+    return false;
+}
+
+static bool has_charset_param(hy_str_t ct)
+{
+    for (size_t i = 0; i + 8 <= ct.len; i++)
+        if ((ct.ptr[i] | 0x20) == 'c' && strncasecmp(ct.ptr + i, "charset=", 8) == 0)
+            return true;
+    return false;
+}
+
+static void header_filter(hy_req_t *req)
+{
+    hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv ? req->srv->loc : NULL;
+    if (lc == NULL)
+        return;
+    const hf_conf_t *hc = lc->loc_conf[HF_IDX];
+    if (hc == NULL)
+        return;
+    bool ok = hy_headers_status_ok(req->status);
+    if (ok && hc->expires > HY_EXPIRES_OFF)
+        add_expires(req, hc);
+    if (hc->headers) {
+        const hf_header_t *h = hc->headers->elts;
+        for (size_t i = 0; i < hc->headers->nelts; i++) {
+            if (!ok && !h[i].always)
+                continue;
+            hy_str_t v;
+            hy_vars_eval(req, &h[i].value, &v);
+            if (v.len)
+                hy_req_add_header(req, h[i].name, v);
+        }
+    }
+    if (hc->charset.len && !hy_str_eq(hc->charset, "off") && req->content_type.len &&
+        type_listed(hc, req->content_type) && !has_charset_param(req->content_type)) {
+        size_t n = req->content_type.len + 10 + hc->charset.len;
+        char *p = hy_palloc(req->pool, n + 1);
+        int l = snprintf(p, n + 1, "%.*s; charset=%.*s", (int)req->content_type.len, req->content_type.ptr,
+                         (int)hc->charset.len, hc->charset.ptr);
+        req->content_type = (hy_str_t){p, (size_t)l};
+    }
+}
+
+static void *create_loc(hy_conf_t *cf)
+{
+    hf_conf_t *c = hy_pcalloc(cf->pool, sizeof(*c));
+    c->expires = HY_UNSET;
+    return c;
+}
+
+static int merge_loc(hy_conf_t *cf, void *parent, void *child)
+{
+    hf_conf_t *p = parent, *c = child;
+    if (c->headers == NULL)
+        c->headers = p->headers;
+    if (c->expires == HY_UNSET) {
+        c->expires = p->expires == HY_UNSET ? HY_EXPIRES_OFF : p->expires;
+        c->expires_time = p->expires_time;
+    }
+    if (c->charset.ptr == NULL)
+        c->charset = p->charset.ptr ? p->charset : HY_STR("off");
+    if (c->source_charset.ptr == NULL)
+        c->source_charset = p->source_charset;
+    if (c->charset_types == NULL) {
+        if (p->charset_types == NULL) {
+            static const char *defaults[] = {"text/html", "text/xml", "text/plain", "text/vnd.wap.wml",
+                                             "application/javascript", "application/rss+xml"};
+            p->charset_types = hy_array_create(cf->pool, 6, sizeof(hy_str_t));
+            for (size_t i = 0; i < HY_ARRAY_SIZE(defaults); i++)
+                *(hy_str_t *)hy_array_push(p->charset_types) = (hy_str_t){(char *)defaults[i], strlen(defaults[i])};
+        }
+        c->charset_types = p->charset_types;
+    }
+    return 0;
+}
+
+static int set_add_header(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hf_conf_t *hc = conf;
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (n == 4 && !hy_str_eq(a[3], "always"))
+        return hy_conf_error(cf, "invalid parameter \"%s\"", a[3].ptr);
+    if (hc->headers == NULL)
+        hc->headers = hy_array_create(cf->pool, 2, sizeof(hf_header_t));
+    hf_header_t *h = hy_array_push(hc->headers);
+    h->name = hy_str_dup(cf->pool, a[1]);
+    h->always = n == 4;
+    return hy_vars_compile(cf, a[2], &h->value);
+}
+
+static int set_expires(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hf_conf_t *hc = conf;
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (hc->expires != HY_UNSET)
+        return hy_conf_error(cf, "\"expires\" directive is duplicate");
+    int type;
+    int64_t secs;
+    if (hy_headers_parse_expires(a + 1, n - 1, &type, &secs) != 0) {
+        if (n == 2 && a[1].len && a[1].ptr[0] == '@')
+            return hy_conf_error(cf, "daily time value must be less than 24 hours");
+        return hy_conf_error(cf, "invalid value");
+    }
+    hc->expires = type;
+    hc->expires_time = secs;
+    return 0;
+}
+
+static int set_charset_types(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hf_conf_t *hc = conf;
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (hc->charset_types == NULL)
+        hc->charset_types = hy_array_create(cf->pool, n, sizeof(hy_str_t));
+    for (size_t i = 1; i < n; i++)
+        *(hy_str_t *)hy_array_push(hc->charset_types) = hy_str_dup(cf->pool, a[i]);
+    return 0;
+}
+
+#define HF_CTX (HY_CTX_HTTP_ANY | HY_CTX_LIF)
+#define HF(field) .conf = HY_CONF_LOC, .offset = offsetof(hf_conf_t, field)
+
+static const hy_directive_t headers_directives[] = {
+    {.name = "add_header", .ctx = HF_CTX, .args = HY_ARGS_2 | HY_ARGS_3, .set = set_add_header, HF(headers)},
+    {.name = "expires", .ctx = HF_CTX, .args = HY_ARGS_12, .set = set_expires, HF(expires)},
+    {.name = "charset", .ctx = HF_CTX, .args = HY_ARGS_1, .set = hy_slot_str, HF(charset)},
+    {.name = "source_charset", .ctx = HF_CTX, .args = HY_ARGS_1, .set = hy_slot_str, HF(source_charset)},
+    {.name = "charset_types", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1MORE, .set = set_charset_types,
+     HF(charset_types)},
+    {0},
+};
+
+hy_module_t hy_http_headers_module = {
+    .name = "http_headers",
+    .directives = headers_directives,
+    .create_loc_conf = create_loc,
+    .merge_loc_conf = merge_loc,
+    .header_filter = header_filter,
+};

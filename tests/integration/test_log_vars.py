@@ -1,0 +1,156 @@
+"""Embedded variables as the access log prints them (nginx's exact formats; passes with HY_BIN=/usr/sbin/nginx)."""
+import os
+import re
+import socket
+
+import pytest
+
+from conftest import IS_NGINX
+from test_log_access import read_lines
+
+FILES = {'html/a.txt': 'abc', 'html/sub/b.txt': 'bbbb'}
+
+VARS = ['remote_addr', 'remote_user', 'request', 'request_method', 'request_uri', 'uri', 'document_uri', 'args',
+        'query_string', 'is_args', 'arg_x', 'arg_Y', 'arg_none', 'http_x_foo', 'http_user_agent', 'cookie_c',
+        'cookie_none', 'content_type', 'content_length', 'host', 'server_name', 'server_addr', 'server_port',
+        'server_protocol', 'scheme', 'https', 'status', 'body_bytes_sent', 'sent_http_content_type',
+        'sent_http_content_length', 'sent_http_x_nope', 'sent_http_connection', 'connection_requests',
+        'request_filename', 'document_root', 'upstream_addr', 'upstream_status', 'upstream_response_time',
+        'nginx_version', 'remote_port', 'connection', 'pid', 'request_id', 'hostname', 'bytes_sent',
+        'request_length', 'realpath_root', 'binary_remote_addr', 'time_iso8601', 'time_local', 'msec',
+        'request_time']
+
+
+def conf(extra_loc=''):
+    fmt = '|'.join('${%s}' % v for v in VARS)
+    return '''
+http {
+    log_format v '%s';
+    server {
+        listen 127.0.0.1:{port};
+        server_name example.com www.example.com;
+        root {html};
+        access_log logs/v.log v;
+        location /al/ { alias {html}/sub/; }
+        %s
+    }
+}
+''' % (fmt, extra_loc)
+
+
+def parse(line):
+    vals = line.split(b'|')
+    assert len(vals) == len(VARS), line
+    return dict(zip(VARS, vals))
+
+
+def test_request_variables(server):
+    s = server(conf(), files=FILES)
+    c = s.conn()
+    req = (b'GET /a.txt?x=1&y=%41&Z=3 HTTP/1.1\r\nHost: LocalHost:' + str(s.port).encode() +
+           b'\r\nX-Foo: bar baz\r\nAuthorization: Basic dXNlcjpwYXNz\r\nCookie: a=1; c=cv; d=2\r\n'
+           b'User-Agent: t\r\nConnection: close\r\n\r\n')
+    c.send(req)
+    r = c.read_response()
+    assert r.status == 200
+    v = parse(read_lines(s, 'logs/v.log')[0])
+    assert v['remote_addr'] == b'127.0.0.1'
+    assert v['remote_user'] == b'user'
+    assert v['request'] == b'GET /a.txt?x=1&y=%41&Z=3 HTTP/1.1'
+    assert v['request_method'] == b'GET'
+    assert v['request_uri'] == b'/a.txt?x=1&y=%41&Z=3'
+    assert v['uri'] == v['document_uri'] == b'/a.txt'
+    assert v['args'] == v['query_string'] == b'x=1&y=%41&Z=3'
+    assert v['is_args'] == b'?'
+    assert v['arg_x'] == b'1' and v['arg_Y'] == b'%41' and v['arg_none'] == b'-'
+    assert v['http_x_foo'] == b'bar baz' and v['http_user_agent'] == b't'
+    assert v['cookie_c'] == b'cv' and v['cookie_none'] == b'-'
+    assert v['content_type'] == b'-' and v['content_length'] == b'-'
+    assert v['host'] == b'localhost'
+    assert v['server_name'] == b'example.com'
+    assert v['server_addr'] == b'127.0.0.1' and v['server_port'] == str(s.port).encode()
+    assert v['server_protocol'] == b'HTTP/1.1' and v['scheme'] == b'http' and v['https'] == b''
+    assert v['status'] == b'200' and v['body_bytes_sent'] == b'3'
+    assert v['sent_http_content_type'] == b'text/plain' and v['sent_http_content_length'] == b'3'
+    assert v['sent_http_x_nope'] == b'-' and v['sent_http_connection'] == b'close'
+    assert v['connection_requests'] == b'1'
+    assert v['request_filename'] == (s.html + '/a.txt').encode()
+    assert v['document_root'] == s.html.encode()
+    assert v['realpath_root'] == os.path.realpath(s.html).encode()
+    assert v['upstream_addr'] == v['upstream_status'] == v['upstream_response_time'] == b'-'
+    assert v['nginx_version'] == b'1.22.1'
+    assert v['remote_port'] == str(c.sock.getsockname()[1]).encode()
+    assert re.fullmatch(rb'\d+', v['connection'])
+    assert v['pid'] == str(s.proc.pid).encode()
+    assert re.fullmatch(rb'[0-9a-f]{32}', v['request_id'])
+    assert v['hostname'] == socket.gethostname().encode()
+    assert int(v['bytes_sent']) == len(r.raw_head) + 3
+    assert int(v['request_length']) == len(req)
+    assert v['binary_remote_addr'] == b'\\x7F\\x00\\x00\\x01'
+    assert re.fullmatch(rb'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d', v['time_iso8601'])
+    assert re.fullmatch(rb'\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}', v['time_local'])
+    assert re.fullmatch(rb'\d+\.\d{3}', v['msec']) and re.fullmatch(rb'\d+\.\d{3}', v['request_time'])
+
+
+def test_no_args_and_404(server):
+    s = server(conf(), files=FILES)
+    r = s.get('/missing', host='www.example.com')
+    assert r.status == 404
+    v = parse(read_lines(s, 'logs/v.log')[0])
+    assert v['args'] == v['query_string'] == b'-' and v['is_args'] == b''
+    assert v['status'] == b'404' and v['host'] == b'www.example.com'
+    assert v['remote_user'] == b'-' and v['sent_http_content_type'] == b'text/html'
+    assert v['request_filename'] == (s.html + '/missing').encode()
+
+
+def test_empty_query(server):
+    s = server(conf(), files=FILES)
+    s.get('/a.txt?')
+    v = parse(read_lines(s, 'logs/v.log')[0])
+    assert v['args'] == b'-' and v['is_args'] == b'' and v['request_uri'] == b'/a.txt?'
+
+
+def test_http10_without_host_uses_server_name(server):
+    s = server(conf(), files=FILES)
+    r = s.raw(b'GET /a.txt HTTP/1.0\r\n\r\n')
+    assert r.status == 200
+    v = parse(read_lines(s, 'logs/v.log')[0])
+    assert v['host'] == b'example.com' and v['server_protocol'] == b'HTTP/1.0'
+
+
+def test_keepalive_connection_requests(server):
+    s = server(conf(), files=FILES)
+    c = s.conn()
+    for i in range(3):
+        c.send(b'GET /a.txt HTTP/1.1\r\nHost: localhost\r\n\r\n')
+        assert c.read_response().status == 200
+    lines = read_lines(s, 'logs/v.log', 3)
+    vals = [parse(l) for l in lines]
+    assert [v['connection_requests'] for v in vals] == [b'1', b'2', b'3']
+    assert len({v['connection'] for v in vals}) == 1
+    assert len({v['request_id'] for v in vals}) == 3
+    # nginx has already cleared r->keepalive when the log phase runs
+    assert [v['sent_http_connection'] for v in vals] == [b'close'] * 3
+
+
+def test_alias_filename(server):
+    s = server(conf(), files=FILES)
+    assert s.get('/al/b.txt').status == 200
+    v = parse(read_lines(s, 'logs/v.log')[0])
+    assert v['request_filename'] == (s.html + '/sub/b.txt').encode()
+
+
+def test_post_content_type_and_length(server):
+    s = server(conf(), files=FILES)
+    r = s.get('/a.txt', method='POST', body=b'hello', headers={'Content-Type': 'text/x-y'})
+    assert r.status == 405
+    v = parse(read_lines(s, 'logs/v.log')[0])
+    assert v['content_type'] == b'text/x-y' and v['content_length'] == b'5'
+    assert v['request_method'] == b'POST'
+
+
+def test_repeated_headers(server):
+    s = server(conf(), files=FILES)
+    s.get('/a.txt', headers=[('X-Foo', 'one'), ('X-Foo', 'two'), ('Cookie', 'a=1'), ('Cookie', 'c=2')])
+    v = parse(read_lines(s, 'logs/v.log')[0])
+    assert v['http_x_foo'] == b'one' and v['cookie_c'] == b'2'
