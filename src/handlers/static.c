@@ -556,7 +556,7 @@ void hy_static_handler(hy_req_t *req)
                     goto redirect;
                 }
                 if (err != ENOENT && err != ENOTDIR) {
-                    log_open_error(req, "open()", path, err, HY_LOG_CRIT);
+                    log_open_error(req, "open()", path, err, status_for_errno(err) == 500 ? HY_LOG_CRIT : HY_LOG_ERR);
                     hy_req_error(req, status_for_errno(err));
                     return;
                 }
@@ -592,7 +592,7 @@ void hy_static_handler(hy_req_t *req)
         if (f == NULL) {
             int st = status_for_errno(err);
             if (st != 404 || lc->log_not_found)
-                log_open_error(req, "open()", path, err, st == 404 ? HY_LOG_ERR : HY_LOG_CRIT);
+                log_open_error(req, "open()", path, err, st == 500 ? HY_LOG_CRIT : HY_LOG_ERR);
             hy_req_error(req, st);
             return;
         }

@@ -47,6 +47,7 @@ typedef struct h1conn {
     bool body_chunked, body_pending, resp_done, keepalive, is_idle, linger_needed;
     uint64_t send_mark;
     uint64_t req_start_ms;  /* wall-clock ms when this request's first bytes were seen */
+    bool next_pipelined;    /* the next request starts in bytes already buffered */
     uint64_t linger_deadline;
     int64_t keepalive_ms, body_timeout_ms, send_timeout_ms, linger_time_ms, linger_timeout_ms;
     int lingering_close, reset_timedout;
@@ -296,6 +297,7 @@ static void next_request(h1conn_t *h)
         conn_close(h);
         return;
     }
+    h->next_pipelined = h->sock.input.len > 0;
     if (h->sock.input.len > 0) {
         hy_timer_link(h->sock.loop, &h->timer, (uint64_t)h->dsrv->client_header_timeout_ms);
         hy_defer(h->sock.loop, &h->parse_defer);
@@ -605,6 +607,8 @@ static void try_parse(h1conn_t *h, const char *err)
     hy_req_t *req = new_req(h);
     req->request_line = r.request_line;
     req->request_length = n;
+    req->pipelined = h->next_pipelined;
+    h->next_pipelined = false;
     req->start_ms = h->req_start_ms;
     req->method = r.method;
     req->method_id = hy_http_method_id(r.method);

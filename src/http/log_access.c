@@ -341,7 +341,7 @@ static void log_one(hy_req_t *req, const log_entry_t *e)
             break;
         }
         case OP_PIPE:
-            x->p = ".", x->n = 1; /* hayate does not track pipelining per request yet */
+            x->p = req->pipelined ? "p" : ".", x->n = 1;
             break;
         default:
             x->p = "", x->n = 0;

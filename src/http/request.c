@@ -77,11 +77,26 @@ size_t hy_req_log_ctx(hy_req_t *req, char *buf, size_t cap)
     } else {
         n += snprintf(buf + n, cap - (size_t)n, ", server: ");
     }
-    if (req->method.len)
+    if (req->request_line.len)
+        n += snprintf(buf + n, cap - (size_t)n, ", request: \"%.*s\"", (int)req->request_line.len,
+                      req->request_line.ptr);
+    else if (req->method.len)
         n += snprintf(buf + n, cap - (size_t)n, ", request: \"%.*s %.*s HTTP/1.%d\"", (int)req->method.len,
                       req->method.ptr, (int)req->target.len, req->target.ptr, req->version == 10 ? 0 : 1);
-    if (req->host.len)
+    /* nginx prints Host and Referer as the client sent them */
+    const hy_str_t *host = NULL, *ref = NULL;
+    for (size_t i = 0; i < req->num_headers && (size_t)n < cap; i++) {
+        if (host == NULL && hy_str_caseeq(req->headers[i].name, "host"))
+            host = &req->headers[i].value;
+        else if (ref == NULL && hy_str_caseeq(req->headers[i].name, "referer"))
+            ref = &req->headers[i].value;
+    }
+    if (host && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, ", host: \"%.*s\"", (int)host->len, host->ptr);
+    else if (req->host.len && (size_t)n < cap)
         n += snprintf(buf + n, cap - (size_t)n, ", host: \"%.*s\"", (int)req->host.len, req->host.ptr);
+    if (ref && (size_t)n < cap)
+        n += snprintf(buf + n, cap - (size_t)n, ", referrer: \"%.*s\"", (int)ref->len, ref->ptr);
     return (size_t)n < cap ? (size_t)n : cap - 1;
 }
 

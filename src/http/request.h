@@ -92,6 +92,7 @@ struct hy_req {
     uint64_t conn_requests;         /* number of this request on its connection, from 1 ($connection_requests) */
     void **ctx;                     /* per-module request state, indexed by module index (NULL until used) */
     bool logged, filters_started, chunked_out;
+    bool pipelined;                 /* parsed from bytes that arrived with the previous request ($pipe) */
     hy_defer_t _defer;
 };
 

@@ -3,6 +3,9 @@
 #include <string.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <errno.h>
+#include <pwd.h>
+#include <grp.h>
 #include "core_conf.h"
 #include "../core/log.h"
 
@@ -89,9 +92,17 @@ static int set_user(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         return hy_conf_error(cf, "\"user\" directive is duplicate");
     c->user = hy_str_dup(cf->pool, a[1]);
     c->group = n == 3 ? hy_str_dup(cf->pool, a[2]) : c->user;
-    if (geteuid() != 0)
+    if (geteuid() != 0) {
         hy_conf_warn(cf, "the \"user\" directive makes sense only if the master process runs with super-user "
                      "privileges, ignored");
+        return 0;
+    }
+    /* as nginx: both names must resolve now, so -t catches what would make every worker die at start */
+    errno = 0;
+    if (getpwnam(c->user.ptr) == NULL)
+        return hy_conf_error(cf, "getpwnam(\"%s\") failed", c->user.ptr);
+    if (getgrnam(c->group.ptr) == NULL)
+        return hy_conf_error(cf, "getgrnam(\"%s\") failed", c->group.ptr);
     return 0;
 }
 

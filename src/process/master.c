@@ -135,7 +135,10 @@ static void reload(void)
         return;
     }
     hy_cycle_t *old = current;
-    hy_lset_t *old_set = cur_lset;
+    /* sockets of addresses (and worker slots) the new generation dropped close before any new worker is
+     * forked, so no new worker inherits a socket nobody will accept on; old workers keep their own copies
+     * until they have drained */
+    hy_lset_free(cur_lset, true);
     current = nc;
     cur_lset = ns;
     num_workers = n;
@@ -144,7 +147,6 @@ static void reload(void)
     for (int i = 0; i < n; i++)
         spawn(nc, (size_t)i);
     signal_workers(SIGQUIT, old);
-    hy_lset_free(old_set, true); /* sockets of addresses the new generation dropped */
     hy_cycle_unref(old);
     hy_log(HY_LOG_NOTICE, "reconfigured from %s", nc->conf_file);
 }
@@ -216,6 +218,9 @@ int hy_master_run(hy_cycle_t *cycle, hy_lset_t *lset, int n, const hy_opts_t *op
         case SIGQUIT:
             hy_log(HY_LOG_NOTICE, "signal %d (SIGQUIT) received from %u, shutting down", SIGQUIT, si.ssi_pid);
             stopping = true;
+            /* stop listening at once: new connections are refused instead of queueing for nobody */
+            hy_lset_free(cur_lset, true);
+            cur_lset = NULL;
             signal_workers(SIGQUIT, NULL);
             break;
         case SIGTERM:
@@ -223,6 +228,8 @@ int hy_master_run(hy_cycle_t *cycle, hy_lset_t *lset, int n, const hy_opts_t *op
             hy_log(HY_LOG_NOTICE, "signal %d (%s) received from %u, exiting", si.ssi_signo,
                    si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT", si.ssi_pid);
             stopping = true;
+            hy_lset_free(cur_lset, true);
+            cur_lset = NULL;
             signal_workers(SIGTERM, NULL);
             wait_all(5000);
             break;

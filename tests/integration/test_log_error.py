@@ -106,8 +106,6 @@ def test_invalid_level(run_cli, prefix):
     assert r.rc != 0 and 'invalid log level "loud"' in r.err, r.err
 
 
-@pytest.mark.xfail(not IS_NGINX, strict=True,
-                   reason='hy_req_log_ctx (http/request.c) prints the normalised host and no referrer yet')
 def test_host_as_sent_and_referrer(server):
     s = server(conf(), files=FILES)
     s.get('/ref.txt', host='LocalHost:%d' % s.port, headers={'Referer': 'http://r.example/x'})

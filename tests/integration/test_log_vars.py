@@ -154,3 +154,25 @@ def test_repeated_headers(server):
     s.get('/a.txt', headers=[('X-Foo', 'one'), ('X-Foo', 'two'), ('Cookie', 'a=1'), ('Cookie', 'c=2')])
     v = parse(read_lines(s, 'logs/v.log')[0])
     assert v['http_x_foo'] == b'one' and v['cookie_c'] == b'2'
+
+
+def test_pipe(server):
+    """$pipe is "p" for a request that arrived behind another one in the same read, "." otherwise."""
+    s = server('''
+http {
+    log_format p '$request_uri $pipe';
+    server {
+        listen 127.0.0.1:{port};
+        root {html};
+        access_log logs/p.log p;
+    }
+}
+''', files=FILES)
+    c = s.conn()
+    c.send(b'GET /a.txt?1 HTTP/1.1\r\nHost: x\r\n\r\nGET /a.txt?2 HTTP/1.1\r\nHost: x\r\n\r\n')
+    assert c.read_response().status == 200
+    assert c.read_response().status == 200
+    c.send(b'GET /a.txt?3 HTTP/1.1\r\nHost: x\r\n\r\n')
+    assert c.read_response().status == 200
+    lines = read_lines(s, 'logs/p.log', 3)
+    assert lines == [b'/a.txt?1 .', b'/a.txt?2 p', b'/a.txt?3 .']
