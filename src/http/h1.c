@@ -24,6 +24,7 @@
 #include "../conf/cycle.h"
 
 #define MAX_HEADERS 128
+#define SHUTDOWN_GRACE_MS 1000 /* how long an idle keep-alive connection may stay after a graceful stop */
 
 enum { ST_HEAD = 0, ST_REQ, ST_LINGER, ST_CLOSED };
 
@@ -189,7 +190,6 @@ void hy_h1_accept(hy_listener_t *l, int fd, struct sockaddr_storage *peer, sockl
     h->sock.peer = *peer;
     h->sock.peer_len = peer_len;
     peer_text(h, peer);
-    h->pool = hy_pool_create(4096);
     h->timer.cb = on_timer;
     h->timer.data = h;
     h->parse_defer.cb = on_parse_defer;
@@ -288,7 +288,12 @@ static void next_request(h1conn_t *h)
     }
     h->num_requests++;
     h->req = NULL;
-    hy_pool_reset(h->pool);
+    if (h->sock.input.len > 0) {
+        hy_pool_reset(h->pool);
+    } else { /* an idle keep-alive connection holds no request arena (and no input buffer) */
+        hy_pool_destroy(h->pool);
+        h->pool = NULL;
+    }
     h->state = ST_HEAD;
     h->last_len = 0;
     h->resp_done = false;
@@ -512,9 +517,16 @@ static void rebase(hy_str_t *s, const char *from, size_t n, char *to)
         s->ptr = to + (s->ptr - from);
 }
 
+static hy_pool_t *conn_pool(h1conn_t *h)
+{
+    if (h->pool == NULL)
+        h->pool = hy_pool_create(4096);
+    return h->pool;
+}
+
 static hy_req_t *new_req(h1conn_t *h)
 {
-    hy_req_t *req = hy_pcalloc(h->pool, sizeof(*req));
+    hy_req_t *req = hy_pcalloc(conn_pool(h), sizeof(*req));
     req->pool = h->pool;
     req->conn = &h->c;
     req->version = 11;
@@ -584,7 +596,7 @@ static void try_parse(h1conn_t *h, const char *err)
         return;
     }
     /* copy the head into the request arena so the input buffer can move on */
-    char *copy = hy_palloc(h->pool, (size_t)n + 1);
+    char *copy = hy_palloc(conn_pool(h), (size_t)n + 1);
     memcpy(copy, data, (size_t)n);
     copy[n] = '\0';
     rebase(&r.method, data, (size_t)n, copy);
@@ -750,18 +762,12 @@ static void on_timer(hy_timer_t *t)
 void hy_h1_shutdown(hy_loop_t *loop)
 {
     shutting_down = true;
-    /* Idle keep-alive connections close now, unless request bytes are already waiting in the kernel: closing
-     * those would reset a request the client has sent (nginx/nginx PR #437). They get their response with
-     * "Connection: close" instead. */
-    h1conn_t *h = idle_head;
-    while (h) {
-        h1conn_t *next = h->idle_next;
-        char b;
-        ssize_t n = recv(h->sock.io.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
-        if (n <= 0)
-            conn_close(h);
-        h = next;
-    }
+    /* Idle keep-alive connections are not closed at once: a client may have its next request on the wire, and
+     * closing would reset it (nginx/nginx PR #437; what makes reloads under load fail). A request that arrives
+     * is answered with "Connection: close"; a connection still idle after a short grace period is closed. */
+    for (h1conn_t *h = idle_head; h; h = h->idle_next)
+        if (hy_timer_is_linked(&h->timer) && h->timer.expire_at > hy_clock_now_ms() + SHUTDOWN_GRACE_MS)
+            hy_timer_link(h->sock.loop, &h->timer, SHUTDOWN_GRACE_MS);
 }
 
 void hy_h1_close_all(void)
