@@ -178,10 +178,6 @@ static void write_line(log_file_t *f, const char *line, size_t len)
 
 /* ---------------------------------------------------------------- formats */
 
-static bool name_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
 
 static const struct {
     const char *name;
@@ -211,19 +207,9 @@ static int compile_format(hy_conf_t *cf, log_fmt_t *fmt, hy_str_t *words, size_t
                 continue;
             }
             const char *dollar = p++;
-            bool bracket = p < end && *p == '{';
-            if (bracket)
-                p++;
-            const char *ns = p;
-            while (p < end && name_char(*p))
-                p++;
-            hy_str_t name = {(char *)ns, (size_t)(p - ns)};
-            if (bracket) {
-                if (p >= end || *p != '}')
-                    return hy_conf_error(cf, "the closing bracket in \"%.*s\" variable is missing", (int)name.len,
-                                         name.ptr);
-                p++;
-            }
+            hy_str_t name;
+            if (hy_vars_scan_name(cf, &p, end, &name) != 0)
+                return -1;
             if (name.len == 0)
                 return hy_conf_error(cf, "invalid parameter \"%s\"", dollar);
             log_op_t *op = hy_array_push(&ops);

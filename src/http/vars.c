@@ -914,6 +914,26 @@ static inline bool name_char(char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
+int hy_vars_scan_name(hy_conf_t *cf, const char **pp, const char *end, hy_str_t *name)
+{
+    const char *p = *pp;
+    bool bracket = p < end && *p == '{';
+    if (bracket)
+        p++;
+    const char *ns = p;
+    while (p < end && name_char(*p))
+        p++;
+    *name = (hy_str_t){(char *)ns, (size_t)(p - ns)};
+    if (bracket) {
+        if (p >= end || *p != '}')
+            return hy_conf_error(cf, "the closing bracket in \"%.*s\" variable is missing", (int)name->len,
+                                 name->ptr);
+        p++;
+    }
+    *pp = p;
+    return 0;
+}
+
 int hy_vars_compile(hy_conf_t *cf, hy_str_t text, hy_complex_t *out)
 {
     out->value = hy_str_dup(cf->pool, text);
@@ -942,19 +962,9 @@ int hy_vars_compile(hy_conf_t *cf, hy_str_t text, hy_complex_t *out)
             p++;
             continue;
         }
-        bool bracket = p < end && *p == '{';
-        if (bracket)
-            p++;
-        const char *ns = p;
-        while (p < end && name_char(*p))
-            p++;
-        hy_str_t name = {(char *)ns, (size_t)(p - ns)};
-        if (bracket) {
-            if (p >= end || *p != '}')
-                return hy_conf_error(cf, "the closing bracket in \"%.*s\" variable is missing", (int)name.len,
-                                     name.ptr);
-            p++;
-        }
+        hy_str_t name;
+        if (hy_vars_scan_name(cf, &p, end, &name) != 0)
+            return -1;
         if (name.len == 0)
             return hy_conf_error(cf, "invalid variable name");
         int idx = hy_vars_index(cf, name);
