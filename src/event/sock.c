@@ -38,7 +38,12 @@ static int plain_flush(hy_sock_t *s)
                 iov[cnt].iov_len = g->mem.len;
                 cnt++;
             }
-            n = writev(s->io.fd, iov, cnt);
+            if (s->more_until_close) {
+                struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)cnt};
+                n = sendmsg(s->io.fd, &mh, MSG_MORE | MSG_NOSIGNAL);
+            } else {
+                n = writev(s->io.fd, iov, cnt);
+            }
         } else {
             hy_seg_t *g = q->head;
             size_t chunk = (size_t)HY_MIN(g->file.len, (int64_t)1 << 30);

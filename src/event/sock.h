@@ -38,6 +38,8 @@ struct hy_sock {
     struct sockaddr_storage peer;
     socklen_t peer_len;
     bool is_reading, is_eof, is_closed, is_corked, use_sendfile;
+    bool more_until_close; /* the connection closes after this output: hold partial segments (MSG_MORE) so the
+                            * last data leaves together with the FIN, as TCP_CORK + close does */
 };
 
 /** Wrap an accepted non-blocking fd. The sock does not own its memory (embedded in a connection). */

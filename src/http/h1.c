@@ -494,6 +494,7 @@ static void h1_send(hy_req_t *req, bool is_final)
     if (is_final) {
         h->resp_done = true;
         req->finished = true;
+        h->sock.more_until_close = !h->keepalive; /* one packet carries the response's tail and the FIN */
         h->send_mark = h->sock.bytes_out;
         hy_timer_link(h->sock.loop, &h->timer, (uint64_t)h->send_timeout_ms);
         if (h->body_pending && h->keepalive)
