@@ -4,6 +4,8 @@
 #include <string.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include "core.h"
 #include "vars.h"
 #include "../conf/cycle.h"
@@ -645,6 +647,21 @@ static int set_internal(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 
 /* ---------------- post-configuration: servers grouped by listening address ---------------- */
 
+static bool addr_is_wildcard(const hy_listen_spec_t *l)
+{
+    if (l->addr.ss_family == AF_INET)
+        return ((const struct sockaddr_in *)&l->addr)->sin_addr.s_addr == htonl(INADDR_ANY);
+    if (l->addr.ss_family == AF_INET6)
+        return IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)&l->addr)->sin6_addr);
+    return false;
+}
+
+static uint16_t addr_port(const struct sockaddr_storage *a)
+{
+    return a->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)a)->sin6_port
+                                    : ((const struct sockaddr_in *)a)->sin_port;
+}
+
 static int build_addrs(hy_conf_t *cf, hy_http_main_conf_t *m)
 {
     m->addrs = hy_array_create(cf->pool, 4, sizeof(hy_http_addr_t));
@@ -701,7 +718,46 @@ static int build_addrs(hy_conf_t *cf, hy_http_main_conf_t *m)
                                          all[k].spec.text);
             }
     }
+    /* nginx binds only the wildcard address of a port and picks a specific address's servers by the local
+     * address of each connection (unless that listen says "bind") */
+    for (size_t k = 0; k < m->addrs->nelts; k++) {
+        hy_http_addr_t *a = &all[k];
+        if (a->spec.is_unix || a->spec.bind || addr_is_wildcard(&a->spec))
+            continue;
+        for (size_t w = 0; w < m->addrs->nelts; w++) {
+            hy_http_addr_t *wa = &all[w];
+            if (wa->spec.is_unix || !addr_is_wildcard(&wa->spec) || wa->spec.addr.ss_family != a->spec.addr.ss_family ||
+                addr_port(&wa->spec.addr) != addr_port(&a->spec.addr))
+                continue;
+            a->via = wa;
+            if (wa->covers == NULL)
+                wa->covers = hy_array_create(cf->pool, 2, sizeof(hy_http_addr_t *));
+            *(hy_http_addr_t **)hy_array_push(wa->covers) = a;
+            break;
+        }
+    }
     return 0;
+}
+
+hy_http_addr_t *hy_http_addr_for_fd(hy_http_addr_t *wildcard, int fd)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof(ss);
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0)
+        return wildcard;
+    hy_http_addr_t **c = wildcard->covers->elts;
+    for (size_t i = 0; i < wildcard->covers->nelts; i++) {
+        const struct sockaddr_storage *a = &c[i]->spec.addr;
+        if (a->ss_family != ss.ss_family)
+            continue;
+        if (ss.ss_family == AF_INET && ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+                                           ((struct sockaddr_in *)&ss)->sin_addr.s_addr)
+            return c[i];
+        if (ss.ss_family == AF_INET6 && memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+                                               &((struct sockaddr_in6 *)&ss)->sin6_addr, sizeof(struct in6_addr)) == 0)
+            return c[i];
+    }
+    return wildcard;
 }
 
 /* ---------------- the table ---------------- */

@@ -79,6 +79,10 @@ typedef struct hy_http_addr {
     hy_http_srv_conf_t *default_server;   /* borrowed */
     hy_array_t *servers;                  /* hy_http_srv_conf_t* in config order */
     hy_cycle_t *cycle;                    /* the generation it belongs to */
+    struct hy_http_addr *via;             /* a specific address served through the wildcard socket of its port
+                                           * (nginx binds only "*:port" and picks by local address); NULL when
+                                           * it has a socket of its own */
+    hy_array_t *covers;                   /* on a wildcard: the hy_http_addr_t* it dispatches to, or NULL */
 } hy_http_addr_t;
 
 typedef struct hy_http_main_conf {
@@ -88,6 +92,8 @@ typedef struct hy_http_main_conf {
     int64_t types_hash_max_size, types_hash_bucket_size;
 } hy_http_main_conf_t;
 
+/** For a connection accepted on a wildcard socket: the address whose servers apply, by its local address. */
+hy_http_addr_t *hy_http_addr_for_fd(hy_http_addr_t *wildcard, int fd);
 /** The http{} confs of a cycle (NULL without an http block). */
 hy_http_main_conf_t *hy_http_main(hy_cycle_t *cycle);
 /** Pick the server for a Host (lower-cased, port stripped); default server when nothing matches.

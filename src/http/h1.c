@@ -168,6 +168,8 @@ void hy_h1_accept(hy_listener_t *l, int fd, struct sockaddr_storage *peer, sockl
         }
     }
     hy_http_addr_t *addr = l->data;
+    if (addr->covers)
+        addr = hy_http_addr_for_fd(addr, fd);
     h1conn_t *h = hy_calloc(sizeof(*h));
     num_conns++;
     h->all_next = all_head;

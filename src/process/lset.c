@@ -53,6 +53,8 @@ hy_lset_t *hy_lset_open(hy_cycle_t *cycle, size_t slots, hy_lset_t *old)
         s->shared[a] = addrs[a].spec.is_unix;
         if (!s->shared[a])
             s->specs[a].reuseport = true; /* one socket per worker (docs/DIFFERENCES.md) */
+        if (addrs[a].via) /* served through the wildcard socket of its port */
+            continue;
         for (size_t slot = 0; slot < (s->shared[a] ? 1 : slots); slot++) {
             if (take(old, &s->specs[a], slot, s->shared[a], true) >= 0)
                 continue;
@@ -67,7 +69,7 @@ hy_lset_t *hy_lset_open(hy_cycle_t *cycle, size_t slots, hy_lset_t *old)
         }
     }
     for (size_t a = 0; a < n; a++) {
-        for (size_t slot = 0; slot < slots; slot++) {
+        for (size_t slot = 0; slot < slots && !addrs[a].via; slot++) {
             if (s->shared[a] && slot > 0) {
                 s->fds[slot * n + a] = s->fds[a];
                 continue;

@@ -87,14 +87,17 @@ static void start_listeners(hy_cycle_t *cycle)
     for (size_t i = 0; i < num_listeners; i++) {
         listeners[i].spec = cur_lset->specs[i];
         listeners[i].accept_batch = batch;
-        hy_listener_start(&listeners[i], &loop, hy_lset_fd(cur_lset, my_slot, i), hy_h1_accept, &addrs[i]);
+        int fd = hy_lset_fd(cur_lset, my_slot, i);
+        if (fd >= 0) /* no socket: the address is served through its port's wildcard socket */
+            hy_listener_start(&listeners[i], &loop, fd, hy_h1_accept, &addrs[i]);
     }
 }
 
 static void stop_listeners(void)
 {
     for (size_t i = 0; i < num_listeners; i++)
-        hy_listener_stop(&listeners[i]);
+        if (listeners[i].loop)
+            hy_listener_stop(&listeners[i]);
     free(listeners);
     listeners = NULL;
     num_listeners = 0;
