@@ -500,11 +500,11 @@ static hy_str_t document_root(hy_req_t *req, bool *alias)
     *alias = false;
     if (lc == NULL)
         return HY_STR_NULL;
-    if (lc->root_is_alias == 1) {
-        *alias = true;
-        return lc->alias;
-    }
-    return lc->root;
+    *alias = lc->root_is_alias == 1;
+    hy_str_t r = *alias ? lc->alias : lc->root;
+    if (lc->root_cv) /* root/alias with variables or captures: evaluated for this request */
+        hy_vars_eval(req, lc->root_cv, &r);
+    return r;
 }
 
 static void get_document_root(hy_req_t *req, hy_var_value_t *v, uintptr_t data)

@@ -176,3 +176,23 @@ http {
     assert c.read_response().status == 200
     lines = read_lines(s, 'logs/p.log', 3)
     assert lines == [b'/a.txt?1 .', b'/a.txt?2 p', b'/a.txt?3 .']
+
+
+def test_document_root_with_variables(server):
+    """$document_root and $request_filename follow a root that has variables in it."""
+    s = server('''
+http {
+    log_format r '$document_root|$request_filename';
+    server {
+        listen 127.0.0.1:{port};
+        set $site sub;
+        root {html}/$site;
+        access_log logs/r.log r;
+    }
+}
+''', files=FILES)
+    assert s.get('/b.txt').status == 200
+    lines = read_lines(s, 'logs/r.log', 1)
+    root, fn = lines[0].split(b'|')
+    assert root.endswith(b'/html/sub'), lines
+    assert fn == root + b'/b.txt', lines
