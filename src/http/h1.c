@@ -207,10 +207,19 @@ void hy_h1_accept(hy_listener_t *l, int fd, struct sockaddr_storage *peer, sockl
 
 /* ---- lingering close (nginx's lingering_close): stop writing, read and drop what the client still sends ---- */
 
+static bool client_sent_more(h1conn_t *h)
+{
+    if (h->linger_needed || h->sock.input.len > 0)
+        return true;
+    if (h->req && h->req->status < 400)
+        return false; /* a normal last response: skip the syscall (requests sent after it may be reset) */
+    char b;
+    return recv(h->sock.io.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0; /* unread bytes: close() would reset */
+}
+
 static void start_linger(h1conn_t *h)
 {
-    if (h->lingering_close == HY_LINGER_OFF ||
-        (h->lingering_close == HY_LINGER_ON && !h->linger_needed && h->sock.input.len == 0)) {
+    if (h->lingering_close == HY_LINGER_OFF || (h->lingering_close == HY_LINGER_ON && !client_sent_more(h))) {
         conn_close(h);
         return;
     }

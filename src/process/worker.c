@@ -98,7 +98,9 @@ static void stop_listeners(void)
     for (size_t i = 0; i < num_listeners; i++)
         if (listeners[i].loop)
             hy_listener_stop(&listeners[i]);
-    free(listeners);
+    /* events for these watchers may still be queued in this loop iteration: free at its end */
+    if (listeners)
+        hy_loop_free_later(&loop, free, listeners);
     listeners = NULL;
     num_listeners = 0;
 }
