@@ -462,9 +462,14 @@ static void serve_file(hy_req_t *req, hy_file_t *f, const hy_http_loc_conf_t *lc
     req->last_modified = f->mtime;
     req->content_type = hy_http_mime_type(lc, req->uri.ptr, req->uri.len);
     if (lc->etag) {
-        char *et = hy_palloc(req->pool, 40);
-        int l = snprintf(et, 40, "\"%llx-%llx\"", (unsigned long long)f->mtime, (unsigned long long)f->size);
-        req->etag = (hy_str_t){et, (size_t)l};
+        char *et = hy_palloc(req->pool, 40); /* nginx's format: "<mtime hex>-<size hex>" */
+        size_t l = 0;
+        et[l++] = '"';
+        l += hy_fmt_hex(et + l, (uint64_t)f->mtime);
+        et[l++] = '-';
+        l += hy_fmt_hex(et + l, (uint64_t)f->size);
+        et[l++] = '"';
+        req->etag = (hy_str_t){et, l};
     }
     int cond = check_conditions(req, lc);
     if (cond) {

@@ -393,7 +393,15 @@ static void build_head(h1conn_t *h, hy_req_t *req)
         PUTSTR(req->status_line);
         PUTS("\r\n");
     } else {
-        o += (size_t)snprintf(buf + o, 64, "HTTP/1.1 %03d %s\r\n", req->status, reason ? reason : "");
+        PUTS("HTTP/1.1 ");
+        int st = req->status;
+        if (st < 100 || st > 999)
+            st = 500;
+        buf[o++] = (char)('0' + st / 100), buf[o++] = (char)('0' + st / 10 % 10), buf[o++] = (char)('0' + st % 10);
+        buf[o++] = ' ';
+        if (reason)
+            o += put(buf + o, reason, strlen(reason));
+        PUTS("\r\n");
     }
     if (lc->server_tokens == HY_TOKENS_OFF)
         PUTS("Server: hayate\r\n");
@@ -407,8 +415,11 @@ static void build_head(h1conn_t *h, hy_req_t *req)
         PUTSTR(req->content_type);
         PUTS("\r\n");
     }
-    if (req->content_length_n >= 0)
-        o += (size_t)snprintf(buf + o, 48, "Content-Length: %lld\r\n", (long long)req->content_length_n);
+    if (req->content_length_n >= 0) {
+        PUTS("Content-Length: ");
+        o += hy_fmt_u64(buf + o, (uint64_t)req->content_length_n);
+        PUTS("\r\n");
+    }
     if (req->last_modified >= 0) {
         char d[32];
         hy_httpdate_format(req->last_modified, d);

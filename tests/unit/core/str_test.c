@@ -198,8 +198,26 @@ static void test_parse_sec(void)
     is_int(hy_parse_sec(S("99999999999999999999")), -1);
 }
 
+static void test_fmt(void)
+{
+    char b[32];
+    const uint64_t vals[] = {0, 1, 9, 10, 99, 100, 12345, 4294967295u, UINT64_MAX};
+    for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+        char want[32];
+        int wl = snprintf(want, sizeof(want), "%llu", (unsigned long long)vals[i]);
+        size_t n = hy_fmt_u64(b, vals[i]);
+        is_int(n, wl);
+        ok(memcmp(b, want, n) == 0);
+        wl = snprintf(want, sizeof(want), "%llx", (unsigned long long)vals[i]);
+        n = hy_fmt_hex(b, vals[i]);
+        is_int(n, wl);
+        ok(memcmp(b, want, n) == 0);
+    }
+}
+
 int main(void)
 {
+    subtest("hy_fmt_u64 / hy_fmt_hex match printf", test_fmt);
     subtest("eq / caseeq / eq_str / caseeq_str", test_eq);
     subtest("caseeq_str with an embedded NUL (regression)", test_caseeq_embedded_nul);
     subtest("lower / dup", test_lower_dup);
