@@ -7,6 +7,8 @@ Bounded: a fixed number of inputs, each connection with a short timeout.
 import random
 import socket
 
+import pytest
+
 CONF = '''
 http {
     server {
@@ -79,3 +81,52 @@ def test_mutated_requests_never_kill_the_server(server, prog):
             r = srv.get('/f.txt')
             assert r.status == 200 and r.body == b'hello world\n'
     assert srv.alive()
+
+
+# gzip/brotli/zstd, add_header, error_page to a named location, rewrite, try_files, return (hayate modules)
+RICH_CONF = '''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        root {html};
+        autoindex on;
+        gzip on; gzip_types *; gzip_min_length 1; brotli on; brotli_types *; zstd on; zstd_types *;
+        add_header X-A $uri always;
+        error_page 404 = @nf;
+        location @nf { return 200 "nf $request_uri $args $http_host\\n"; }
+        location /a/ { alias {html}/; }
+        location /r/ { rewrite ^/r/(.*)$ /$1?x=$arg_y last; }
+        location /t/ { try_files $uri $uri/ /f.txt?$args; }
+        location /ret { return 302 http://$host$request_uri; }
+        location ~ \\.txt$ { }
+    }
+}
+'''
+
+PATHS = ['/', '/f.txt', '/dir', '/dir/', '/a/f.txt', '/r/f.txt', '/r/dir/x.txt', '/t/none', '/t/dir', '/ret',
+         '/missing', '/%2e%2e/f.txt', '/a/../f.txt', '/dir/x.txt', '/f.txt?y=1&z', '/r/?', '/t/?a=$b']
+HDRS = ['Range: bytes=0-3', 'Range: bytes=-2,0-1', 'Range: bytes=5-', 'If-None-Match: *', 'If-Range: "x"',
+        'Accept-Encoding: gzip', 'Accept-Encoding: br;q=1, zstd;q=0.9', 'Accept-Encoding: *;q=0', 'Cookie: a=b',
+        'If-Modified-Since: Sun, 06 Nov 1994 08:49:37 GMT', 'Connection: close', 'Expect: 100-continue',
+        'User-Agent: MSIE 6.0', 'Via: 1.1 p']
+
+
+@pytest.mark.hayate_only
+def test_structured_requests_through_every_module(server):
+    srv = server(RICH_CONF, files={'html/f.txt': 'hello world\n' * 50, 'html/dir/x.txt': 'x' * 3000})
+    rng = random.Random(20261201)
+    for i in range(300):
+        method = rng.choice(['GET', 'HEAD', 'POST', 'OPTIONS', 'DELETE'])
+        req = '%s %s HTTP/1.%d\r\nHost: %s\r\n' % (method, rng.choice(PATHS), rng.randint(0, 1),
+                                                 rng.choice(['x', 'X.example', 'a:1']))
+        for h in rng.sample(HDRS, rng.randint(0, 4)):
+            req += h + '\r\n'
+        body = b''
+        if method == 'POST':
+            body = b'abc'
+            req += 'Content-Length: 3\r\n'
+        got = send_raw(srv.port, req.encode() + b'\r\n' + body)
+        assert got is None or got == b'' or got.startswith(b'HTTP/1.1 '), (req, got[:200])
+    assert srv.alive()
+    r = srv.get('/f.txt')
+    assert r.status == 200
