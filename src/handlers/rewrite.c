@@ -16,6 +16,7 @@
 #define MAX_CAPTURES 64
 
 enum { OP_RETURN = 1, OP_REWRITE, OP_SET, OP_BREAK, OP_IF };
+#define SET_ARGS (-2) /* OP_SET target: the request's $args */
 enum { FLAG_NONE = 0, FLAG_LAST, FLAG_BREAK, FLAG_REDIRECT, FLAG_PERMANENT };
 enum { C_TRUTHY = 1, C_EQ, C_NE, C_RE, C_NRE, C_FILE };
 
@@ -418,7 +419,10 @@ static int run_ops(hy_req_t *req, const rw_conf_t *rc, bool *changed)
         case OP_SET: {
             hy_str_t v;
             hy_vars_eval(req, &op->cv, &v);
-            set_slot(req, op->var, v);
+            if (op->var == SET_ARGS)
+                req->args = v;
+            else
+                set_slot(req, op->var, v);
             break;
         }
         case OP_BREAK:
@@ -547,11 +551,18 @@ static int set_set(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     hy_str_t *a = hy_conf_args(cf, &n);
     if (a[1].len < 2 || a[1].ptr[0] != '$')
         return hy_conf_error(cf, "invalid variable name \"%s\"", a[1].ptr);
+    hy_str_t name = {a[1].ptr + 1, a[1].len - 1};
     rw_op_t *op = push_op(cf, conf);
     op->kind = OP_SET;
-    op->var = slot_for(cf, (hy_str_t){a[1].ptr + 1, a[1].len - 1});
-    if (op->var < 0)
-        return -1;
+    if (hy_str_eq(name, "args")) {
+        op->var = SET_ARGS; /* nginx's one changeable built-in here: it rewrites the request's query */
+    } else if (hy_vars_is_builtin(name)) {
+        return hy_conf_error(cf, "the duplicate \"%.*s\" variable", (int)name.len, name.ptr);
+    } else {
+        op->var = slot_for(cf, name);
+        if (op->var < 0)
+            return -1;
+    }
     return hy_vars_compile(cf, a[2], &op->cv);
 }
 

@@ -784,7 +784,7 @@ static const builtin_t builtins[] = {
     {"document_uri", get_field, F_URI, HY_VAR_NOCACHE},
     {"args", get_field, F_ARGS, HY_VAR_NOCACHE},
     {"query_string", get_field, F_ARGS, HY_VAR_NOCACHE},
-    {"is_args", get_is_args, 0, 0},
+    {"is_args", get_is_args, 0, HY_VAR_NOCACHE},
     {"content_type", get_content_type, 0, 0},
     {"content_length", get_content_length, 0, 0},
     {"host", get_host, 0, 0},
@@ -831,6 +831,14 @@ static const builtin_t prefixes[] = {
     {"upstream_cookie_", get_not_found, 0, HY_VAR_NOCACHE},
     {"upstream_trailer_", get_not_found, 0, HY_VAR_NOCACHE},
 };
+
+bool hy_vars_is_builtin(hy_str_t name)
+{
+    for (size_t i = 0; i < HY_ARRAY_SIZE(builtins); i++)
+        if (hy_str_eq(name, builtins[i].name))
+            return true;
+    return false;
+}
 
 /* ---------------------------------------------------------------- registry */
 

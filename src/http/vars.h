@@ -53,6 +53,8 @@ int hy_vars_eval(hy_req_t *req, const hy_complex_t *cv, hy_str_t *out);
 /** Scan a variable name after '$' at *p: NAME or {NAME} (letters, digits, '_'); advances *p past it. The name
  * may be empty (the caller reports that in its own words). -1 after hy_conf_error for a missing '}'. */
 int hy_vars_scan_name(hy_conf_t *cf, const char **p, const char *end, hy_str_t *name);
+/** True for hayate's own named variables ($uri, $args, ...; not the $arg_/$http_... prefixes). */
+bool hy_vars_is_builtin(hy_str_t name);
 /** The index of variable `name` (without '$'), registering it as used; -1 after hy_conf_error on a bad name. */
 int hy_vars_index(hy_conf_t *cf, hy_str_t name);
 /** The value of indexed variable `index` for the request (cached unless the variable is HY_VAR_NOCACHE).
