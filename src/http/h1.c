@@ -370,17 +370,36 @@ static size_t put(char *p, const char *s, size_t n)
     return n;
 }
 
+/* A header value from the configuration may hold request data ($uri decodes %0D%0A): control characters
+ * (RFC 9110 §5.5 forbids CR, LF, NUL in field values) are sent percent-encoded, so no request can add header
+ * lines to its response. nginx sends them raw; this is a deliberate difference (docs/DIFFERENCES.md). */
+static size_t put_value(char *p, hy_str_t v)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < v.len; i++) {
+        unsigned char c = (unsigned char)v.ptr[i];
+        if ((c < 0x20 && c != '\t') || c == 0x7f) {
+            p[o++] = '%';
+            p[o++] = "0123456789ABCDEF"[c >> 4];
+            p[o++] = "0123456789ABCDEF"[c & 15];
+        } else {
+            p[o++] = (char)c;
+        }
+    }
+    return o;
+}
+
 #define PUTS(lit) (o += put(buf + o, lit, sizeof(lit) - 1))
 #define PUTSTR(st) (o += put(buf + o, (st).ptr, (st).len))
 
 static void build_head(h1conn_t *h, hy_req_t *req)
 {
     hy_http_loc_conf_t *lc = req->loc ? req->loc : h->dsrv->loc;
-    size_t extra = req->content_type.len + req->etag.len + req->location.len + 64;
+    size_t extra = 3 * (req->content_type.len + req->etag.len + req->location.len) + 64;
     if (req->headers_out)
         for (size_t i = 0; i < req->headers_out->nelts; i++) {
             hy_header_t *x = (hy_header_t *)req->headers_out->elts + i;
-            extra += x->name.len + x->value.len + 4;
+            extra += x->name.len + 3 * x->value.len + 4;
         }
     char *buf = hy_palloc(req->pool, 512 + extra);
     size_t o = 0;
@@ -412,7 +431,7 @@ static void build_head(h1conn_t *h, hy_req_t *req)
     PUTS("\r\n");
     if (req->content_type.len) {
         PUTS("Content-Type: ");
-        PUTSTR(req->content_type);
+        o += put_value(buf + o, req->content_type);
         PUTS("\r\n");
     }
     if (req->content_length_n >= 0) {
@@ -429,7 +448,7 @@ static void build_head(h1conn_t *h, hy_req_t *req)
     }
     if (req->location.len) {
         PUTS("Location: ");
-        PUTSTR(req->location);
+        o += put_value(buf + o, req->location);
         PUTS("\r\n");
     }
     if (req->chunked_out)
@@ -443,7 +462,7 @@ static void build_head(h1conn_t *h, hy_req_t *req)
     }
     if (req->etag.len) {
         PUTS("ETag: ");
-        PUTSTR(req->etag);
+        o += put_value(buf + o, req->etag);
         PUTS("\r\n");
     }
     if (req->headers_out)
@@ -451,7 +470,7 @@ static void build_head(h1conn_t *h, hy_req_t *req)
             hy_header_t *x = (hy_header_t *)req->headers_out->elts + i;
             PUTSTR(x->name);
             PUTS(": ");
-            PUTSTR(x->value);
+            o += put_value(buf + o, x->value);
             PUTS("\r\n");
         }
     if (req->accept_ranges)
