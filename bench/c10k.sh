@@ -38,8 +38,7 @@ nginx_bin=${NGINX_BIN:-/usr/sbin/nginx}
 srv_cpus=${C10K_SERVER_CPUS:-0}
 cli_cpu=${C10K_CLIENT_CPU:-1}
 
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-free_port() { local p=$1; while port_busy "$p"; do p=$((p + 1)); done; echo "$p"; }
+. "$here/lib.sh"
 
 pkgs=""
 command -v ab >/dev/null || pkgs="$pkgs apache2-utils"
@@ -64,17 +63,7 @@ head -c 10240 /dev/urandom >"$prefix/html/10k.dat"
 chmod 644 "$prefix/html/10k.dat"
 
 pids=()
-cleanup() {
-    [ -s "$prefix/client.pid" ] && kill -TERM "$(cat "$prefix/client.pid")" 2>/dev/null
-    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    for p in "${pids[@]}"; do
-        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-        kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null
-        wait "$p" 2>/dev/null
-    done
-    pids=()
-    if [ "$keep" = 1 ]; then echo "c10k: kept $prefix" >&2; else rm -rf "$prefix"; fi
-}
+cleanup() { bench_cleanup c10k; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 

@@ -30,8 +30,7 @@ srv_cpu=${IDLE_SERVER_CPU:-0}
 cli_cpu=${IDLE_CLIENT_CPU:-1}
 python=${PYTHON:-/usr/bin/python3}
 
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-free_port() { local p=$1; while port_busy "$p" || [ "$p" = "${2:-}" ]; do p=$((p + 1)); done; echo "$p"; }
+. "$here/lib.sh"
 
 pkgs=""
 command -v taskset >/dev/null || pkgs="$pkgs util-linux"
@@ -57,17 +56,7 @@ head -c 612 /dev/zero | tr '\0' x >"$prefix/html/small.html"
 chmod 644 "$prefix/html/small.html"
 
 pids=()
-cleanup() {
-    [ -s "$prefix/client.pid" ] && kill -TERM "$(cat "$prefix/client.pid")" 2>/dev/null
-    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    for p in "${pids[@]}"; do
-        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-        kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null
-        wait "$p" 2>/dev/null
-    done
-    pids=()
-    if [ "$keep" = 1 ]; then echo "idle: kept $prefix" >&2; else rm -rf "$prefix"; fi
-}
+cleanup() { bench_cleanup idle; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 

@@ -32,8 +32,7 @@ srv_cpus=${RUL_SERVER_CPUS:-0}
 cli_cpu=${RUL_CLIENT_CPU:-1}
 case "$secs$reloads$nconn$workers" in *[!0-9]*) echo "reload: numeric settings expected" >&2; exit 2 ;; esac
 
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-free_port() { local p=$1; while port_busy "$p" || [ "$p" = "${2:-}" ]; do p=$((p + 1)); done; echo "$p"; }
+. "$here/lib.sh"
 
 pkgs=""
 command -v wrk >/dev/null || pkgs="$pkgs wrk"
@@ -54,17 +53,7 @@ head -c 612 /dev/urandom | base64 -w 0 | head -c 612 >"$prefix/html/small.html"
 chmod 644 "$prefix/html/small.html"
 
 pids=()
-cleanup() {
-    [ -s "$prefix/client.pid" ] && kill -TERM "$(cat "$prefix/client.pid")" 2>/dev/null
-    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    for p in "${pids[@]}"; do
-        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-        kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null
-        wait "$p" 2>/dev/null
-    done
-    pids=()
-    if [ "$keep" = 1 ]; then echo "reload: kept $prefix" >&2; else rm -rf "$prefix"; fi
-}
+cleanup() { bench_cleanup reload; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 

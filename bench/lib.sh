@@ -1,0 +1,21 @@
+# bench/lib.sh — helpers shared by the issue 3 bench scripts (sourced, not run).
+
+# port_busy PORT: something listens on 127.0.0.1:PORT
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# free_port FROM [EXCEPT]: the first port from FROM up that nobody listens on (and is not EXCEPT)
+free_port() { local p=$1; while port_busy "$p" || [ "$p" = "${2:-}" ]; do p=$((p + 1)); done; echo "$p"; }
+
+# bench_cleanup NAME: stop the load generator ($prefix/client.pid) and every server in ${pids[@]} (TERM, then
+# KILL after 5 s), then remove $prefix unless $keep is 1. Meant for `trap cleanup EXIT`.
+bench_cleanup() {
+    [ -s "$prefix/client.pid" ] && kill -TERM "$(cat "$prefix/client.pid")" 2>/dev/null
+    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
+    for p in "${pids[@]}"; do
+        for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+        kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null
+        wait "$p" 2>/dev/null
+    done
+    pids=()
+    if [ "$keep" = 1 ]; then echo "$1: kept $prefix" >&2; else rm -rf "$prefix"; fi
+}
