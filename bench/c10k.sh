@@ -127,12 +127,7 @@ start() {
     exit 1
 }
 
-stop() {
-    kill -QUIT "$1" 2>/dev/null
-    for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$1" 2>/dev/null && { echo "c10k: $1 did not stop on QUIT; killing" >&2; kill -KILL "$1"; }
-    wait "$1" 2>/dev/null
-}
+stop() { bench_stop c10k "$1"; }
 
 # run NAME PORT LOG: sets r_done r_failed r_non2xx r_rps r_secs r_ovf
 run() {

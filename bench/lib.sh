@@ -19,3 +19,11 @@ bench_cleanup() {
     pids=()
     if [ "$keep" = 1 ]; then echo "$1: kept $prefix" >&2; else rm -rf "$prefix"; fi
 }
+
+# bench_stop NAME PID: QUIT the server, wait up to 10 s, then KILL it
+bench_stop() {
+    kill -QUIT "$2" 2>/dev/null
+    for _ in $(seq 100); do kill -0 "$2" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$2" 2>/dev/null && { echo "$1: $2 did not stop on QUIT; killing" >&2; kill -KILL "$2"; }
+    wait "$2" 2>/dev/null
+}

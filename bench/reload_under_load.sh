@@ -98,12 +98,7 @@ start() {
     exit 1
 }
 
-stop() {
-    kill -QUIT "$1" 2>/dev/null
-    for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$1" 2>/dev/null && { echo "reload: $1 did not stop on QUIT; killing" >&2; kill -KILL "$1"; }
-    wait "$1" 2>/dev/null
-}
+stop() { bench_stop reload "$1"; }
 
 # load NAME BIN PORT ACCESS_LOG_LINE: prints "requests rps connect read write timeout non2xx reload_failures"
 load() {

@@ -172,3 +172,15 @@ size_t hy_fmt_hex(char *out, uint64_t v)
         out[i] = tmp[n - 1 - i];
     return n;
 }
+
+uint64_t hy_hash(const char *p, size_t n, bool fold_case)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (fold_case && c >= 'A' && c <= 'Z')
+            c |= 0x20;
+        h = (h ^ c) * 1099511628211ull;
+    }
+    return h;
+}

@@ -41,14 +41,6 @@ static ofc_entry_t *ofc_table[OFC_BUCKETS];
 static ofc_entry_t *lru_head, *lru_tail; /* most recent at head */
 static size_t ofc_count;
 
-static uint32_t path_hash(const char *p, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)p[i]) * 16777619u;
-    return h;
-}
-
 static void lru_unlink(ofc_entry_t *e)
 {
     if (e->lru_prev)
@@ -160,7 +152,7 @@ static hy_file_t *ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_
     if (lc->open_file_cache_max <= 0)
         return file_open(path, err);
     uint64_t now = hy_clock_now_ms();
-    uint32_t h = path_hash(path, len);
+    uint32_t h = (uint32_t)hy_hash(path, len, false);
     ofc_entry_t *e = ofc_table[h & (OFC_BUCKETS - 1)];
     while (e && !(e->hash == h && e->path_len == len && memcmp(e->path, path, len) == 0))
         e = e->hnext;

@@ -30,18 +30,6 @@ typedef struct map {
     bool hostnames, is_volatile;
 } map_t;
 
-static uint64_t hash_lc(const char *p, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)p[i];
-        if (c >= 'A' && c <= 'Z')
-            c |= 0x20;
-        h = (h ^ c) * 1099511628211ull;
-    }
-    return h;
-}
-
 static bool eq_lc(hy_str_t key, const char *p, size_t n)
 {
     if (key.len != n)
@@ -67,7 +55,7 @@ static const hy_complex_t *find(hy_req_t *req, map_t *m, hy_str_t s)
     if (m->hostnames && len && s.ptr[len - 1] == '.')
         len--;
     if (m->table) {
-        for (size_t i = hash_lc(s.ptr, len) & m->mask;; i = (i + 1) & m->mask) {
+        for (size_t i = hy_hash(s.ptr, len, true) & m->mask;; i = (i + 1) & m->mask) {
             map_kv_t *kv = m->table[i];
             if (kv == NULL)
                 break;
@@ -262,7 +250,7 @@ static int set_map(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         m->mask = size - 1;
         map_kv_t *kv = m->exact->elts;
         for (size_t i = 0; i < m->exact->nelts; i++) {
-            size_t j = hash_lc(kv[i].key.ptr, kv[i].key.len) & m->mask;
+            size_t j = hy_hash(kv[i].key.ptr, kv[i].key.len, true) & m->mask;
             while (m->table[j])
                 j = (j + 1) & m->mask;
             m->table[j] = &kv[i];

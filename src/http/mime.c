@@ -13,18 +13,6 @@ struct hy_mime_map {
     struct mime_slot *slots;
 };
 
-static uint32_t hash_lower(const char *p, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)p[i];
-        if (c >= 'A' && c <= 'Z')
-            c |= 0x20;
-        h = (h ^ c) * 16777619u;
-    }
-    return h;
-}
-
 hy_mime_map_t *hy_mime_map_create(hy_pool_t *pool)
 {
     hy_mime_map_t *m = hy_pcalloc(pool, sizeof(*m));
@@ -36,7 +24,7 @@ hy_mime_map_t *hy_mime_map_create(hy_pool_t *pool)
 
 static bool insert(hy_mime_map_t *m, hy_str_t ext, hy_str_t type)
 {
-    size_t i = hash_lower(ext.ptr, ext.len) & (m->cap - 1);
+    size_t i = hy_hash(ext.ptr, ext.len, true) & (m->cap - 1);
     while (m->slots[i].ext.ptr) {
         if (hy_str_caseeq_str(m->slots[i].ext, ext))
             return false;
@@ -67,7 +55,7 @@ bool hy_mime_map_find(const hy_mime_map_t *m, const char *ext, size_t len, hy_st
 {
     if (m == NULL || m->used == 0)
         return false;
-    size_t i = hash_lower(ext, len) & (m->cap - 1);
+    size_t i = hy_hash(ext, len, true) & (m->cap - 1);
     while (m->slots[i].ext.ptr) {
         if (m->slots[i].ext.len == len && strncasecmp(m->slots[i].ext.ptr, ext, len) == 0) {
             *type = m->slots[i].type;
