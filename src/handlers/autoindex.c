@@ -12,8 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include "core/hayate.h"
-#include "core/httpdate.h"
+#include "../core/hayate.h"
+#include "../core/httpdate.h"
 
 #define NAME_LEN 50 /* html column width for names, as nginx */
 

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include <stdbool.h>
-#include "core/str.h"
+#include "../core/str.h"
 
 #define HY_AUTOINDEX_HTML 0
 #define HY_AUTOINDEX_JSON 1

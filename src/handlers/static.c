@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include "static.h"
 #include "autoindex.h"
-#include "../http/range.h"
+#include "../filters/range.h"
 #include "../http/vars.h"
-#include "../http/filter_gzip.h"
+#include "../filters/gzip.h"
 #include "../core/httpdate.h"
 #include "../core/clock.h"
 #include "../core/file.h"

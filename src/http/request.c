@@ -8,7 +8,7 @@
 #include "request.h"
 #include "error_page.h"
 #include "../event/sock.h"
-#include "h1parse.h"
+#include "uri.h"
 #include "../core/log.h"
 #include "../handlers/static.h"
 #include "../handlers/rewrite.h"

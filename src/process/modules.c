@@ -6,9 +6,9 @@
 #include "../http/core.h"
 #include "../handlers/static.h"
 #include "../http/vars.h"
-#include "../http/filter_gzip.h"
+#include "../filters/gzip.h"
 #include "../http/error_page.h"
-#include "../http/headers_filter.h"
+#include "../filters/headers.h"
 #include "../handlers/rewrite.h"
 #include "../handlers/try_files.h"
 

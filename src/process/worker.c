@@ -19,7 +19,7 @@
 #include "../event/loop.h"
 #include "../event/listen.h"
 #include "../http/core.h"
-#include "../http/h1.h"
+#include "../proto/h1.h"
 #include "../conf/lexer.h"
 
 static hy_loop_t loop;

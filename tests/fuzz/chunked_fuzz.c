@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/h1parse.h"
+#include "proto/h1parse.h"
 
 #define CHECK(c)                                                                                                       \
     do {                                                                                                               \

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/h1parse.h"
+#include "proto/h1parse.h"
+#include "http/uri.h"
 
 #define MAXH 32
 

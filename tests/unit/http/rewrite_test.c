@@ -6,7 +6,7 @@
 #include "../harness.h"
 #include "core/hayate.h"
 #include "handlers/rewrite.h"
-#include "http/headers_filter.h"
+#include "filters/headers.h"
 #include "http/error_page.h"
 
 static hy_str_t S(const char *s)

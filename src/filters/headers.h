@@ -2,7 +2,7 @@
 #ifndef HY_HTTP_HEADERS_FILTER_H
 #define HY_HTTP_HEADERS_FILTER_H
 
-#include "request.h"
+#include "../http/request.h"
 
 extern hy_module_t hy_http_headers_module;
 

@@ -1,6 +1,6 @@
 /* accept_encoding_test.c — Accept-Encoding parsing, q-values and the choice of a coding. */
 #include "../harness.h"
-#include "http/accept_encoding.h"
+#include "filters/accept_encoding.h"
 
 static const int prefs[] = {HY_CODING_BR, HY_CODING_ZSTD, HY_CODING_GZIP};
 #define ALL ((1u << HY_CODING_GZIP) | (1u << HY_CODING_BR) | (1u << HY_CODING_ZSTD))

@@ -4,7 +4,7 @@
 #ifndef HY_HTTP_FILTER_GZIP_H
 #define HY_HTTP_FILTER_GZIP_H
 
-#include "request.h"
+#include "../http/request.h"
 #include "../core/file.h"
 
 extern hy_module_t hy_http_gzip_module;

@@ -1,7 +1,7 @@
 /* compress_cache_test.c — the compressed-body LRU: hits, versions, eviction, references outliving eviction. */
 #include <stdlib.h>
 #include "../harness.h"
-#include "http/compress_cache.h"
+#include "filters/compress_cache.h"
 
 static char *dupbytes(const char *s, size_t n)
 {

@@ -15,7 +15,7 @@
 #include <sys/un.h>
 #include "h1.h"
 #include "h1parse.h"
-#include "request.h"
+#include "../http/request.h"
 #include "../core/log.h"
 #include "../core/clock.h"
 #include "../core/file.h"

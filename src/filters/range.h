@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
-#include "core/str.h"
+#include "../core/str.h"
 
 typedef struct hy_range {
     int64_t start, end; /* inclusive byte positions */

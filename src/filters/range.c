@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include "core/httpdate.h"
+#include "../core/httpdate.h"
 
 static bool is_ows(char c)
 {

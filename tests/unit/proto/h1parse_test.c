@@ -3,7 +3,8 @@
 #include <stdlib.h>
 #include "../harness.h"
 #include "core/hayate.h"
-#include "http/h1parse.h"
+#include "proto/h1parse.h"
+#include "http/uri.h"
 
 #define MAXH 16
 #define S(lit) lit, sizeof(lit) - 1

@@ -17,7 +17,7 @@
 #include <strings.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "filter_gzip.h"
+#include "gzip.h"
 #include "compress.h"
 #include "compress_cache.h"
 #include "accept_encoding.h"

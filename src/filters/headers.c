@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include "headers_filter.h"
-#include "vars.h"
+#include "headers.h"
+#include "../http/vars.h"
 #include "../core/httpdate.h"
 #include "../core/clock.h"
 

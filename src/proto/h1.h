@@ -4,7 +4,7 @@
 
 #include <sys/socket.h>
 #include "../event/listen.h"
-#include "core.h"
+#include "../http/core.h"
 
 /** Accept callback for HTTP listeners (listener->data is the hy_http_addr_t). Takes ownership of fd. */
 void hy_h1_accept(hy_listener_t *l, int fd, struct sockaddr_storage *peer, socklen_t peer_len);

@@ -3,7 +3,7 @@
 #include <string.h>
 #include "../harness.h"
 #include "core/hayate.h"
-#include "http/range.h"
+#include "filters/range.h"
 #include "core/httpdate.h"
 
 typedef struct rcase {

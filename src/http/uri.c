@@ -1,0 +1,211 @@
+/* uri.c — request-target normalisation and Host validation, shared by every protocol (HTTP/1 today, HTTP/2
+ * next). See uri.h for the contracts; notes on nginx behaviour come from experiments against nginx 1.22.1. */
+#include <arpa/inet.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <string.h>
+
+#include "uri.h"
+
+static inline int hex_value(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c |= 0x20;
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+/* Check a host[:port] (or [v6]:port) without changing it; *host_len = length of the host part, trailing '.' off. */
+static int check_host(const char *h, size_t len, size_t *host_len)
+{
+    size_t i = 0, hend;
+    if (len == 0)
+        return -1;
+    if (h[0] == '[') {
+        /* IP-literal: only IPv6 addresses (no zone id, no IPvFuture) */
+        const char *rb = memchr(h, ']', len);
+        if (rb == NULL)
+            return -1;
+        size_t al = (size_t)(rb - h) - 1;
+        char addr[INET6_ADDRSTRLEN];
+        struct in6_addr a6;
+        if (al == 0 || al >= sizeof(addr))
+            return -1;
+        memcpy(addr, h + 1, al);
+        addr[al] = '\0';
+        if (inet_pton(AF_INET6, addr, &a6) != 1)
+            return -1;
+        i = al + 2;
+        hend = i;
+    } else {
+        while (i < len && h[i] != ':') {
+            unsigned char c = (unsigned char)h[i];
+            if (c == '.') {
+                if (i == 0 || h[i - 1] == '.')
+                    return -1; /* empty label */
+            } else if (c <= 0x20 || c == 0x7f || c == '/' || c == '\\' || c == '@' || c == '[' || c == ']') {
+                return -1;
+            }
+            i++;
+        }
+        hend = i;
+        if (hend > 0 && h[hend - 1] == '.')
+            hend--;
+        if (hend == 0)
+            return -1;
+    }
+    if (i < len) {
+        if (h[i] != ':')
+            return -1;
+        for (i++; i < len; i++) {
+            if (h[i] < '0' || h[i] > '9')
+                return -1;
+        }
+    }
+    *host_len = hend;
+    return 0;
+}
+
+ssize_t hy_http_validate_host(char *host, size_t len)
+{
+    size_t hl;
+    if (check_host(host, len, &hl) < 0)
+        return -1;
+    for (size_t i = 0; i < hl; i++) {
+        if (host[i] >= 'A' && host[i] <= 'Z')
+            host[i] |= 0x20;
+    }
+    return (ssize_t)hl;
+}
+
+/* Remove dot segments and (optionally) merge slashes in out[0..n), which starts with '/'. Returns the new length or
+ * -1 when ".." climbs above the root. */
+static ssize_t normalize_path(char *out, size_t n, bool merge_slashes)
+{
+    size_t i = 1, w = 1;
+    while (i < n) {
+        size_t j = i;
+        while (j < n && out[j] != '/')
+            j++;
+        size_t seg = j - i;
+        bool slash = j < n;
+        if (seg == 0) {
+            /* empty segment: "//" */
+            if (!merge_slashes)
+                out[w++] = '/';
+            i = j + 1;
+            continue;
+        }
+        if (seg == 1 && out[i] == '.') {
+            i = slash ? j + 1 : j;
+            continue;
+        }
+        if (seg == 2 && out[i] == '.' && out[i + 1] == '.') {
+            if (w == 1)
+                return -1;
+            size_t k = w - 2; /* out[w-1] is '/' */
+            while (out[k] != '/')
+                k--;
+            w = k + 1;
+            i = slash ? j + 1 : j;
+            continue;
+        }
+        if (w != i)
+            memmove(out + w, out + i, seg);
+        w += seg;
+        if (slash)
+            out[w++] = '/';
+        i = j + 1;
+    }
+    return (ssize_t)w;
+}
+
+int hy_http_parse_target(hy_str_t method, hy_str_t target, bool merge_slashes, char *out, size_t *out_len,
+                         hy_str_t *args, hy_str_t *host)
+{
+    const char *p = target.ptr, *end = target.ptr + target.len;
+
+    *host = HY_STR_NULL;
+    *args = HY_STR_NULL;
+    *out_len = 0;
+    if (target.len == 0)
+        return -1;
+    for (const char *q = p; q < end; q++) {
+        if ((unsigned char)*q <= 0x20 || *q == 0x7f)
+            return -1;
+    }
+    if (target.len == 1 && *p == '*') {
+        if (!(method.len == 7 && memcmp(method.ptr, "OPTIONS", 7) == 0))
+            return -1;
+        out[0] = '*';
+        out[1] = '\0';
+        *out_len = 1;
+        return 0;
+    }
+    if (*p != '/') {
+        /* absolute-form: scheme "://" authority [path-abempty] ["?" query] */
+        const char *q = p;
+        unsigned char c0 = (unsigned char)(*q | 0x20);
+        if (c0 < 'a' || c0 > 'z')
+            return -1;
+        while (q < end && *q != ':') {
+            unsigned char c = (unsigned char)*q;
+            unsigned char lc = (unsigned char)(c | 0x20);
+            if (!((lc >= 'a' && lc <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'))
+                return -1;
+            q++;
+        }
+        if (end - q < 3 || q[1] != '/' || q[2] != '/')
+            return -1;
+        const char *as = q + 3, *ae = as;
+        while (ae < end && *ae != '/' && *ae != '?' && *ae != '#')
+            ae++;
+        size_t hl;
+        if (check_host(as, (size_t)(ae - as), &hl) < 0)
+            return -1;
+        *host = (hy_str_t){(char *)as, (size_t)(ae - as)};
+        p = ae;
+    }
+
+    /* path: up to '?' or '#' */
+    const char *pe = p;
+    while (pe < end && *pe != '?' && *pe != '#')
+        pe++;
+    if (pe < end && *pe == '?') {
+        const char *qs = pe + 1, *qe = qs;
+        while (qe < end && *qe != '#')
+            qe++;
+        *args = (hy_str_t){(char *)qs, (size_t)(qe - qs)};
+    }
+    if (p == pe) {
+        /* absolute-form without a path (or "http://h?x"): the path is "/" (RFC 9112 §3.2.2) */
+        out[0] = '/';
+        out[1] = '\0';
+        *out_len = 1;
+        return 0;
+    }
+
+    /* percent-decode */
+    size_t w = 0;
+    for (const char *q = p; q < pe; q++) {
+        if (*q != '%') {
+            out[w++] = *q;
+            continue;
+        }
+        if (pe - q < 3)
+            return -1;
+        int hi = hex_value((unsigned char)q[1]), lo = hex_value((unsigned char)q[2]);
+        if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+            return -1;
+        out[w++] = (char)(hi << 4 | lo);
+        q += 2;
+    }
+    ssize_t nl = normalize_path(out, w, merge_slashes);
+    if (nl < 0)
+        return -1;
+    out[nl] = '\0';
+    *out_len = (size_t)nl;
+    return 0;
+}
