@@ -184,6 +184,21 @@ void hy_req_send(hy_req_t *req, bool is_final)
     req->conn->ops->send(req, is_final);
 }
 
+void hy_req_send_more(hy_req_t *req, hy_req_proceed_cb proceed)
+{
+    req->_proceed = proceed;
+    hy_req_send(req, false);
+}
+
+void hy_req_proceed(hy_req_t *req)
+{
+    hy_req_proceed_cb cb = req->_proceed;
+    if (cb == NULL || req->finished)
+        return;
+    req->_proceed = NULL;
+    cb(req);
+}
+
 /* hayate's own sentence under each built-in error page's heading */
 static const char *explain(int status)
 {

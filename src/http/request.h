@@ -23,6 +23,10 @@ enum hy_method {
     HY_M_TRACE, HY_M_CONNECT,
 };
 
+/** Backpressure (h2o's generator "proceed"): a producer that streams a body calls hy_req_send_more() with this
+ * callback and produces nothing more until the protocol calls it back, once its output has drained. */
+typedef void (*hy_req_proceed_cb)(hy_req_t *req);
+
 typedef struct hy_conn_ops {
     /** Put the response head (first call) and the body segments queued in req->body on the wire.
      * is_final: nothing more will come; the protocol finishes the exchange when written. */
@@ -93,6 +97,7 @@ struct hy_req {
     void **ctx;                     /* per-module request state, indexed by module index (NULL until used) */
     bool logged, filters_started, chunked_out;
     bool pipelined;                 /* parsed from bytes that arrived with the previous request ($pipe) */
+    hy_req_proceed_cb _proceed;     /* set by hy_req_send_more: called once when the protocol drained */
     hy_defer_t _defer;
 };
 
@@ -106,6 +111,13 @@ void hy_req_log_phase(hy_req_t *req);
 void hy_req_process(hy_req_t *req);
 /** Hand the queued body to the protocol; is_final ends the response. */
 void hy_req_send(hy_req_t *req, bool is_final);
+/** Streaming: hand the queued body (not final) to the protocol and have `proceed` called once the protocol has
+ * written it out (the socket drained), so the producer never holds more than one batch in memory. proceed never
+ * fires if the connection closes first (the request is then over: the log phase runs); it may not fire before
+ * this returns (it is always called from a later loop event). */
+void hy_req_send_more(hy_req_t *req, hy_req_proceed_cb proceed);
+/** Called by the protocol when the output handed to it has drained: runs the pending proceed callback, if any. */
+void hy_req_proceed(hy_req_t *req);
 /** Finish with an error page for `status` (nginx-like HTML body, keep-alive rules as nginx). error_page
  * redirects apply first; 444 closes the connection without a response. */
 void hy_req_error(hy_req_t *req, int status);

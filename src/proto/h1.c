@@ -33,6 +33,7 @@ typedef struct h1conn {
     hy_sock_t sock;
     hy_timer_t timer;
     hy_defer_t parse_defer;
+    hy_defer_t proceed_defer; /* backpressure: the producer's proceed runs from the loop, never nested in a write */
     hy_pool_t *pool;       /* owned: request arena, reset between requests */
     hy_req_t *req;         /* in pool */
     hy_http_srv_conf_t *dsrv; /* default server of the address: header limits and timeouts before Host */
@@ -64,6 +65,7 @@ static h1conn_t *all_head;
 static void on_read(hy_sock_t *s, const char *err);
 static void on_timer(hy_timer_t *t);
 static void on_parse_defer(hy_defer_t *d);
+static void on_proceed_defer(hy_defer_t *d);
 static void h1_send(hy_req_t *req, bool is_final);
 static void h1_abort(hy_req_t *req);
 static void conn_close(h1conn_t *h);
@@ -196,6 +198,8 @@ void hy_h1_accept(hy_listener_t *l, int fd, struct sockaddr_storage *peer, sockl
     h->timer.data = h;
     h->parse_defer.cb = on_parse_defer;
     h->parse_defer.data = h;
+    h->proceed_defer.cb = on_proceed_defer;
+    h->proceed_defer.data = h;
     h->sock.read_limit = (size_t)(h->dsrv->large_header_num * h->dsrv->large_header_size);
     if (h->sock.read_limit < (size_t)h->dsrv->client_header_buffer_size)
         h->sock.read_limit = (size_t)h->dsrv->client_header_buffer_size;
@@ -360,8 +364,20 @@ static void on_written(hy_sock_t *s, const char *err)
 
 static void on_written_partial(hy_sock_t *s, const char *err)
 {
-    if (err)
-        conn_close(s->data);
+    h1conn_t *h = s->data;
+    if (err) {
+        conn_close(h);
+        return;
+    }
+    if (h->req && h->state == ST_REQ && h->req->_proceed)
+        hy_defer(h->sock.loop, &h->proceed_defer); /* backpressure: the producer may queue its next batch */
+}
+
+static void on_proceed_defer(hy_defer_t *d)
+{
+    h1conn_t *h = d->data;
+    if (h->state == ST_REQ && h->req)
+        hy_req_proceed(h->req);
 }
 
 static size_t put(char *p, const char *s, size_t n)
