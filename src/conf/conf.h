@@ -95,13 +95,13 @@ struct hy_module {
     int (*merge_srv_conf)(hy_conf_t *cf, void *parent, void *child); /* -1 after hy_conf_error */
     int (*merge_loc_conf)(hy_conf_t *cf, void *parent, void *child);
     int (*postconfiguration)(hy_conf_t *cf); /* after the whole http{} is merged; -1 = error */
-    /* Request hooks (http modules), called in hy_modules[] order (see http/request.h):
-     * header_filter: once, before the response head is serialised; may change status/headers/length.
+    /* Response filters (http modules), called in hy_modules[] order (see http/request.h):
+     * header_filter: once, before the response head is finalised; may change status/headers/length.
      * body_filter: on every hy_req_send; may rewrite the segments queued in req->body (is_final: last call).
-     * log_handler: once per request, when it is over (written, or the connection dropped). */
+     * Request-processing handlers (rewrite, access, content, log ...) are not listed here: a module registers them
+     * into the phase engine from its postconfiguration (http/phases.h). */
     void (*header_filter)(hy_req_t *req);
     void (*body_filter)(hy_req_t *req, bool is_final);
-    void (*log_handler)(hy_req_t *req);
     /** Per-worker initialisation after the generation is live (e.g. open log buffers); -1 = error. */
     int (*init_worker)(hy_cycle_t *cycle);
     /** Graceful exit or reopen (USR1): flush buffers (reopen = true: reopen files too). */

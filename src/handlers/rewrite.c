@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "rewrite.h"
+#include "../http/phases.h"
 #include "../http/vars.h"
 #include "../conf/cycle.h"
 #include "../core/log.h"
@@ -704,9 +705,35 @@ static int collect_locations(hy_conf_t *cf, rw_main_t *m, hy_array_t *locs)
     return 0;
 }
 
+/* SERVER_REWRITE: a regex server_name's captures, then the server's rewrite directives */
+static int server_rewrite_phase(hy_req_t *req)
+{
+    if (req->host.len)
+        hy_rewrite_server_name_captures(req);
+    int rc = hy_rewrite_run(req, req->srv->loc);
+    return rc == HY_RW_DONE ? HY_DONE : HY_DECLINED; /* a changed URI is simply searched by FIND_CONFIG */
+}
+
+/* REWRITE: a regex location's captures, then the location's rewrite directives; "last" (or a changed URI)
+ * sends the request back to FIND_CONFIG through POST_REWRITE */
+static int rewrite_phase(hy_req_t *req)
+{
+    if (req->loc->regex)
+        hy_rewrite_location_captures(req, req->loc);
+    int rc = hy_rewrite_run(req, req->loc);
+    if (rc == HY_RW_DONE)
+        return HY_DONE;
+    if (rc == HY_RW_URI_CHANGED)
+        req->uri_changed = true;
+    return HY_DECLINED;
+}
+
 /* named captures of location and server_name regexes become variables, as in nginx */
 static int postconfiguration(hy_conf_t *cf)
 {
+    if (hy_http_phase_add(cf, HY_PHASE_SERVER_REWRITE, server_rewrite_phase) != 0 ||
+        hy_http_phase_add(cf, HY_PHASE_REWRITE, rewrite_phase) != 0)
+        return -1;
     rw_main_t *m = cf->main_conf[RW_IDX];
     hy_http_main_conf_t *hm = cf->main_conf[hy_http_core_module.index];
     m->known = hy_array_create(cf->pool, 2, sizeof(rw_regex_t));

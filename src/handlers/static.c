@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "static.h"
+#include "../http/phases.h"
 #include "autoindex.h"
 #include "../filters/range.h"
 #include "../http/vars.h"
@@ -222,30 +223,6 @@ static hy_file_t *ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_
 }
 
 /* ---------------- mapping and responses ---------------- */
-
-/* root + uri, or alias + (uri minus the location prefix). NUL-terminated in the request pool. */
-char *hy_static_map_path(hy_req_t *req, const hy_http_loc_conf_t *lc, hy_str_t uri, size_t *len)
-{
-    hy_str_t base = lc->root_is_alias == 1 ? lc->alias : lc->root;
-    size_t skip = 0;
-    bool regex = lc->match == HY_LOC_REGEX || lc->match == HY_LOC_REGEX_CASELESS ||
-                 (lc->match == HY_LOC_NONAME && lc->parent && lc->parent->regex);
-    if (lc->root_cv) { /* root/alias with variables; an alias with captures in a regex location is the whole path */
-        hy_vars_eval(req, lc->root_cv, &base);
-        if (lc->root_is_alias == 1 && regex)
-            skip = uri.len;
-    }
-    if (lc->root_is_alias == 1 && !regex && uri.len >= lc->name.len &&
-        memcmp(uri.ptr, lc->name.ptr, lc->name.len) == 0)
-        skip = lc->name.len;
-    size_t n = base.len + uri.len - skip;
-    char *p = hy_palloc(req->pool, n + 1);
-    memcpy(p, base.ptr, base.len);
-    memcpy(p + base.len, uri.ptr + skip, uri.len - skip);
-    p[n] = '\0';
-    *len = n;
-    return p;
-}
 
 static void log_open_error(hy_req_t *req, const char *call, const char *path, int err, int level)
 {
@@ -493,7 +470,7 @@ static void serve_file(hy_req_t *req, hy_file_t *f, const hy_http_loc_conf_t *lc
 static void autoindex(hy_req_t *req, const hy_http_loc_conf_t *lc, const hy_static_loc_conf_t *sc)
 {
     size_t plen;
-    char *dir = hy_static_map_path(req, lc, req->uri, &plen);
+    char *dir = hy_http_map_uri_to_path(req, lc, req->uri, &plen);
     hy_autoindex_opts_t o = {.exact_size = sc->autoindex_exact_size != 0,
                              .localtime = sc->autoindex_localtime == 1,
                              .format = sc->autoindex_format};
@@ -517,7 +494,7 @@ static void autoindex(hy_req_t *req, const hy_http_loc_conf_t *lc, const hy_stat
 
 #define MAX_INTERNAL_REDIRECTS 10
 
-void hy_static_handler(hy_req_t *req)
+static void serve_static(hy_req_t *req)
 {
     for (int hops = 0; hops <= MAX_INTERNAL_REDIRECTS; hops++) {
         const hy_http_loc_conf_t *lc = req->loc;
@@ -529,7 +506,7 @@ void hy_static_handler(hy_req_t *req)
         if (req->uri.len > 0 && req->uri.ptr[req->uri.len - 1] == '/') {
             /* index module: the first index file that exists → internal redirect */
             size_t dlen;
-            char *dir = hy_static_map_path(req, lc, req->uri, &dlen);
+            char *dir = hy_http_map_uri_to_path(req, lc, req->uri, &dlen);
             hy_str_t *names = sc->index->elts;
             bool dir_checked = false;
             for (size_t i = 0; i < sc->index->nelts; i++) {
@@ -581,7 +558,7 @@ void hy_static_handler(hy_req_t *req)
             return;
         }
         size_t plen;
-        char *path = hy_static_map_path(req, lc, req->uri, &plen);
+        char *path = hy_http_map_uri_to_path(req, lc, req->uri, &plen);
         int err = 0;
         hy_file_t *f = hy_gzip_static_open(req, path, plen, ofc_open); /* gzip_static & co: path.gz, ... */
         if (f == NULL)
@@ -614,6 +591,18 @@ void hy_static_handler(hy_req_t *req)
     hy_log_conn(HY_LOG_ERR, req->conn->id, "rewrite or internal redirection cycle while internally redirecting to "
                 "\"%.*s\"%s", (int)req->uri.len, req->uri.ptr, ctx);
     hy_req_error(req, 500);
+}
+
+/* CONTENT: the last handler of the chain; it answers every request it gets */
+static int static_content_phase(hy_req_t *req)
+{
+    serve_static(req);
+    return HY_DONE;
+}
+
+static int postconfiguration(hy_conf_t *cf)
+{
+    return hy_http_phase_add(cf, HY_PHASE_CONTENT, static_content_phase);
 }
 
 /* ---------------- the module: index and autoindex directives ---------------- */
@@ -681,4 +670,5 @@ hy_module_t hy_static_module = {
     .directives = static_directives,
     .create_loc_conf = create_loc,
     .merge_loc_conf = merge_loc,
+    .postconfiguration = postconfiguration,
 };

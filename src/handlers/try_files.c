@@ -5,7 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "try_files.h"
-#include "static.h"
+#include "../http/phases.h"
+#include "../http/path.h"
 #include "../http/vars.h"
 #include "../core/log.h"
 
@@ -21,26 +22,27 @@ typedef struct tf_conf {
     size_t n;
 } tf_conf_t;
 
-bool hy_try_files_run(hy_req_t *req)
+/* PRECONTENT: the first existing file becomes req->uri (DECLINED: content handlers go on), else the fallback */
+static int try_files_phase(hy_req_t *req)
 {
     hy_http_loc_conf_t *lc = req->loc;
     const tf_conf_t *tc = lc->loc_conf[TF_IDX];
     if (tc == NULL || tc->items == NULL)
-        return false;
+        return HY_DECLINED;
     for (size_t i = 0; i + 1 < tc->n; i++) {
         hy_str_t name;
         hy_vars_eval(req, &tc->items[i].cv, &name);
         if (name.len == 0)
             continue;
         size_t plen;
-        char *path = hy_static_map_path(req, lc, name, &plen);
+        char *path = hy_http_map_uri_to_path(req, lc, name, &plen);
         struct stat st;
         if (stat(path, &st) != 0)
             continue;
         if ((S_ISDIR(st.st_mode) != 0) != tc->items[i].test_dir)
             continue;
         req->uri = name;
-        return false;
+        return HY_DECLINED;
     }
     const tf_item_t *fb = &tc->items[tc->n - 1];
     hy_str_t v;
@@ -49,17 +51,21 @@ bool hy_try_files_run(hy_req_t *req)
         int64_t code = hy_parse_int(v.ptr + 1, v.len - 1);
         if (code < 0 || code > 999)
             code = 500;
-        hy_req_error(req, (int)code);
-        return true;
+        return (int)code == 0 ? 500 : (int)code;
     }
     if (v.len && v.ptr[0] == '@') {
         hy_req_named_redirect(req, v);
-        return true;
+        return HY_DONE;
     }
     hy_str_t uri, args;
     hy_req_split_args(v, &uri, &args);
     hy_req_internal_redirect(req, uri, args);
-    return true;
+    return HY_DONE;
+}
+
+static int postconfiguration(hy_conf_t *cf)
+{
+    return hy_http_phase_add(cf, HY_PHASE_PRECONTENT, try_files_phase);
 }
 
 static void *create_loc(hy_conf_t *cf)
@@ -104,4 +110,5 @@ hy_module_t hy_http_try_files_module = {
     .name = "http_try_files",
     .directives = try_files_directives,
     .create_loc_conf = create_loc,
+    .postconfiguration = postconfiguration,
 };

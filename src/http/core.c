@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include "core.h"
+#include "phases.h"
 #include "vars.h"
 #include "../conf/cycle.h"
 #include "../core/log.h"
@@ -242,6 +243,8 @@ static int set_http(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     for (int i = 0; rc == 0 && i < n; i++)
         if (hy_modules[i]->postconfiguration && hy_modules[i]->postconfiguration(cf) != 0)
             rc = -1;
+    if (rc == 0)
+        rc = hy_http_phases_init(cf);
 out:
     cf->main_conf = saved.main_conf;
     cf->srv_conf = saved.srv_conf;

@@ -21,8 +21,9 @@ enum { HY_TOKENS_OFF = 0, HY_TOKENS_ON, HY_TOKENS_BUILD };
 
 typedef struct hy_http_loc_conf hy_http_loc_conf_t;
 
-/* A handler runs the content phase for a location (static files by default). */
-typedef void (*hy_content_handler_fn)(hy_req_t *req);
+/* A location's own content handler (nginx's clcf->handler: proxy_pass, stub_status ...): when set, it takes the
+ * CONTENT phase instead of the chain of content-phase handlers. Returns a phase result (http/phases.h). */
+typedef int (*hy_content_handler_fn)(hy_req_t *req);
 
 struct hy_http_loc_conf {
     hy_str_t name;          /* location pattern as written ("" for the server level) */
@@ -31,7 +32,7 @@ struct hy_http_loc_conf {
     void **loc_conf;        /* every module's conf for this location (indexed by module) */
     hy_array_t *locations;  /* hy_http_loc_conf_t* nested (NULL when none) */
     hy_http_loc_conf_t *parent;
-    hy_content_handler_fn handler; /* NULL → static */
+    hy_content_handler_fn handler; /* NULL → the CONTENT phase's chain (index, autoindex, static ...) */
 
     hy_str_t root;          /* with variables-free paths for now; absolute (prefix applied) */
     hy_str_t alias;         /* set instead of root when alias is used */
@@ -90,6 +91,7 @@ typedef struct hy_http_main_conf {
     hy_array_t *addrs;     /* hy_http_addr_t, built at postconfiguration */
     hy_http_loc_conf_t *loc; /* http-level defaults for locations */
     int64_t types_hash_max_size, types_hash_bucket_size;
+    struct hy_phase_engine *phases; /* http/phases.c: registrations, then the flat step array */
 } hy_http_main_conf_t;
 
 /** For a connection accepted on a wildcard socket: the address whose servers apply, by its local address. */

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "vars.h"
+#include "phases.h"
 #include "../conf/cycle.h"
 #include "../core/clock.h"
 #include "../core/httpdate.h"
@@ -383,14 +384,14 @@ static void log_one(hy_req_t *req, const log_entry_t *e)
     }
 }
 
-static void log_handler(hy_req_t *req)
+static int log_handler(hy_req_t *req)
 {
     hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv ? req->srv->loc : NULL;
     if (lc == NULL || lc->loc_conf == NULL)
-        return;
+        return HY_OK;
     log_loc_t *ll = lc->loc_conf[LOG_IDX];
     if (ll == NULL || ll->off || ll->logs == NULL)
-        return;
+        return HY_OK;
     log_entry_t *e = ll->logs->elts;
     for (size_t i = 0; i < ll->logs->nelts; i++) {
         if (e[i].cond) {
@@ -401,6 +402,7 @@ static void log_handler(hy_req_t *req)
         }
         log_one(req, &e[i]);
     }
+    return HY_OK;
 }
 
 /* ---------------------------------------------------------------- directives */
@@ -570,6 +572,8 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
 static int postconfiguration(hy_conf_t *cf)
 {
     log_main_t *lm = log_main(cf);
+    if (hy_http_phase_add(cf, HY_PHASE_LOG, log_handler) != 0)
+        return -1;
     for (log_file_t *f = lm->files; f; f = f->next) {
         int fd = open_append(f->path);
         if (fd == -ENOENT) { /* a fresh prefix has no logs/ yet */
@@ -633,6 +637,5 @@ hy_module_t hy_http_log_module = {
     .create_loc_conf = create_loc,
     .merge_loc_conf = merge_loc,
     .postconfiguration = postconfiguration,
-    .log_handler = log_handler,
     .flush_worker = flush_worker,
 };

@@ -10,14 +10,9 @@
 #include "../event/sock.h"
 #include "uri.h"
 #include "../core/log.h"
-#include "../handlers/static.h"
-#include "../handlers/rewrite.h"
-#include "../handlers/try_files.h"
+#include "phases.h"
 
-enum { PH_SERVER_REWRITE = 0, PH_FIND_CONFIG, PH_LOC_REWRITE };
 #define HY_MAX_URI_CHANGES 10
-
-static void run_phases(hy_req_t *req, int phase);
 
 static const struct {
     int status;
@@ -109,16 +104,6 @@ void **hy_req_ctx(hy_req_t *req, const hy_module_t *m)
         req->ctx = hy_pcalloc(req->pool, sizeof(void *) * (size_t)n);
     }
     return &req->ctx[m->index];
-}
-
-void hy_req_log_phase(hy_req_t *req)
-{
-    if (req->logged)
-        return;
-    req->logged = true;
-    for (int i = 0; hy_modules[i]; i++)
-        if (hy_modules[i]->log_handler)
-            hy_modules[i]->log_handler(req);
 }
 
 /* nginx's header filter: a Location starting with "/" becomes absolute (absolute_redirect), with the Host (or the
@@ -414,10 +399,8 @@ void hy_req_process(hy_req_t *req)
         req->expect_continue = true;
 
     req->srv = hy_http_find_server(req->conn->addr, req->host.ptr, req->host.len);
-    if (req->host.len)
-        hy_rewrite_server_name_captures(req);
     req->uri_changes = HY_MAX_URI_CHANGES + 1;
-    run_phases(req, PH_SERVER_REWRITE);
+    hy_http_phases_run(req, HY_PHASE_POST_READ);
 }
 
 static void log_cycle(hy_req_t *req, const char *what)
@@ -426,66 +409,6 @@ static void log_cycle(hy_req_t *req, const char *what)
     hy_req_log_ctx(req, ctx, sizeof(ctx));
     hy_log_conn(HY_LOG_ERR, req->conn->id, "rewrite or internal redirection cycle %s \"%.*s\"%s", what,
                 (int)req->uri.len, req->uri.ptr, ctx);
-}
-
-/* nginx's find_config phase checks: internal locations, client_max_body_size. -1 when answered. */
-static int find_config_checks(hy_req_t *req)
-{
-    if (req->loc->internal == 1 && !req->is_internal) {
-        hy_req_error(req, 404);
-        return -1;
-    }
-    if (req->loc->client_max_body_size > 0 && req->content_length > req->loc->client_max_body_size) {
-        char what[128];
-        snprintf(what, sizeof(what), "client intended to send too large body: %lld bytes",
-                 (long long)req->content_length);
-        hy_log_conn(HY_LOG_ERR, req->conn->id, "%s, client: %s", what, req->conn->peer_text);
-        hy_req_error(req, 413);
-        return -1;
-    }
-    return 0;
-}
-
-/* nginx's phase engine from a starting phase: server rewrite → find location → location rewrite (looping
- * while the URI changes) → internal/limits → try_files → content. */
-static void run_phases(hy_req_t *req, int phase)
-{
-    if (phase == PH_SERVER_REWRITE) {
-        req->loc = NULL;
-        if (hy_rewrite_run(req, req->srv->loc) == HY_RW_DONE)
-            return;
-    }
-    for (;;) {
-        if (phase != PH_LOC_REWRITE) {
-            req->loc = hy_http_find_location(req->srv, req->uri.ptr, req->uri.len);
-            if (req->loc == NULL)
-                req->loc = req->srv->loc;
-            else if (req->loc->regex)
-                hy_rewrite_location_captures(req, req->loc);
-        }
-        if (phase != PH_LOC_REWRITE && find_config_checks(req) != 0)
-            return;
-        phase = PH_FIND_CONFIG;
-        if (req->loc == req->srv->loc) /* nginx skips the location rewrite phase for the server's null location */
-            break;
-        int rc = hy_rewrite_run(req, req->loc);
-        if (rc == HY_RW_DONE)
-            return;
-        if (rc != HY_RW_URI_CHANGED)
-            break;
-        if (--req->uri_changes == 0) {
-            log_cycle(req, "while processing");
-            hy_req_error(req, 500);
-            return;
-        }
-        req->is_internal = true;
-    }
-    if (hy_try_files_run(req))
-        return;
-    if (req->loc->handler)
-        req->loc->handler(req);
-    else
-        hy_static_handler(req);
 }
 
 /* the response state a redirect starts over with (nginx keeps headers_out, but hayate's handlers have not
@@ -518,7 +441,7 @@ void hy_req_internal_redirect(hy_req_t *req, hy_str_t uri, hy_str_t args)
     }
     req->is_internal = true;
     reset_response(req);
-    run_phases(req, PH_SERVER_REWRITE);
+    hy_http_phases_run(req, HY_PHASE_SERVER_REWRITE);
 }
 
 void hy_req_named_redirect(hy_req_t *req, hy_str_t name)
@@ -541,5 +464,5 @@ void hy_req_named_redirect(hy_req_t *req, hy_str_t name)
     req->is_internal = true;
     reset_response(req);
     req->loc = named;
-    run_phases(req, PH_LOC_REWRITE);
+    hy_http_phases_run(req, HY_PHASE_REWRITE);
 }

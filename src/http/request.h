@@ -68,6 +68,9 @@ struct hy_req {
     bool is_internal;               /* reached through an internal redirect */
     bool error_page;                /* an error_page redirect happened (recursive_error_pages off: no more) */
     int uri_changes;                /* rewrite cycles and internal redirects left (nginx's 11 → 500 at 0) */
+    bool uri_changed;               /* set by a REWRITE handler: POST_REWRITE searches the location again */
+    uint32_t _phase;                /* the phase engine's current step (http/phases.c) */
+    const struct hy_phase_engine *_engine; /* borrowed from the generation's http{} conf */
     int err_status;                 /* error_page's status override of the final response (0: none) */
     int request_line_status;        /* non-zero: parse error to answer */
     /* routing */
@@ -103,11 +106,11 @@ struct hy_req {
 
 /** Per-module request context slot (allocated on first use). */
 void **hy_req_ctx(hy_req_t *req, const hy_module_t *m);
-/** Run the log phase once (modules' log_handler); the protocol calls it when the request is over. */
+/** Run the LOG phase once (http/phases.c); the protocol calls it when the request is over. */
 void hy_req_log_phase(hy_req_t *req);
 
-/** Route and run the request: validates, finds server and location, checks limits, runs the handler.
- * On return the response may still be in flight. */
+/** Start the request: validates the target and Host, picks the server, runs the phase engine from POST_READ
+ * (http/phases.h). On return the response may still be in flight. */
 void hy_req_process(hy_req_t *req);
 /** Hand the queued body to the protocol; is_final ends the response. */
 void hy_req_send(hy_req_t *req, bool is_final);
