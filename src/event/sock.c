@@ -1,7 +1,10 @@
-/* sock.c — plain transport: read(2), writev(2) for runs of memory segments, sendfile(2) for file regions. */
+/* sock.c — stream sockets and the plain transport: read(2), writev(2) for runs of memory segments, sendfile(2)
+ * for file regions; socket options, lingering-close peeks, outbound connect. */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/sendfile.h>
 #include <netinet/in.h>
@@ -12,6 +15,9 @@
 const char hy_err_eof[] = "connection closed by peer";
 const char hy_err_io[] = "I/O error";
 const char hy_err_buf_full[] = "input buffer full";
+const char hy_err_timeout[] = "timed out";
+const char hy_err_connect[] = "connect() failed";
+const char hy_err_handshake[] = "handshake failed";
 
 #define READ_BUDGET (256 * 1024) /* per readiness event, for fairness between connections */
 #define IOV_BATCH 64
@@ -72,7 +78,21 @@ static int plain_flush(hy_sock_t *s)
     return 0;
 }
 
-static const hy_sock_transport_t plain_transport = {.read = plain_read, .flush = plain_flush};
+static int plain_shutdown(hy_sock_t *s)
+{
+    return shutdown(s->io.fd, SHUT_WR) == 0 ? 0 : -errno;
+}
+
+static bool plain_has_unread(hy_sock_t *s)
+{
+    char b;
+    return recv(s->io.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
+static const hy_sock_transport_t plain_transport = {
+    .name = "plain", .read = plain_read, .flush = plain_flush, .shutdown = plain_shutdown,
+    .has_unread = plain_has_unread,
+};
 
 static void on_io(hy_io_t *io, unsigned rev);
 static void do_read(hy_sock_t *s);
@@ -171,9 +191,27 @@ static void do_flush(hy_sock_t *s)
     finish_write(s, r == 0 ? NULL : hy_err_io);
 }
 
+static void connect_done(hy_sock_t *s, const char *err);
+static void handshake_step(hy_sock_t *s);
+
 static void on_io(hy_io_t *io, unsigned rev)
 {
     hy_sock_t *s = io->data;
+    if (s->is_connecting) {
+        int e = 0;
+        socklen_t el = sizeof(e);
+        if (getsockopt(io->fd, SOL_SOCKET, SO_ERROR, &e, &el) != 0)
+            e = errno;
+        if (e == 0 && !(rev & (HY_EV_WRITE | HY_EV_ERROR)))
+            return;
+        s->last_errno = e;
+        connect_done(s, e ? hy_err_connect : NULL);
+        return;
+    }
+    if (s->on_connect) { /* handshake in progress */
+        handshake_step(s);
+        return;
+    }
     if ((rev & HY_EV_WRITE) && s->on_write) {
         do_flush(s);
         if (s->is_closed || io->cb == NULL)
@@ -193,13 +231,162 @@ void hy_sock_write(hy_sock_t *s, hy_sock_cb cb)
     do_flush(s);
 }
 
+static bool is_tcp(hy_sock_t *s)
+{
+    return s->peer.ss_family == AF_INET || s->peer.ss_family == AF_INET6;
+}
+
 void hy_sock_set_cork(hy_sock_t *s, bool on)
 {
-    if (s->is_corked == on)
+    if (s->is_corked == on || !is_tcp(s))
         return;
     int v = on;
     setsockopt(s->io.fd, IPPROTO_TCP, TCP_CORK, &v, sizeof(v));
     s->is_corked = on;
+}
+
+void hy_sock_set_nodelay(hy_sock_t *s)
+{
+    if (s->is_nodelay || !is_tcp(s))
+        return;
+    int one = 1;
+    setsockopt(s->io.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    s->is_nodelay = true;
+}
+
+bool hy_sock_has_unread(hy_sock_t *s)
+{
+    if (s->input.len > 0)
+        return true;
+    if (s->is_closed || s->is_eof)
+        return false;
+    return s->tp->has_unread ? s->tp->has_unread(s) : false;
+}
+
+int hy_sock_shutdown_write(hy_sock_t *s)
+{
+    if (s->is_closed)
+        return -EBADF;
+    return s->tp->shutdown ? s->tp->shutdown(s) : 0;
+}
+
+const struct sockaddr_storage *hy_sock_local_addr(hy_sock_t *s, socklen_t *len)
+{
+    if (s->local_len == 0) {
+        socklen_t l = sizeof(s->local);
+        if (getsockname(s->io.fd, (struct sockaddr *)&s->local, &l) != 0)
+            return NULL;
+        s->local_len = l;
+    }
+    if (len)
+        *len = s->local_len;
+    return &s->local;
+}
+
+hy_str_t hy_sock_alpn(hy_sock_t *s)
+{
+    return s->tp->alpn ? s->tp->alpn(s) : HY_STR_NULL;
+}
+
+hy_str_t hy_sock_server_name(hy_sock_t *s)
+{
+    return s->tp->server_name ? s->tp->server_name(s) : HY_STR_NULL;
+}
+
+/* ---- handshake (a transport's; plain has none) ---- */
+
+static void handshake_finish(hy_sock_t *s, const char *err)
+{
+    hy_sock_cb cb = s->on_connect;
+    s->on_connect = NULL;
+    s->hs_want_write = false;
+    update_interest(s);
+    cb(s, err);
+}
+
+static void handshake_step(hy_sock_t *s)
+{
+    int r = s->tp->handshake(s);
+    if (r == -EAGAIN) {
+        hy_io_set(s->loop, &s->io, s->hs_want_write ? HY_EV_WRITE : HY_EV_READ);
+        return;
+    }
+    handshake_finish(s, r == 0 ? NULL : r == -ECONNRESET || r == -EPIPE ? hy_err_eof : hy_err_handshake);
+}
+
+void hy_sock_handshake(hy_sock_t *s, hy_sock_cb cb)
+{
+    if (s->tp->handshake == NULL) {
+        cb(s, NULL);
+        return;
+    }
+    s->on_connect = cb;
+    handshake_step(s);
+}
+
+/* ---- outbound connect ---- */
+
+static void connect_done(hy_sock_t *s, const char *err)
+{
+    s->is_connecting = false;
+    hy_timer_unlink(s->loop, &s->_timer);
+    hy_sock_cb cb = s->on_connect;
+    s->on_connect = NULL;
+    update_interest(s);
+    cb(s, err);
+}
+
+static void on_connect_timeout(hy_timer_t *t)
+{
+    hy_sock_t *s = t->data;
+    s->last_errno = ETIMEDOUT;
+    connect_done(s, hy_err_timeout);
+}
+
+static void on_connect_defer(hy_defer_t *d)
+{
+    hy_sock_t *s = d->data;
+    if (s->is_connecting)
+        connect_done(s, s->last_errno ? hy_err_connect : NULL);
+}
+
+int hy_sock_connect(hy_sock_t *s, hy_loop_t *loop, const struct sockaddr *sa, socklen_t len, uint64_t timeout_ms,
+                    hy_sock_cb cb)
+{
+    int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    hy_sock_init(s, loop, fd);
+    memcpy(&s->peer, sa, len);
+    s->peer_len = len;
+    s->on_connect = cb;
+    s->is_connecting = true;
+    s->_timer.cb = on_connect_timeout;
+    s->_timer.data = s;
+    int r;
+    do
+        r = connect(fd, sa, len);
+    while (r != 0 && errno == EINTR);
+    if (r == 0 || errno != EINPROGRESS) {
+        /* done at once (unix sockets, or an immediate refusal): report from the loop, never from here */
+        s->last_errno = r == 0 ? 0 : errno;
+        s->_connect_defer.cb = on_connect_defer;
+        s->_connect_defer.data = s;
+        hy_defer(loop, &s->_connect_defer);
+        return 0;
+    }
+    hy_timer_link(loop, &s->_timer, timeout_ms);
+    hy_io_set(loop, &s->io, HY_EV_WRITE);
+    return 0;
+}
+
+void hy_sock_reset(hy_sock_t *s)
+{
+    if (!s->is_closed) {
+        struct linger l = {.l_onoff = 1, .l_linger = 0};
+        setsockopt(s->io.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+    }
+    hy_sock_close(s);
 }
 
 void hy_sock_close(hy_sock_t *s)
@@ -207,6 +394,11 @@ void hy_sock_close(hy_sock_t *s)
     if (s->is_closed)
         return;
     s->is_closed = true;
+    s->is_connecting = false;
+    s->on_connect = NULL;
+    hy_timer_unlink(s->loop, &s->_timer);
+    if (s->tp->release)
+        s->tp->release(s);
     hy_io_close(s->loop, &s->io);
     hy_outq_clear(&s->outq);
     hy_buf_release(&s->input);
