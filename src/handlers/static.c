@@ -245,46 +245,10 @@ static int status_for_errno(int err)
 
 static void redirect_dir(hy_req_t *req)
 {
-    /* nginx: 301 to the URI with a slash, absolute by default (absolute_redirect, port_in_redirect) */
-    const hy_http_loc_conf_t *lc = req->loc;
-    size_t cap = req->uri.len + req->args.len + req->host.len + 128;
-    if (req->srv->server_names && req->srv->server_names->nelts)
-        cap += ((hy_server_name_t *)req->srv->server_names->elts)[0].name.len;
+    /* nginx: 301 to the URI with a slash; the core makes it absolute (absolute_redirect, port_in_redirect) */
+    size_t cap = req->uri.len + req->args.len + 3;
     char *loc = hy_palloc(req->pool, cap);
-    int n = 0;
-    if (lc->absolute_redirect) {
-        hy_str_t host = req->host;
-        if (lc->server_name_in_redirect || host.len == 0) {
-            host = HY_STR_NULL;
-            if (req->srv->server_names && req->srv->server_names->nelts) {
-                hy_server_name_t *sn = req->srv->server_names->elts;
-                if (sn[0].kind == 0 && sn[0].name.len)
-                    host = sn[0].name;
-            }
-        }
-        if (host.len == 0) { /* nginx: the local address the request came in on */
-            struct sockaddr_storage ss;
-            socklen_t sl = sizeof(ss);
-            char *ip = hy_palloc(req->pool, INET6_ADDRSTRLEN + 2);
-            host = HY_STR("localhost");
-            if (getsockname(req->conn->sock->io.fd, (struct sockaddr *)&ss, &sl) == 0) {
-                if (ss.ss_family == AF_INET && inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, ip, 64))
-                    host = (hy_str_t){ip, strlen(ip)};
-                else if (ss.ss_family == AF_INET6 && inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr,
-                                                               ip + 1, 64)) {
-                    ip[0] = '[';
-                    size_t l = strlen(ip);
-                    ip[l] = ']';
-                    ip[l + 1] = '\0';
-                    host = (hy_str_t){ip, l + 1};
-                }
-            }
-        }
-        n = snprintf(loc, cap, "http://%.*s", (int)host.len, host.ptr);
-        if (lc->port_in_redirect && req->conn->local_port && req->conn->local_port != 80)
-            n += snprintf(loc + n, cap - (size_t)n, ":%u", req->conn->local_port);
-    }
-    n += snprintf(loc + n, cap - (size_t)n, "%.*s/", (int)req->uri.len, req->uri.ptr);
+    int n = snprintf(loc, cap, "%.*s/", (int)req->uri.len, req->uri.ptr);
     if (req->args.len)
         n += snprintf(loc + n, cap - (size_t)n, "?%.*s", (int)req->args.len, req->args.ptr);
     req->location = (hy_str_t){loc, (size_t)n};

@@ -742,12 +742,11 @@ static int build_addrs(hy_conf_t *cf, hy_http_main_conf_t *m)
     return 0;
 }
 
-hy_http_addr_t *hy_http_addr_for_fd(hy_http_addr_t *wildcard, int fd)
+hy_http_addr_t *hy_http_addr_for_local(hy_http_addr_t *wildcard, const struct sockaddr_storage *local)
 {
-    struct sockaddr_storage ss;
-    socklen_t sl = sizeof(ss);
-    if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0)
+    if (local == NULL)
         return wildcard;
+    const struct sockaddr_storage ss = *local;
     hy_http_addr_t **c = wildcard->covers->elts;
     for (size_t i = 0; i < wildcard->covers->nelts; i++) {
         const struct sockaddr_storage *a = &c[i]->spec.addr;

@@ -94,8 +94,9 @@ typedef struct hy_http_main_conf {
     struct hy_phase_engine *phases; /* http/phases.c: registrations, then the flat step array */
 } hy_http_main_conf_t;
 
-/** For a connection accepted on a wildcard socket: the address whose servers apply, by its local address. */
-hy_http_addr_t *hy_http_addr_for_fd(hy_http_addr_t *wildcard, int fd);
+/** For a connection accepted on a wildcard socket: the address whose servers apply, by the connection's local
+ * address (NULL: the wildcard's own). */
+hy_http_addr_t *hy_http_addr_for_local(hy_http_addr_t *wildcard, const struct sockaddr_storage *local);
 /** The http{} confs of a cycle (NULL without an http block). */
 hy_http_main_conf_t *hy_http_main(hy_cycle_t *cycle);
 /** Pick the server for a Host (lower-cased, port stripped); default server when nothing matches.

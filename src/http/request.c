@@ -106,13 +106,9 @@ void **hy_req_ctx(hy_req_t *req, const hy_module_t *m)
     return &req->ctx[m->index];
 }
 
-/* nginx's header filter: a Location starting with "/" becomes absolute (absolute_redirect), with the Host (or the
- * server_name with server_name_in_redirect, or the local address) and the port unless 80 (port_in_redirect) */
-static void absolute_location(hy_req_t *req)
+hy_str_t hy_http_absolute_url(hy_req_t *req, hy_str_t path)
 {
     const hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv->loc;
-    if (!lc->absolute_redirect)
-        return;
     hy_str_t host = req->host;
     if (lc->server_name_in_redirect || host.len == 0) {
         host = HY_STR_NULL;
@@ -123,29 +119,29 @@ static void absolute_location(hy_req_t *req)
         }
     }
     char ip[INET6_ADDRSTRLEN + 4];
-    if (host.len == 0) {
-        struct sockaddr_storage ss;
-        socklen_t sl = sizeof(ss);
+    if (host.len == 0) { /* nginx: the local address the request came in on */
+        const struct sockaddr_storage *ss = hy_conn_local_addr(req->conn, NULL);
         host = HY_STR("localhost");
-        if (getsockname(req->conn->sock->io.fd, (struct sockaddr *)&ss, &sl) == 0) {
-            if (ss.ss_family == AF_INET && inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, ip, 64)) {
-                host = (hy_str_t){ip, strlen(ip)};
-            } else if (ss.ss_family == AF_INET6 &&
-                       inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, ip + 1, 64)) {
-                ip[0] = '[';
-                size_t l = strlen(ip);
-                ip[l] = ']';
-                host = (hy_str_t){ip, l + 1};
-            }
+        if (ss && ss->ss_family == AF_INET &&
+            inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, ip, sizeof(ip))) {
+            host = (hy_str_t){ip, strlen(ip)};
+        } else if (ss && ss->ss_family == AF_INET6 &&
+                   inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, ip + 1, sizeof(ip) - 2)) {
+            ip[0] = '[';
+            size_t l = strlen(ip);
+            ip[l] = ']';
+            host = (hy_str_t){ip, l + 1};
         }
     }
-    size_t cap = host.len + req->location.len + 24;
+    hy_str_t scheme = req->conn->scheme.len ? req->conn->scheme : HY_STR("http");
+    unsigned default_port = hy_str_eq(scheme, "https") ? 443 : 80;
+    size_t cap = scheme.len + host.len + path.len + 16;
     char *p = hy_palloc(req->pool, cap);
-    int n = snprintf(p, cap, "http://%.*s", (int)host.len, host.ptr);
-    if (lc->port_in_redirect && req->conn->local_port && req->conn->local_port != 80)
+    int n = snprintf(p, cap, "%.*s://%.*s", (int)scheme.len, scheme.ptr, (int)host.len, host.ptr);
+    if (lc->port_in_redirect && req->conn->local_port && req->conn->local_port != default_port)
         n += snprintf(p + n, cap - (size_t)n, ":%u", req->conn->local_port);
-    memcpy(p + n, req->location.ptr, req->location.len);
-    req->location = (hy_str_t){p, (size_t)n + req->location.len};
+    memcpy(p + n, path.ptr, path.len);
+    return (hy_str_t){p, (size_t)n + path.len};
 }
 
 void hy_req_send(hy_req_t *req, bool is_final)
@@ -157,8 +153,10 @@ void hy_req_send(hy_req_t *req, bool is_final)
             req->status = req->err_status;
             req->status_line = HY_STR_NULL;
         }
-        if (req->location.len && req->location.ptr[0] == '/' && req->srv)
-            absolute_location(req);
+        /* nginx's header filter: a Location starting with "/" becomes absolute (absolute_redirect) */
+        if (req->location.len && req->location.ptr[0] == '/' && req->srv &&
+            (req->loc ? req->loc : req->srv->loc)->absolute_redirect)
+            req->location = hy_http_absolute_url(req, req->location);
         for (int i = 0; hy_modules[i]; i++)
             if (hy_modules[i]->header_filter)
                 hy_modules[i]->header_filter(req);

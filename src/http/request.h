@@ -12,6 +12,7 @@
 #include "../core/mem.h"
 #include "../core/outq.h"
 #include "core.h"
+#include "conn.h"
 #include "../event/loop.h"
 
 typedef struct hy_header {
@@ -21,29 +22,6 @@ typedef struct hy_header {
 enum hy_method {
     HY_M_UNKNOWN = 0, HY_M_GET, HY_M_HEAD, HY_M_POST, HY_M_PUT, HY_M_DELETE, HY_M_OPTIONS, HY_M_PATCH,
     HY_M_TRACE, HY_M_CONNECT,
-};
-
-/** Backpressure (h2o's generator "proceed"): a producer that streams a body calls hy_req_send_more() with this
- * callback and produces nothing more until the protocol calls it back, once its output has drained. */
-typedef void (*hy_req_proceed_cb)(hy_req_t *req);
-
-typedef struct hy_conn_ops {
-    /** Put the response head (first call) and the body segments queued in req->body on the wire.
-     * is_final: nothing more will come; the protocol finishes the exchange when written. */
-    void (*send)(hy_req_t *req, bool is_final);
-    /** Drop the exchange without a (complete) response: h1 closes, h2 resets the stream. */
-    void (*abort)(hy_req_t *req);
-} hy_conn_ops_t;
-
-/** What every protocol's connection shares (embedded first in h1/h2 connection structs). */
-struct hy_conn {
-    uint64_t id;                    /* $connection, "*N" in the error log */
-    const hy_conn_ops_t *ops;
-    hy_http_addr_t *addr;           /* borrowed from the generation: servers on the listening address */
-    hy_cycle_t *cycle;              /* borrowed: the generation this connection was accepted under */
-    hy_sock_t *sock;                /* borrowed (embedded in the protocol's struct) */
-    char peer_text[64];             /* "127.0.0.1" for logs */
-    uint16_t local_port;
 };
 
 struct hy_req {
@@ -133,6 +111,10 @@ void hy_req_internal_redirect(hy_req_t *req, hy_str_t uri, hy_str_t args);
 void hy_req_named_redirect(hy_req_t *req, hy_str_t name);
 /** Split "uri?args" at the first '?' (args empty when none). */
 void hy_req_split_args(hy_str_t in, hy_str_t *uri, hy_str_t *args);
+/** "scheme://host[:port]" + path for a redirect, nginx's way: the Host (or the first server_name with
+ * server_name_in_redirect, or the local address), the port unless it is the scheme's default (port_in_redirect).
+ * The result lives in the request pool. */
+hy_str_t hy_http_absolute_url(hy_req_t *req, hy_str_t path);
 /** Add a response header (name and value must outlive the request: literals or pool memory). */
 void hy_req_add_header(hy_req_t *req, hy_str_t name, hy_str_t value);
 /** Reason phrase for a status ("OK", "Not Found"...), or NULL for unknown codes. */

@@ -281,7 +281,7 @@ static void get_remote_addr(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 
 static void get_remote_port(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 {
-    const struct sockaddr_storage *ss = &req->conn->sock->peer;
+    const struct sockaddr_storage *ss = &req->conn->sock.peer;
     if (ss->ss_family == AF_INET)
         set_int(req, v, ntohs(((const struct sockaddr_in *)ss)->sin_port));
     else if (ss->ss_family == AF_INET6)
@@ -292,7 +292,7 @@ static void get_remote_port(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 
 static void get_binary_remote_addr(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 {
-    const struct sockaddr_storage *ss = &req->conn->sock->peer;
+    const struct sockaddr_storage *ss = &req->conn->sock.peer;
     if (ss->ss_family == AF_INET)
         set_val(v, (const char *)&((const struct sockaddr_in *)ss)->sin_addr, 4);
     else if (ss->ss_family == AF_INET6)
@@ -303,12 +303,12 @@ static void get_binary_remote_addr(hy_req_t *req, hy_var_value_t *v, uintptr_t d
 
 static void get_server_addr(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 {
-    struct sockaddr_storage ss;
-    socklen_t len = sizeof(ss);
-    if (getsockname(req->conn->sock->io.fd, (struct sockaddr *)&ss, &len) != 0) {
+    const struct sockaddr_storage *local = hy_conn_local_addr(req->conn, NULL);
+    if (local == NULL) {
         not_found(v);
         return;
     }
+    struct sockaddr_storage ss = *local;
     char *p = hy_palloc(req->pool, INET6_ADDRSTRLEN);
     if (ss.ss_family == AF_INET)
         inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, p, INET6_ADDRSTRLEN);

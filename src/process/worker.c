@@ -19,7 +19,7 @@
 #include "../event/loop.h"
 #include "../event/listen.h"
 #include "../http/core.h"
-#include "../proto/h1.h"
+#include "../proto/accept.h"
 #include "../conf/lexer.h"
 
 static hy_loop_t loop;
@@ -71,7 +71,7 @@ static void apply_limits(hy_cycle_t *cycle, bool announce)
     struct rlimit rl;
     getrlimit(RLIMIT_NOFILE, &rl);
     int64_t wc = hy_limits_worker_connections(core, (int64_t)rl.rlim_cur);
-    hy_h1_set_limits(wc);
+    hy_conns_set_limit(wc);
     if (announce && core->worker_connections > (int64_t)rl.rlim_cur)
         hy_log(HY_LOG_WARN, "%lld worker_connections exceed open file resource limit: %lld", (long long)wc,
                (long long)rl.rlim_cur);
@@ -89,7 +89,7 @@ static void start_listeners(hy_cycle_t *cycle)
         listeners[i].accept_batch = batch;
         int fd = hy_lset_fd(cur_lset, my_slot, i);
         if (fd >= 0) /* no socket: the address is served through its port's wildcard socket */
-            hy_listener_start(&listeners[i], &loop, fd, hy_h1_accept, &addrs[i]);
+            hy_listener_start(&listeners[i], &loop, fd, hy_proto_accept, &addrs[i]);
     }
 }
 
@@ -154,7 +154,7 @@ static void reload_in_place(void)
 
 static void on_shutdown_timeout(hy_timer_t *t)
 {
-    hy_log(HY_LOG_NOTICE, "worker_shutdown_timeout expired, closing %zu connection(s)", hy_h1_num_connections());
+    hy_log(HY_LOG_NOTICE, "worker_shutdown_timeout expired, closing %zu connection(s)", hy_conns_count());
     loop.stop = true;
 }
 
@@ -167,7 +167,7 @@ static void graceful_stop(void)
     /* our copies of the listening sockets go now: the master (or nobody, when single) keeps the originals */
     hy_lset_free(cur_lset, is_single);
     cur_lset = NULL;
-    hy_h1_shutdown(&loop);
+    hy_conns_shutdown();
     hy_core_conf_t *core = hy_core_conf(current);
     if (core->worker_shutdown_timeout_ms > 0) {
         shutdown_timer.cb = on_shutdown_timeout;
@@ -270,12 +270,12 @@ int hy_worker_run(hy_cycle_t *cycle, hy_lset_t *lset, size_t slot, int num_worke
     while (!loop.stop) {
         if (hy_loop_run_once(&loop, quitting ? 100 : -1) != 0)
             break;
-        if (quitting && hy_h1_num_connections() == 0)
+        if (quitting && hy_conns_count() == 0)
             break;
     }
     modules_flush(current, false);
     stop_listeners();
-    hy_h1_close_all();
+    hy_conns_close_all();
     hy_loop_run_once(&loop, 0); /* runs the deferred frees */
     hy_lset_free(cur_lset, single);
     cur_lset = NULL;

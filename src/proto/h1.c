@@ -8,14 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include "h1.h"
 #include "h1parse.h"
 #include "../http/request.h"
+#include "../http/conn.h"
 #include "../core/log.h"
 #include "../core/clock.h"
 #include "../core/file.h"
@@ -29,16 +27,13 @@
 enum { ST_HEAD = 0, ST_REQ, ST_LINGER, ST_CLOSED };
 
 typedef struct h1conn {
-    hy_conn_t c;
-    hy_sock_t sock;
+    hy_conn_t *c;          /* the connection (registry, transport); this struct is its ->proto */
     hy_timer_t timer;
     hy_defer_t parse_defer;
     hy_defer_t proceed_defer; /* backpressure: the producer's proceed runs from the loop, never nested in a write */
     hy_pool_t *pool;       /* owned: request arena, reset between requests */
     hy_req_t *req;         /* in pool */
     hy_http_srv_conf_t *dsrv; /* default server of the address: header limits and timeouts before Host */
-    struct h1conn *idle_prev, *idle_next;
-    struct h1conn *all_prev, *all_next; /* every open connection, for shutdown */
     int state;
     uint64_t num_requests;
     size_t last_len;
@@ -46,7 +41,7 @@ typedef struct h1conn {
     int64_t body_total;    /* chunked payload bytes seen (client_max_body_size) */
     int64_t body_max;
     hy_h1_chunked_t chunked;
-    bool body_chunked, body_pending, resp_done, keepalive, is_idle, linger_needed;
+    bool body_chunked, body_pending, resp_done, keepalive, linger_needed;
     uint64_t send_mark;
     uint64_t req_start_ms;  /* wall-clock ms when this request's first bytes were seen */
     bool next_pipelined;    /* the next request starts in bytes already buffered */
@@ -55,12 +50,6 @@ typedef struct h1conn {
     int lingering_close, reset_timedout;
 } h1conn_t;
 
-static size_t num_conns;
-static size_t max_conns = 1024;
-static uint64_t next_conn_id = 1;
-static h1conn_t *idle_head, *idle_tail; /* oldest idle keep-alive connection at head */
-static bool shutting_down;             /* graceful stop: no more keep-alive */
-static h1conn_t *all_head;
 
 static void on_read(hy_sock_t *s, const char *err);
 static void on_timer(hy_timer_t *t);
@@ -71,53 +60,28 @@ static void h1_abort(hy_req_t *req);
 static void conn_close(h1conn_t *h);
 static void try_parse(h1conn_t *h, const char *err);
 
-static const hy_conn_ops_t h1_ops = {.send = h1_send, .abort = h1_abort};
+static void h1_shutdown(hy_conn_t *c);
+static void h1_close(hy_conn_t *c);
 
-void hy_h1_set_limits(int64_t max_connections)
-{
-    if (max_connections > 0)
-        max_conns = (size_t)max_connections;
-}
-
-size_t hy_h1_num_connections(void)
-{
-    return num_conns;
-}
+static const hy_conn_ops_t h1_ops = {
+    .name = "HTTP/1.1", .send = h1_send, .abort = h1_abort, .shutdown = h1_shutdown, .close = h1_close,
+};
 
 static void idle_add(h1conn_t *h)
 {
-    if (h->is_idle)
-        return;
-    h->is_idle = true;
-    h->idle_next = NULL;
-    h->idle_prev = idle_tail;
-    if (idle_tail)
-        idle_tail->idle_next = h;
-    else
-        idle_head = h;
-    idle_tail = h;
+    hy_conn_set_state(h->c, HY_CONN_WAITING);
 }
 
 static void idle_del(h1conn_t *h)
 {
-    if (!h->is_idle)
-        return;
-    h->is_idle = false;
-    if (h->idle_prev)
-        h->idle_prev->idle_next = h->idle_next;
-    else
-        idle_head = h->idle_next;
-    if (h->idle_next)
-        h->idle_next->idle_prev = h->idle_prev;
-    else
-        idle_tail = h->idle_prev;
+    if (h->c->is_idle)
+        hy_conn_set_state(h->c, HY_CONN_READING);
 }
 
 static void free_conn(void *arg)
 {
     h1conn_t *h = arg;
     hy_pool_destroy(h->pool);
-    hy_cycle_unref(h->c.cycle);
     free(h);
 }
 
@@ -128,97 +92,56 @@ static void conn_close(h1conn_t *h)
     if (h->state == ST_REQ && h->req)
         hy_req_log_phase(h->req); /* the client went away mid-response: still one log line */
     h->state = ST_CLOSED;
-    idle_del(h);
-    if (h->all_prev)
-        h->all_prev->all_next = h->all_next;
-    else
-        all_head = h->all_next;
-    if (h->all_next)
-        h->all_next->all_prev = h->all_prev;
-    hy_timer_unlink(h->sock.loop, &h->timer);
-    hy_sock_close(&h->sock);
-    num_conns--;
-    hy_loop_free_later(h->sock.loop, free_conn, h);
+    hy_loop_t *loop = h->c->sock.loop;
+    hy_timer_unlink(loop, &h->timer);
+    h->c->proto = NULL;
+    hy_conn_close(h->c);
+    hy_loop_free_later(loop, free_conn, h);
 }
 
 static void conn_reset(h1conn_t *h)
 {
-    struct linger l = {.l_onoff = 1, .l_linger = 0};
-    setsockopt(h->sock.io.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+    hy_sock_reset(&h->c->sock);
     conn_close(h);
 }
 
-static void peer_text(h1conn_t *h, const struct sockaddr_storage *ss)
+static void h1_close(hy_conn_t *c)
 {
-    if (ss->ss_family == AF_INET)
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, h->c.peer_text, sizeof(h->c.peer_text));
-    else if (ss->ss_family == AF_INET6)
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, h->c.peer_text, sizeof(h->c.peer_text));
-    else
-        snprintf(h->c.peer_text, sizeof(h->c.peer_text), "unix:");
+    conn_close(c->proto);
 }
 
-void hy_h1_accept(hy_listener_t *l, int fd, struct sockaddr_storage *peer, socklen_t peer_len)
+void hy_h1_attach(hy_conn_t *c)
 {
-    if (num_conns >= max_conns) {
-        if (idle_head) { /* make room: the oldest idle keep-alive connection goes first (as nginx does) */
-            conn_close(idle_head);
-        } else {
-            hy_log(HY_LOG_ALERT, "%zu worker_connections are not enough", max_conns);
-            close(fd);
-            return;
-        }
-    }
-    hy_http_addr_t *addr = l->data;
-    if (addr->covers)
-        addr = hy_http_addr_for_fd(addr, fd);
     h1conn_t *h = hy_calloc(sizeof(*h));
-    num_conns++;
-    h->all_next = all_head;
-    if (all_head)
-        all_head->all_prev = h;
-    all_head = h;
-    h->c.id = next_conn_id++;
-    h->c.ops = &h1_ops;
-    h->c.addr = addr;
-    h->c.cycle = addr->cycle;
-    addr->cycle->refs++;
-    h->c.sock = &h->sock;
-    h->dsrv = addr->default_server;
-    if (!addr->spec.is_unix)
-        h->c.local_port = ntohs(addr->spec.addr.ss_family == AF_INET6
-                                    ? ((struct sockaddr_in6 *)&addr->spec.addr)->sin6_port
-                                    : ((struct sockaddr_in *)&addr->spec.addr)->sin_port);
-    hy_sock_init(&h->sock, l->loop, fd);
-    h->sock.data = h;
-    h->sock.peer = *peer;
-    h->sock.peer_len = peer_len;
-    peer_text(h, peer);
+    h->c = c;
+    c->ops = &h1_ops;
+    c->proto = h;
+    c->sock.data = h;
+    h->dsrv = c->addr->default_server;
     h->timer.cb = on_timer;
     h->timer.data = h;
     h->parse_defer.cb = on_parse_defer;
     h->parse_defer.data = h;
     h->proceed_defer.cb = on_proceed_defer;
     h->proceed_defer.data = h;
-    h->sock.read_limit = (size_t)(h->dsrv->large_header_num * h->dsrv->large_header_size);
-    if (h->sock.read_limit < (size_t)h->dsrv->client_header_buffer_size)
-        h->sock.read_limit = (size_t)h->dsrv->client_header_buffer_size;
+    c->sock.read_limit = (size_t)(h->dsrv->large_header_num * h->dsrv->large_header_size);
+    if (c->sock.read_limit < (size_t)h->dsrv->client_header_buffer_size)
+        c->sock.read_limit = (size_t)h->dsrv->client_header_buffer_size;
     h->state = ST_HEAD;
-    hy_timer_link(l->loop, &h->timer, (uint64_t)h->dsrv->client_header_timeout_ms);
-    hy_sock_read_start(&h->sock, on_read);
-    hy_sock_read_now(&h->sock);
+    hy_timer_link(c->sock.loop, &h->timer, (uint64_t)h->dsrv->client_header_timeout_ms);
+    hy_sock_read_start(&c->sock, on_read);
+    hy_sock_read_now(&c->sock);
 }
 
 /* ---- lingering close (nginx's lingering_close): stop writing, read and drop what the client still sends ---- */
 
 static bool client_sent_more(h1conn_t *h)
 {
-    if (h->linger_needed || h->sock.input.len > 0)
+    if (h->linger_needed || h->c->sock.input.len > 0)
         return true;
     if (h->req && h->req->status < 400)
         return false; /* a normal last response: skip the syscall (requests sent after it may be reset) */
-    char b;
-    return recv(h->sock.io.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0; /* unread bytes: close() would reset */
+    return hy_sock_has_unread(&h->c->sock); /* unread bytes: close() would reset */
 }
 
 static void start_linger(h1conn_t *h)
@@ -227,20 +150,20 @@ static void start_linger(h1conn_t *h)
         conn_close(h);
         return;
     }
-    if (shutdown(h->sock.io.fd, SHUT_WR) != 0) {
+    if (hy_sock_shutdown_write(&h->c->sock) != 0) {
         conn_close(h);
         return;
     }
     h->state = ST_LINGER;
     h->linger_deadline = hy_clock_now_ms() + (uint64_t)h->linger_time_ms;
-    hy_buf_release(&h->sock.input);
-    hy_timer_link(h->sock.loop, &h->timer, (uint64_t)h->linger_timeout_ms);
-    hy_sock_read_start(&h->sock, on_read);
+    hy_buf_release(&h->c->sock.input);
+    hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->linger_timeout_ms);
+    hy_sock_read_start(&h->c->sock, on_read);
 }
 
 static void linger_read(h1conn_t *h, const char *err)
 {
-    hy_buf_release(&h->sock.input);
+    hy_buf_release(&h->c->sock.input);
     if (err != NULL && err != hy_err_buf_full) {
         conn_close(h);
         return;
@@ -250,7 +173,7 @@ static void linger_read(h1conn_t *h, const char *err)
         conn_close(h);
         return;
     }
-    hy_timer_link(h->sock.loop, &h->timer, HY_MIN((uint64_t)h->linger_timeout_ms, h->linger_deadline - now));
+    hy_timer_link(h->c->sock.loop, &h->timer, HY_MIN((uint64_t)h->linger_timeout_ms, h->linger_deadline - now));
 }
 
 /* ---- request body discarding ---- */
@@ -258,7 +181,7 @@ static void linger_read(h1conn_t *h, const char *err)
 /* Drop body bytes from the input. Returns false when the body is malformed or too large (connection must go). */
 static bool discard_body(h1conn_t *h)
 {
-    hy_buf_t *in = &h->sock.input;
+    hy_buf_t *in = &h->c->sock.input;
     if (!h->body_pending || in->len == 0)
         return true;
     if (!h->body_chunked) {
@@ -296,14 +219,11 @@ static bool discard_body(h1conn_t *h)
 
 static void next_request(h1conn_t *h)
 {
-    if (h->num_requests == 0 && h->dsrv->loc->tcp_nodelay && !h->c.addr->spec.is_unix) {
-        /* as nginx: TCP_NODELAY only once a connection goes keep-alive (a one-shot response needs no push) */
-        int one = 1;
-        setsockopt(h->sock.io.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    }
+    if (h->num_requests == 0 && h->dsrv->loc->tcp_nodelay) /* as nginx: only once a connection goes keep-alive */
+        hy_sock_set_nodelay(&h->c->sock);
     h->num_requests++;
     h->req = NULL;
-    if (h->sock.input.len > 0) {
+    if (h->c->sock.input.len > 0) {
         hy_pool_reset(h->pool);
     } else { /* an idle keep-alive connection holds no request arena (and no input buffer) */
         hy_pool_destroy(h->pool);
@@ -312,20 +232,21 @@ static void next_request(h1conn_t *h)
     h->state = ST_HEAD;
     h->last_len = 0;
     h->resp_done = false;
-    hy_sock_set_cork(&h->sock, false);
-    if (shutting_down && h->sock.input.len == 0) {
+    hy_sock_set_cork(&h->c->sock, false);
+    if (hy_conns_shutting_down() && h->c->sock.input.len == 0) {
         conn_close(h);
         return;
     }
-    h->next_pipelined = h->sock.input.len > 0;
-    if (h->sock.input.len > 0) {
-        hy_timer_link(h->sock.loop, &h->timer, (uint64_t)h->dsrv->client_header_timeout_ms);
-        hy_defer(h->sock.loop, &h->parse_defer);
+    h->next_pipelined = h->c->sock.input.len > 0;
+    if (h->c->sock.input.len > 0) {
+        hy_conn_set_state(h->c, HY_CONN_READING);
+        hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->dsrv->client_header_timeout_ms);
+        hy_defer(h->c->sock.loop, &h->parse_defer);
     } else {
         idle_add(h);
-        hy_timer_link(h->sock.loop, &h->timer, (uint64_t)h->keepalive_ms);
+        hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->keepalive_ms);
     }
-    hy_sock_read_start(&h->sock, on_read);
+    hy_sock_read_start(&h->c->sock, on_read);
 }
 
 static void on_parse_defer(hy_defer_t *d)
@@ -355,8 +276,8 @@ static void on_written(hy_sock_t *s, const char *err)
         return;
     }
     if (h->body_pending) { /* the response is out; wait for the rest of the body to drop it */
-        hy_timer_link(h->sock.loop, &h->timer, (uint64_t)h->body_timeout_ms);
-        hy_sock_read_start(&h->sock, on_read);
+        hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->body_timeout_ms);
+        hy_sock_read_start(&h->c->sock, on_read);
         return;
     }
     next_request(h);
@@ -370,7 +291,7 @@ static void on_written_partial(hy_sock_t *s, const char *err)
         return;
     }
     if (h->req && h->state == ST_REQ && h->req->_proceed)
-        hy_defer(h->sock.loop, &h->proceed_defer); /* backpressure: the producer may queue its next batch */
+        hy_defer(h->c->sock.loop, &h->proceed_defer); /* backpressure: the producer may queue its next batch */
 }
 
 static void on_proceed_defer(hy_defer_t *d)
@@ -493,12 +414,12 @@ static void build_head(h1conn_t *h, hy_req_t *req)
         PUTS("Accept-Ranges: bytes\r\n");
     PUTS("\r\n");
     req->bytes_sent += (int64_t)o;
-    hy_outq_push_mem(&h->sock.outq, buf, o, NULL, NULL);
+    hy_outq_push_mem(&h->c->sock.outq, buf, o, NULL, NULL);
 }
 
 static void h1_send(hy_req_t *req, bool is_final)
 {
-    h1conn_t *h = hy_container_of(req->conn, h1conn_t, c);
+    h1conn_t *h = req->conn->proto;
     if (h->state == ST_CLOSED)
         return;
     hy_http_loc_conf_t *lc = req->loc ? req->loc : h->dsrv->loc;
@@ -509,12 +430,12 @@ static void h1_send(hy_req_t *req, bool is_final)
         req->chunked_out = req->content_length_n < 0 && !req->header_only && req->status >= 200 &&
                            req->status != 204 && req->status != 304 && req->version >= 11 &&
                            lc->chunked_transfer_encoding;
-        h->keepalive = req->keepalive && !shutting_down && lc->keepalive_timeout_ms > 0 &&
+        h->keepalive = req->keepalive && !hy_conns_shutting_down() && lc->keepalive_timeout_ms > 0 &&
                        (lc->keepalive_requests <= 0 || h->num_requests + 1 < (uint64_t)lc->keepalive_requests) &&
                        (req->content_length_n >= 0 || req->header_only || req->chunked_out);
         if (!hy_outq_empty(&req->body) && lc->tcp_nopush && lc->sendfile && req->body.head->kind == HY_SEG_FILE)
-            hy_sock_set_cork(&h->sock, true);
-        h->sock.use_sendfile = lc->sendfile != 0;
+            hy_sock_set_cork(&h->c->sock, true);
+        h->c->sock.use_sendfile = lc->sendfile != 0;
         h->keepalive_ms = lc->keepalive_timeout_ms;
         h->body_timeout_ms = lc->client_body_timeout_ms;
         h->send_timeout_ms = lc->send_timeout_ms;
@@ -536,37 +457,37 @@ static void h1_send(hy_req_t *req, bool is_final)
         if (req->chunked_out && n > 0) {
             char *sz = hy_palloc(req->pool, 20);
             int l = snprintf(sz, 20, "%zx\r\n", n);
-            hy_outq_push_mem(&h->sock.outq, sz, (size_t)l, NULL, NULL);
-            hy_outq_move(&h->sock.outq, &req->body);
-            hy_outq_push_mem(&h->sock.outq, "\r\n", 2, NULL, NULL);
+            hy_outq_push_mem(&h->c->sock.outq, sz, (size_t)l, NULL, NULL);
+            hy_outq_move(&h->c->sock.outq, &req->body);
+            hy_outq_push_mem(&h->c->sock.outq, "\r\n", 2, NULL, NULL);
             req->bytes_sent += l + 2;
         } else {
-            hy_outq_move(&h->sock.outq, &req->body);
+            hy_outq_move(&h->c->sock.outq, &req->body);
         }
         if (req->chunked_out && is_final) {
-            hy_outq_push_mem(&h->sock.outq, "0\r\n\r\n", 5, NULL, NULL);
+            hy_outq_push_mem(&h->c->sock.outq, "0\r\n\r\n", 5, NULL, NULL);
             req->bytes_sent += 5;
         }
     }
     if (is_final) {
         h->resp_done = true;
         req->finished = true;
-        h->sock.more_until_close = !h->keepalive; /* one packet carries the response's tail and the FIN */
-        h->send_mark = h->sock.bytes_out;
-        hy_timer_link(h->sock.loop, &h->timer, (uint64_t)h->send_timeout_ms);
+        h->c->sock.more_until_close = !h->keepalive; /* one packet carries the response's tail and the FIN */
+        h->send_mark = h->c->sock.bytes_out;
+        hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->send_timeout_ms);
         if (h->body_pending && h->keepalive)
-            hy_sock_read_start(&h->sock, on_read); /* keep dropping the body while we write */
+            hy_sock_read_start(&h->c->sock, on_read); /* keep dropping the body while we write */
         else
-            hy_sock_read_stop(&h->sock);
-        hy_sock_write(&h->sock, on_written);
+            hy_sock_read_stop(&h->c->sock);
+        hy_sock_write(&h->c->sock, on_written);
     } else {
-        hy_sock_write(&h->sock, on_written_partial);
+        hy_sock_write(&h->c->sock, on_written_partial);
     }
 }
 
 static void h1_abort(hy_req_t *req)
 {
-    conn_close(hy_container_of(req->conn, h1conn_t, c));
+    conn_close(req->conn->proto);
 }
 
 static void rebase(hy_str_t *s, const char *from, size_t n, char *to)
@@ -586,7 +507,7 @@ static hy_req_t *new_req(h1conn_t *h)
 {
     hy_req_t *req = hy_pcalloc(conn_pool(h), sizeof(*req));
     req->pool = h->pool;
-    req->conn = &h->c;
+    req->conn = h->c;
     req->version = 11;
     req->content_length = -1;
     req->content_length_n = -1;
@@ -605,17 +526,17 @@ static void bad_request(h1conn_t *h, int status, const char *reason, hy_h1_reque
     h->linger_needed = true;
     h->state = ST_REQ;
     if (r && r->request_line.len)
-        hy_log_conn(HY_LOG_INFO, h->c.id, "%s while reading client request headers, client: %s, request: \"%.*s\"",
-                    reason, h->c.peer_text, (int)r->request_line.len, r->request_line.ptr);
+        hy_log_conn(HY_LOG_INFO, h->c->id, "%s while reading client request headers, client: %s, request: \"%.*s\"",
+                    reason, h->c->peer_text, (int)r->request_line.len, r->request_line.ptr);
     else
-        hy_log_conn(HY_LOG_INFO, h->c.id, "%s while reading client request line, client: %s", reason,
-                    h->c.peer_text);
+        hy_log_conn(HY_LOG_INFO, h->c->id, "%s while reading client request line, client: %s", reason,
+                    h->c->peer_text);
     hy_req_error(req, status);
 }
 
 static void try_parse(h1conn_t *h, const char *err)
 {
-    hy_buf_t *in = &h->sock.input;
+    hy_buf_t *in = &h->c->sock.input;
     if (in->len == 0) {
         if (err)
             conn_close(h);
@@ -623,9 +544,9 @@ static void try_parse(h1conn_t *h, const char *err)
     }
     if (h->last_len == 0)
         h->req_start_ms = (uint64_t)hy_clock_time_ms();
-    if (h->is_idle) {
+    if (h->c->is_idle) {
         idle_del(h);
-        hy_timer_link(h->sock.loop, &h->timer, (uint64_t)h->dsrv->client_header_timeout_ms);
+        hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->dsrv->client_header_timeout_ms);
     }
     hy_h1_header_t hdrs[MAX_HEADERS];
     hy_h1_request_t r = {.headers = hdrs, .num_headers = MAX_HEADERS};
@@ -642,8 +563,8 @@ static void try_parse(h1conn_t *h, const char *err)
             else
                 bad_request(h, 400, "client sent too large request or too long header line", NULL);
         } else if (err) {
-            hy_log_conn(HY_LOG_INFO, h->c.id, "client prematurely closed connection while reading client request "
-                        "headers, client: %s", h->c.peer_text);
+            hy_log_conn(HY_LOG_INFO, h->c->id, "client prematurely closed connection while reading client request "
+                        "headers, client: %s", h->c->peer_text);
             conn_close(h);
         }
         return;
@@ -688,8 +609,10 @@ static void try_parse(h1conn_t *h, const char *err)
     req->num_headers = nh;
     h->state = ST_REQ;
     h->linger_needed = false;
-    hy_sock_read_stop(&h->sock);
-    hy_timer_unlink(h->sock.loop, &h->timer);
+    hy_conn_set_state(h->c, HY_CONN_WRITING);
+    hy_conn_count_request(h->c);
+    hy_sock_read_stop(&h->c->sock);
+    hy_timer_unlink(h->c->sock.loop, &h->timer);
 
     /* framing: decided here, before anything else, and fatal to the connection when wrong (RFC 9112 §6.3) */
     r.headers = hdrs;
@@ -699,7 +622,7 @@ static void try_parse(h1conn_t *h, const char *err)
     bool chunked;
     if (hy_h1_framing(&r, &cl, &chunked, &status, &reason) != 0) {
         h->linger_needed = true;
-        hy_log_conn(HY_LOG_INFO, h->c.id, "%s, client: %s, request: \"%.*s\"", reason, h->c.peer_text,
+        hy_log_conn(HY_LOG_INFO, h->c->id, "%s, client: %s, request: \"%.*s\"", reason, h->c->peer_text,
                     (int)r.request_line.len, r.request_line.ptr);
         hy_req_error(req, status);
         return;
@@ -726,8 +649,8 @@ static void try_parse(h1conn_t *h, const char *err)
         char c = req->method.ptr[i];
         if (!((c >= 'A' && c <= 'Z') || c == '_' || c == '-')) {
             h->linger_needed = true;
-            hy_log_conn(HY_LOG_INFO, h->c.id, "client sent invalid method while reading client request line, "
-                        "client: %s, request: \"%.*s\"", h->c.peer_text, (int)r.request_line.len, r.request_line.ptr);
+            hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid method while reading client request line, "
+                        "client: %s, request: \"%.*s\"", h->c->peer_text, (int)r.request_line.len, r.request_line.ptr);
             h->body_pending = false;
             hy_req_error(req, 400);
             return;
@@ -740,8 +663,8 @@ static void try_parse(h1conn_t *h, const char *err)
         if (!discard_body(h)) {
             h->body_pending = false;
             h->linger_needed = true;
-            hy_log_conn(HY_LOG_INFO, h->c.id, "client sent invalid chunked body, client: %s, request: \"%.*s\"",
-                        h->c.peer_text, (int)r.request_line.len, r.request_line.ptr);
+            hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid chunked body, client: %s, request: \"%.*s\"",
+                        h->c->peer_text, (int)r.request_line.len, r.request_line.ptr);
             hy_req_error(req, 400);
             return;
         }
@@ -772,10 +695,10 @@ static void on_read(hy_sock_t *s, const char *err)
             conn_close(h);
             return;
         }
-        if (!h->body_pending && h->resp_done && hy_outq_empty(&h->sock.outq) && h->keepalive)
+        if (!h->body_pending && h->resp_done && hy_outq_empty(&h->c->sock.outq) && h->keepalive)
             next_request(h);
         else if (!h->body_pending)
-            hy_sock_read_stop(&h->sock);
+            hy_sock_read_stop(&h->c->sock);
         return;
     case ST_LINGER:
         linger_read(h, err);
@@ -790,20 +713,20 @@ static void on_timer(hy_timer_t *t)
     h1conn_t *h = t->data;
     switch (h->state) {
     case ST_HEAD:
-        if (h->sock.input.len > 0)
-            hy_log_conn(HY_LOG_INFO, h->c.id, "client timed out (110: Connection timed out) while reading client "
-                        "request headers, client: %s", h->c.peer_text);
+        if (h->c->sock.input.len > 0)
+            hy_log_conn(HY_LOG_INFO, h->c->id, "client timed out (110: Connection timed out) while reading client "
+                        "request headers, client: %s", h->c->peer_text);
         conn_close(h);
         return;
     case ST_REQ:
-        if (h->resp_done && !hy_outq_empty(&h->sock.outq) && h->sock.bytes_out != h->send_mark) {
-            h->send_mark = h->sock.bytes_out; /* send_timeout is between two successive writes */
-            hy_timer_link(h->sock.loop, &h->timer, (uint64_t)h->send_timeout_ms);
+        if (h->resp_done && !hy_outq_empty(&h->c->sock.outq) && h->c->sock.bytes_out != h->send_mark) {
+            h->send_mark = h->c->sock.bytes_out; /* send_timeout is between two successive writes */
+            hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->send_timeout_ms);
             return;
         }
-        hy_log_conn(HY_LOG_INFO, h->c.id, "client timed out (110: Connection timed out) while %s, client: %s",
-                    hy_outq_empty(&h->sock.outq) ? "reading client request body" : "sending response to client",
-                    h->c.peer_text);
+        hy_log_conn(HY_LOG_INFO, h->c->id, "client timed out (110: Connection timed out) while %s, client: %s",
+                    hy_outq_empty(&h->c->sock.outq) ? "reading client request body" : "sending response to client",
+                    h->c->peer_text);
         if (h->reset_timedout)
             conn_reset(h);
         else
@@ -817,19 +740,13 @@ static void on_timer(hy_timer_t *t)
     }
 }
 
-void hy_h1_shutdown(hy_loop_t *loop)
+/* Graceful stop. Idle keep-alive connections are not closed at once: a client may have its next request on the
+ * wire, and closing would reset it (nginx/nginx PR #437; what makes reloads under load fail). A request that
+ * arrives is answered with "Connection: close" (next_request and h1_send read hy_conns_shutting_down); a
+ * connection still idle after a short grace period is closed. */
+static void h1_shutdown(hy_conn_t *c)
 {
-    shutting_down = true;
-    /* Idle keep-alive connections are not closed at once: a client may have its next request on the wire, and
-     * closing would reset it (nginx/nginx PR #437; what makes reloads under load fail). A request that arrives
-     * is answered with "Connection: close"; a connection still idle after a short grace period is closed. */
-    for (h1conn_t *h = idle_head; h; h = h->idle_next)
-        if (hy_timer_is_linked(&h->timer) && h->timer.expire_at > hy_clock_now_ms() + SHUTDOWN_GRACE_MS)
-            hy_timer_link(h->sock.loop, &h->timer, SHUTDOWN_GRACE_MS);
-}
-
-void hy_h1_close_all(void)
-{
-    while (all_head)
-        conn_close(all_head);
+    h1conn_t *h = c->proto;
+    if (c->is_idle && hy_timer_is_linked(&h->timer) && h->timer.expire_at > hy_clock_now_ms() + SHUTDOWN_GRACE_MS)
+        hy_timer_link(c->sock.loop, &h->timer, SHUTDOWN_GRACE_MS);
 }

@@ -90,13 +90,12 @@ static hy_req_t *lb_request(hy_cycle_t *c, hy_pool_t **pool, const char *method,
                             const char *host)
 {
     static hy_conn_t conn;
-    static hy_sock_t sock;
     hy_http_main_conf_t *m = hy_http_main(c);
     memset(&conn, 0, sizeof(conn));
     conn.ops = &lb_ops;
     conn.addr = m->addrs->elts;
     conn.cycle = c;
-    conn.sock = &sock;
+    conn.scheme = HY_STR("http");
     snprintf(conn.peer_text, sizeof(conn.peer_text), "127.0.0.1");
     *pool = hy_pool_create(4096);
     hy_req_t *r = hy_pcalloc(*pool, sizeof(*r));
