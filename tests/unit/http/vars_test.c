@@ -293,7 +293,7 @@ int main(void)
     inet_pton(AF_INET, "192.0.2.7", &sin->sin_addr);
     sock.io.fd = -1;
     conn.id = 17;
-    conn.sock = &sock;
+    conn.sock = sock;
     conn.cycle = cycle;
     snprintf(conn.peer_text, sizeof(conn.peer_text), "192.0.2.7");
     conn.local_port = 8080;
