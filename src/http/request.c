@@ -11,6 +11,8 @@
 #include "uri.h"
 #include "../core/log.h"
 #include "phases.h"
+#include "../core/clock.h"
+#include "../core/httpdate.h"
 
 #define HY_MAX_URI_CHANGES 10
 
@@ -144,6 +146,85 @@ hy_str_t hy_http_absolute_url(hy_req_t *req, hy_str_t path)
     return (hy_str_t){p, (size_t)n + path.len};
 }
 
+static void push_header(hy_array_t *a, hy_str_t name, hy_str_t value)
+{
+    hy_header_t *h = hy_array_push(a);
+    h->name = name;
+    h->value = value;
+}
+
+void hy_req_finalize_head(hy_req_t *req)
+{
+    const hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv ? req->srv->loc : NULL;
+    size_t extra = req->headers_out ? req->headers_out->nelts : 0;
+    hy_array_t *a = hy_array_create(req->pool, 12 + extra, sizeof(hy_header_t));
+    push_header(a, HY_STR("Server"),
+                lc && lc->server_tokens == HY_TOKENS_OFF ? HY_STR("hayate") : HY_STR("hayate/" HY_VERSION));
+    char *date = hy_palloc(req->pool, 29 + 20 + 32);
+    memcpy(date, hy_clock_http_date(), 29);
+    push_header(a, HY_STR("Date"), (hy_str_t){date, 29});
+    if (req->content_type.len)
+        push_header(a, HY_STR("Content-Type"), req->content_type);
+    if (req->content_length_n >= 0) {
+        char *p = date + 29;
+        push_header(a, HY_STR("Content-Length"), (hy_str_t){p, hy_fmt_u64(p, (uint64_t)req->content_length_n)});
+    }
+    if (req->last_modified >= 0) {
+        char *p = date + 29 + 20;
+        push_header(a, HY_STR("Last-Modified"), (hy_str_t){p, hy_httpdate_format(req->last_modified, p)});
+    }
+    if (req->location.len)
+        push_header(a, HY_STR("Location"), req->location);
+    req->resp_framing_ix = a->nelts;
+    if (req->etag.len)
+        push_header(a, HY_STR("ETag"), req->etag);
+    for (size_t i = 0; i < extra; i++) {
+        hy_header_t *x = (hy_header_t *)req->headers_out->elts + i;
+        push_header(a, x->name, x->value);
+    }
+    if (req->accept_ranges)
+        push_header(a, HY_STR("Accept-Ranges"), HY_STR("bytes"));
+    req->resp_headers = a;
+}
+
+void hy_req_insert_header(hy_req_t *req, size_t ix, hy_str_t name, hy_str_t value)
+{
+    hy_array_t *a = req->resp_headers;
+    hy_array_push(a);
+    hy_header_t *h = a->elts;
+    if (ix > a->nelts - 1)
+        ix = a->nelts - 1;
+    memmove(h + ix + 1, h + ix, sizeof(hy_header_t) * (a->nelts - 1 - ix));
+    h[ix].name = name;
+    h[ix].value = value;
+}
+
+const hy_str_t *hy_req_sent_header(hy_req_t *req, hy_str_t name)
+{
+    if (req->resp_headers == NULL)
+        return NULL;
+    hy_header_t *h = req->resp_headers->elts;
+    for (size_t i = 0; i < req->resp_headers->nelts; i++) {
+        if (h[i].name.len != name.len)
+            continue;
+        size_t k = 0;
+        for (; k < name.len; k++) {
+            unsigned char a = (unsigned char)h[i].name.ptr[k], b = (unsigned char)name.ptr[k];
+            if (b == '_')
+                b = '-';
+            if (a >= 'A' && a <= 'Z')
+                a |= 0x20;
+            if (b >= 'A' && b <= 'Z')
+                b |= 0x20;
+            if (a != b)
+                break;
+        }
+        if (k == name.len)
+            return &h[i].value;
+    }
+    return NULL;
+}
+
 void hy_req_send(hy_req_t *req, bool is_final)
 {
     /* the filter chain (nginx's header and body filters), in module order */
@@ -160,6 +241,7 @@ void hy_req_send(hy_req_t *req, bool is_final)
         for (int i = 0; hy_modules[i]; i++)
             if (hy_modules[i]->header_filter)
                 hy_modules[i]->header_filter(req);
+        hy_req_finalize_head(req);
     }
     for (int i = 0; hy_modules[i]; i++)
         if (hy_modules[i]->body_filter)
@@ -393,8 +475,6 @@ void hy_req_process(hy_req_t *req)
         if (slot && *slot == NULL)
             *slot = v;
     }
-    if (req->h_expect && req->version >= 11 && hy_str_caseeq(*req->h_expect, "100-continue"))
-        req->expect_continue = true;
 
     req->srv = hy_http_find_server(req->conn->addr, req->host.ptr, req->host.len);
     req->uri_changes = HY_MAX_URI_CHANGES + 1;

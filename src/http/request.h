@@ -40,9 +40,7 @@ struct hy_req {
     const hy_str_t *h_connection, *h_if_modified_since, *h_if_unmodified_since, *h_if_none_match, *h_if_match,
         *h_range, *h_if_range, *h_expect, *h_user_agent;
     int64_t content_length;         /* -1 when none */
-    bool chunked;
     bool keepalive;                 /* may the connection be kept after this response */
-    bool expect_continue;
     bool is_internal;               /* reached through an internal redirect */
     bool error_page;                /* an error_page redirect happened (recursive_error_pages off: no more) */
     int uri_changes;                /* rewrite cycles and internal redirects left (nginx's 11 → 500 at 0) */
@@ -64,6 +62,10 @@ struct hy_req {
     hy_str_t location;
     hy_file_t *file;                /* the static file being served (borrowed: the body segments hold refs) */
     hy_array_t *headers_out;        /* hy_header_t extras, NULL when none */
+    hy_array_t *resp_headers;       /* the final response head (hy_header_t), built once by hy_req_finalize_head
+                                     * after the header filters; protocols serialise it, $sent_http_* read it */
+    size_t resp_framing_ix;         /* where a protocol inserts its framing fields (h1: Transfer-Encoding,
+                                     * Connection, Keep-Alive), to keep nginx's header order */
     bool accept_ranges;
     bool header_only;               /* HEAD, 304, 204: no body on the wire */
     bool head_sent;
@@ -76,7 +78,7 @@ struct hy_req {
     uint64_t start_ms;              /* wall-clock ms when the first byte of the head was parsed ($request_time) */
     uint64_t conn_requests;         /* number of this request on its connection, from 1 ($connection_requests) */
     void **ctx;                     /* per-module request state, indexed by module index (NULL until used) */
-    bool logged, filters_started, chunked_out;
+    bool logged, filters_started;
     bool pipelined;                 /* parsed from bytes that arrived with the previous request ($pipe) */
     hy_req_proceed_cb _proceed;     /* set by hy_req_send_more: called once when the protocol drained */
     hy_defer_t _defer;
@@ -115,6 +117,14 @@ void hy_req_split_args(hy_str_t in, hy_str_t *uri, hy_str_t *args);
  * server_name_in_redirect, or the local address), the port unless it is the scheme's default (port_in_redirect).
  * The result lives in the request pool. */
 hy_str_t hy_http_absolute_url(hy_req_t *req, hy_str_t path);
+/** Build req->resp_headers from the response fields (nginx's order: Server, Date, Content-Type, Content-Length,
+ * Last-Modified, Location, [framing], ETag, the add_header/handler extras, Accept-Ranges). hy_req_send calls it
+ * once, after the header filters; a protocol then only adds its own framing fields (hy_req_insert_header). */
+void hy_req_finalize_head(hy_req_t *req);
+/** Insert a field into the finalised head at position ix (a protocol's framing fields). */
+void hy_req_insert_header(hy_req_t *req, size_t ix, hy_str_t name, hy_str_t value);
+/** The value of a field of the finalised head (case-insensitive; '_' in name matches '-'), or NULL. */
+const hy_str_t *hy_req_sent_header(hy_req_t *req, hy_str_t name);
 /** Add a response header (name and value must outlive the request: literals or pool memory). */
 void hy_req_add_header(hy_req_t *req, hy_str_t name, hy_str_t value);
 /** Reason phrase for a status ("OK", "Not Found"...), or NULL for unknown codes. */

@@ -631,6 +631,19 @@ static void get_http(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 static void get_sent_http(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 {
     const hy_str_t *s = (const hy_str_t *)data;
+    if (req->resp_headers) { /* the head as it went out (http/request.c), framing fields included */
+        if (req->logged && hy_str_caseeq(*s, "connection")) {
+            set_val(v, "close", 5); /* nginx clears r->keepalive before the log phase */
+            return;
+        }
+        const hy_str_t *val = hy_req_sent_header(req, *s);
+        if (val)
+            set_str(v, *val);
+        else
+            not_found(v);
+        return;
+    }
+    /* before the head is final: the response fields as they stand */
     if (hy_str_caseeq(*s, "content_type")) {
         if (req->content_type.len)
             set_str(v, req->content_type);
@@ -664,32 +677,6 @@ static void get_sent_http(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
     if (hy_str_caseeq(*s, "etag")) {
         if (req->etag.len)
             set_str(v, req->etag);
-        else
-            not_found(v);
-        return;
-    }
-    if (hy_str_caseeq(*s, "connection")) {
-        if (req->status == 101)
-            set_val(v, "upgrade", 7);
-        else if (req->keepalive && !req->logged) /* nginx clears r->keepalive before the log phase */
-            set_val(v, "keep-alive", 10);
-        else
-            set_val(v, "close", 5);
-        return;
-    }
-    if (hy_str_caseeq(*s, "keep_alive")) {
-        hy_http_loc_conf_t *lc = req_loc(req);
-        if (req->keepalive && lc && lc->keepalive_header_sec > 0) {
-            char *p = hy_palloc(req->pool, 32);
-            set_val(v, p, (size_t)snprintf(p, 32, "timeout=%lld", (long long)lc->keepalive_header_sec));
-        } else {
-            not_found(v);
-        }
-        return;
-    }
-    if (hy_str_caseeq(*s, "transfer_encoding")) {
-        if (req->chunked_out)
-            set_val(v, "chunked", 7);
         else
             not_found(v);
         return;

@@ -42,6 +42,7 @@ typedef struct h1conn {
     int64_t body_max;
     hy_h1_chunked_t chunked;
     bool body_chunked, body_pending, resp_done, keepalive, linger_needed;
+    bool chunked_out;      /* this response is sent chunked (RFC 9112 §7.1) */
     uint64_t send_mark;
     uint64_t req_start_ms;  /* wall-clock ms when this request's first bytes were seen */
     bool next_pipelined;    /* the next request starts in bytes already buffered */
@@ -329,89 +330,54 @@ static size_t put_value(char *p, hy_str_t v)
 #define PUTS(lit) (o += put(buf + o, lit, sizeof(lit) - 1))
 #define PUTSTR(st) (o += put(buf + o, (st).ptr, (st).len))
 
+/* The status line, then the finalised head (http/request.c) with HTTP/1's framing fields put where nginx puts
+ * them, then the blank line. */
 static void build_head(h1conn_t *h, hy_req_t *req)
 {
     hy_http_loc_conf_t *lc = req->loc ? req->loc : h->dsrv->loc;
-    size_t extra = 3 * (req->content_type.len + req->etag.len + req->location.len) + 64;
-    if (req->headers_out)
-        for (size_t i = 0; i < req->headers_out->nelts; i++) {
-            hy_header_t *x = (hy_header_t *)req->headers_out->elts + i;
-            extra += x->name.len + 3 * x->value.len + 4;
+    if (h->chunked_out)
+        hy_req_insert_header(req, req->resp_framing_ix++, HY_STR("Transfer-Encoding"), HY_STR("chunked"));
+    if (h->keepalive) {
+        hy_req_insert_header(req, req->resp_framing_ix++, HY_STR("Connection"), HY_STR("keep-alive"));
+        if (lc->keepalive_header_sec > 0) {
+            char *t = hy_palloc(req->pool, 32);
+            int tl = snprintf(t, 32, "timeout=%lld", (long long)lc->keepalive_header_sec);
+            hy_req_insert_header(req, req->resp_framing_ix++, HY_STR("Keep-Alive"), (hy_str_t){t, (size_t)tl});
         }
-    char *buf = hy_palloc(req->pool, 512 + extra);
+    } else {
+        hy_req_insert_header(req, req->resp_framing_ix++, HY_STR("Connection"), HY_STR("close"));
+    }
+    hy_header_t *hd = req->resp_headers->elts;
+    size_t n = req->resp_headers->nelts;
+    size_t cap = 64 + req->status_line.len;
+    for (size_t i = 0; i < n; i++)
+        cap += hd[i].name.len + 3 * hd[i].value.len + 4;
+    char *buf = hy_palloc(req->pool, cap);
     size_t o = 0;
-    if (req->expect_continue && h->body_pending && h->keepalive && req->version >= 11 && h->chunked.total == 0 &&
+    bool expect_continue = req->h_expect && req->version >= 11 && hy_str_caseeq(*req->h_expect, "100-continue");
+    if (expect_continue && h->body_pending && h->keepalive && h->chunked.total == 0 &&
         h->body_left == req->content_length)
         PUTS("HTTP/1.1 100 Continue\r\n\r\n");
-    const char *reason = hy_http_reason(req->status);
+    PUTS("HTTP/1.1 ");
     if (req->status_line.len) {
-        PUTS("HTTP/1.1 ");
         PUTSTR(req->status_line);
-        PUTS("\r\n");
     } else {
-        PUTS("HTTP/1.1 ");
         int st = req->status;
         if (st < 100 || st > 999)
             st = 500;
         buf[o++] = (char)('0' + st / 100), buf[o++] = (char)('0' + st / 10 % 10), buf[o++] = (char)('0' + st % 10);
         buf[o++] = ' ';
+        const char *reason = hy_http_reason(req->status);
         if (reason)
             o += put(buf + o, reason, strlen(reason));
-        PUTS("\r\n");
     }
-    if (lc->server_tokens == HY_TOKENS_OFF)
-        PUTS("Server: hayate\r\n");
-    else
-        PUTS("Server: hayate/" HY_VERSION "\r\n");
-    PUTS("Date: ");
-    o += put(buf + o, hy_clock_http_date(), 29);
     PUTS("\r\n");
-    if (req->content_type.len) {
-        PUTS("Content-Type: ");
-        o += put_value(buf + o, req->content_type);
+    for (size_t i = 0; i < n; i++) {
+        PUTSTR(hd[i].name);
+        PUTS(": ");
+        o += put_value(buf + o, hd[i].value);
         PUTS("\r\n");
     }
-    if (req->content_length_n >= 0) {
-        PUTS("Content-Length: ");
-        o += hy_fmt_u64(buf + o, (uint64_t)req->content_length_n);
-        PUTS("\r\n");
-    }
-    if (req->last_modified >= 0) {
-        char d[32];
-        hy_httpdate_format(req->last_modified, d);
-        PUTS("Last-Modified: ");
-        o += put(buf + o, d, 29);
-        PUTS("\r\n");
-    }
-    if (req->location.len) {
-        PUTS("Location: ");
-        o += put_value(buf + o, req->location);
-        PUTS("\r\n");
-    }
-    if (req->chunked_out)
-        PUTS("Transfer-Encoding: chunked\r\n");
-    if (h->keepalive) {
-        PUTS("Connection: keep-alive\r\n");
-        if (lc->keepalive_header_sec > 0)
-            o += (size_t)snprintf(buf + o, 48, "Keep-Alive: timeout=%lld\r\n", (long long)lc->keepalive_header_sec);
-    } else {
-        PUTS("Connection: close\r\n");
-    }
-    if (req->etag.len) {
-        PUTS("ETag: ");
-        o += put_value(buf + o, req->etag);
-        PUTS("\r\n");
-    }
-    if (req->headers_out)
-        for (size_t i = 0; i < req->headers_out->nelts; i++) {
-            hy_header_t *x = (hy_header_t *)req->headers_out->elts + i;
-            PUTSTR(x->name);
-            PUTS(": ");
-            o += put_value(buf + o, x->value);
-            PUTS("\r\n");
-        }
-    if (req->accept_ranges)
-        PUTS("Accept-Ranges: bytes\r\n");
     PUTS("\r\n");
     req->bytes_sent += (int64_t)o;
     hy_outq_push_mem(&h->c->sock.outq, buf, o, NULL, NULL);
@@ -427,12 +393,12 @@ static void h1_send(hy_req_t *req, bool is_final)
         req->head_sent = true;
         /* keep-alive decision (nginx's ngx_http_set_keepalive rules) */
         /* a body of unknown length is chunked on 1.1 (RFC 9112 §7.1), delimited by the close on 1.0 */
-        req->chunked_out = req->content_length_n < 0 && !req->header_only && req->status >= 200 &&
+        h->chunked_out = req->content_length_n < 0 && !req->header_only && req->status >= 200 &&
                            req->status != 204 && req->status != 304 && req->version >= 11 &&
                            lc->chunked_transfer_encoding;
         h->keepalive = req->keepalive && !hy_conns_shutting_down() && lc->keepalive_timeout_ms > 0 &&
                        (lc->keepalive_requests <= 0 || h->num_requests + 1 < (uint64_t)lc->keepalive_requests) &&
-                       (req->content_length_n >= 0 || req->header_only || req->chunked_out);
+                       (req->content_length_n >= 0 || req->header_only || h->chunked_out);
         if (!hy_outq_empty(&req->body) && lc->tcp_nopush && lc->sendfile && req->body.head->kind == HY_SEG_FILE)
             hy_sock_set_cork(&h->c->sock, true);
         h->c->sock.use_sendfile = lc->sendfile != 0;
@@ -454,7 +420,7 @@ static void h1_send(hy_req_t *req, bool is_final)
         size_t n = req->body.bytes;
         req->body_bytes_sent += (int64_t)n;
         req->bytes_sent += (int64_t)n;
-        if (req->chunked_out && n > 0) {
+        if (h->chunked_out && n > 0) {
             char *sz = hy_palloc(req->pool, 20);
             int l = snprintf(sz, 20, "%zx\r\n", n);
             hy_outq_push_mem(&h->c->sock.outq, sz, (size_t)l, NULL, NULL);
@@ -464,7 +430,7 @@ static void h1_send(hy_req_t *req, bool is_final)
         } else {
             hy_outq_move(&h->c->sock.outq, &req->body);
         }
-        if (req->chunked_out && is_final) {
+        if (h->chunked_out && is_final) {
             hy_outq_push_mem(&h->c->sock.outq, "0\r\n\r\n", 5, NULL, NULL);
             req->bytes_sent += 5;
         }
@@ -628,7 +594,6 @@ static void try_parse(h1conn_t *h, const char *err)
         return;
     }
     req->content_length = cl;
-    req->chunked = chunked;
     h->body_pending = cl > 0 || chunked;
     h->body_chunked = chunked;
     h->body_left = cl > 0 ? cl : 0;
