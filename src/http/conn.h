@@ -27,6 +27,9 @@ typedef struct hy_conn_ops {
     void (*send)(hy_req_t *req, bool is_final);
     /** Drop the exchange without a (complete) response: h1 closes, h2 resets the stream. */
     void (*abort)(hy_req_t *req);
+    /** Deliver the request body to the core (http/body.h: hy_req__body_in / hy_req__body_error), now with what is
+     * buffered and then as it arrives; called again to resume after a streaming handler consumed. */
+    void (*read_body)(hy_req_t *req);
     /** Graceful stop: finish what is in flight, take no new requests (h1: Connection: close on the next
      * response, idle connections closed after a short grace; h2: GOAWAY). */
     void (*shutdown)(hy_conn_t *c);

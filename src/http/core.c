@@ -56,6 +56,7 @@ static void *create_loc(hy_conf_t *cf)
     l->keepalive_timeout_ms = l->keepalive_header_sec = l->keepalive_requests = HY_UNSET;
     l->client_body_timeout_ms = l->client_max_body_size = l->send_timeout_ms = HY_UNSET;
     l->client_body_buffer_size = HY_UNSET;
+    l->client_body_in_file_only = l->client_body_in_single_buffer = HY_UNSET;
     l->reset_timedout_connection = l->lingering_close = HY_UNSET;
     l->lingering_time_ms = l->lingering_timeout_ms = HY_UNSET;
     l->server_tokens = HY_UNSET;
@@ -121,6 +122,17 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     hy_merge_value(c->client_body_timeout_ms, p->client_body_timeout_ms, 60000);
     hy_merge_value(c->client_max_body_size, p->client_max_body_size, 1024 * 1024);
     hy_merge_value(c->client_body_buffer_size, p->client_body_buffer_size, 16384);
+    hy_merge_value(c->client_body_in_file_only, p->client_body_in_file_only, 0);
+    hy_merge_value(c->client_body_in_single_buffer, p->client_body_in_single_buffer, 0);
+    if (c->client_body_temp_path.ptr == NULL) {
+        if (p->client_body_temp_path.ptr) {
+            c->client_body_temp_path = p->client_body_temp_path;
+            memcpy(c->client_body_temp_levels, p->client_body_temp_levels, sizeof(c->client_body_temp_levels));
+        } else {
+            char *d = hy_cycle_path(cf->cycle, "client_body_temp", 16);
+            c->client_body_temp_path = (hy_str_t){d, strlen(d)};
+        }
+    }
     hy_merge_value(c->send_timeout_ms, p->send_timeout_ms, 60000);
     hy_merge_value(c->reset_timedout_connection, p->reset_timedout_connection, 0);
     hy_merge_value(c->lingering_close, p->lingering_close, HY_LINGER_ON);
@@ -197,6 +209,34 @@ static int merge_locations(hy_conf_t *cf, void **parent, hy_http_loc_conf_t *lc)
 }
 
 static int build_addrs(hy_conf_t *cf, hy_http_main_conf_t *m);
+
+/* client_body_temp_path path [level1 [level2 [level3]]]: levels are 1 or 2 digits (nginx) */
+static int set_client_body_temp_path(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hy_http_loc_conf_t *l = conf;
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (l->client_body_temp_path.ptr)
+        return hy_conf_error(cf, "\"%s\" directive is duplicate", a[0].ptr);
+    if (n > 5)
+        return hy_conf_error(cf, "invalid number of arguments in \"%s\" directive", a[0].ptr);
+    int total = 0;
+    for (size_t i = 2; i < n; i++) {
+        int64_t v = hy_parse_int(a[i].ptr, a[i].len);
+        if (v < 1 || v > 2)
+            return hy_conf_error(cf, "invalid value \"%s\"", a[i].ptr);
+        l->client_body_temp_levels[i - 2] = (int)v;
+        total += (int)v;
+    }
+    if (total > 6)
+        return hy_conf_error(cf, "invalid value \"%s\"", a[n - 1].ptr);
+    char *path = hy_cycle_path(cf->cycle, a[1].ptr, a[1].len);
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/')
+        len--;
+    l->client_body_temp_path = (hy_str_t){path, len};
+    return 0;
+}
 
 static int set_http(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
@@ -768,6 +808,7 @@ hy_http_addr_t *hy_http_addr_for_local(hy_http_addr_t *wildcard, const struct so
 #define SRV(field) .conf = HY_CONF_SRV, .offset = offsetof(hy_http_srv_conf_t, field)
 #define MAIN(field) .conf = HY_CONF_HTTP_MAIN, .offset = offsetof(hy_http_main_conf_t, field)
 
+static const hy_enum_t in_file_only_enum[] = {{"off", 0}, {"on", 1}, {"clean", 2}, {NULL, 0}};
 static const hy_enum_t lingering_enum[] = {{"off", HY_LINGER_OFF}, {"on", HY_LINGER_ON}, {"always", HY_LINGER_ALWAYS},
                                            {NULL, 0}};
 static const hy_enum_t tokens_enum[] = {{"off", HY_TOKENS_OFF}, {"on", HY_TOKENS_ON}, {"build", HY_TOKENS_BUILD},
@@ -815,9 +856,12 @@ static const hy_directive_t core_directives[] = {
      LOC(client_max_body_size)},
     {.name = "client_body_buffer_size", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_size,
      LOC(client_body_buffer_size)},
-    {.name = "client_body_temp_path", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1MORE, .set = hy_slot_ignore},
-    {.name = "client_body_in_file_only", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_ignore},
-    {.name = "client_body_in_single_buffer", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_ignore},
+    {.name = "client_body_temp_path", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1MORE,
+     .set = set_client_body_temp_path, .conf = HY_CONF_LOC},
+    {.name = "client_body_in_file_only", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_enum,
+     LOC(client_body_in_file_only), .post = in_file_only_enum},
+    {.name = "client_body_in_single_buffer", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag,
+     LOC(client_body_in_single_buffer)},
     {.name = "send_timeout", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_msec, LOC(send_timeout_ms)},
     {.name = "reset_timedout_connection", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag,
      LOC(reset_timedout_connection)},

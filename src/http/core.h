@@ -41,6 +41,10 @@ struct hy_http_loc_conf {
     int sendfile, tcp_nopush, tcp_nodelay;
     int64_t keepalive_timeout_ms, keepalive_header_sec, keepalive_requests;
     int64_t client_body_timeout_ms, client_max_body_size, send_timeout_ms, client_body_buffer_size;
+    hy_str_t client_body_temp_path; /* absolute; .ptr NULL until merged (default <prefix>client_body_temp) */
+    int client_body_temp_levels[3]; /* digits per directory level, 0 = none */
+    int client_body_in_file_only;   /* 0 off, 1 on (file kept), 2 clean (file removed) */
+    int client_body_in_single_buffer;
     int reset_timedout_connection, lingering_close;
     int64_t lingering_time_ms, lingering_timeout_ms;
     int server_tokens;

@@ -80,6 +80,7 @@ struct hy_req {
     void **ctx;                     /* per-module request state, indexed by module index (NULL until used) */
     bool logged, filters_started;
     bool pipelined;                 /* parsed from bytes that arrived with the previous request ($pipe) */
+    struct hy_req_body *body_in;    /* the request body reader (http/body.h), NULL until a handler asks */
     hy_req_proceed_cb _proceed;     /* set by hy_req_send_more: called once when the protocol drained */
     hy_defer_t _defer;
 };

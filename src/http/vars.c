@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <sys/random.h>
 #include "vars.h"
+#include "body.h"
 #include "../conf/cycle.h"
 #include "../core/clock.h"
 #include "../core/httpdate.h"
@@ -756,6 +757,26 @@ typedef struct builtin {
     unsigned flags;
 } builtin_t;
 
+/* nginx: the body when a handler read it into memory; empty when it went to a file */
+static void get_request_body(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
+{
+    hy_str_t b = hy_req_body_text(req);
+    if (b.ptr == NULL) {
+        not_found(v);
+        return;
+    }
+    set_str(v, b);
+}
+
+static void get_request_body_file(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
+{
+    if (req->body_in == NULL || req->body_in->path == NULL || req->body_in->fd < 0) {
+        not_found(v);
+        return;
+    }
+    set_val(v, req->body_in->path, strlen(req->body_in->path));
+}
+
 static const builtin_t builtins[] = {
     {"remote_addr", get_remote_addr, 0, 0},
     {"remote_port", get_remote_port, 0, 0},
@@ -786,6 +807,8 @@ static const builtin_t builtins[] = {
     {"body_bytes_sent", get_int64_field, offsetof(hy_req_t, body_bytes_sent), HY_VAR_NOCACHE},
     {"bytes_sent", get_int64_field, offsetof(hy_req_t, bytes_sent), HY_VAR_NOCACHE},
     {"request_length", get_int64_field, offsetof(hy_req_t, request_length), HY_VAR_NOCACHE},
+    {"request_body", get_request_body, 0, HY_VAR_NOCACHE},
+    {"request_body_file", get_request_body_file, 0, HY_VAR_NOCACHE},
     {"request_time", get_request_time, 0, HY_VAR_NOCACHE},
     {"connection", get_connection, 0, 0},
     {"connection_requests", get_connection_requests, 0, 0},

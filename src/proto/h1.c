@@ -14,6 +14,7 @@
 #include "h1parse.h"
 #include "../http/request.h"
 #include "../http/conn.h"
+#include "../http/body.h"
 #include "../core/log.h"
 #include "../core/clock.h"
 #include "../core/file.h"
@@ -43,6 +44,12 @@ typedef struct h1conn {
     hy_h1_chunked_t chunked;
     bool body_chunked, body_pending, resp_done, keepalive, linger_needed;
     bool chunked_out;      /* this response is sent chunked (RFC 9112 §7.1) */
+    bool body_reading;     /* the core's body reader (http/body.h) takes the payload; else it is discarded */
+    bool body_waiting;     /* a streaming handler has not taken all it was offered: reading paused */
+    bool in_feed, written_pending; /* re-entrancy guard: a response finished from a body callback */
+    bool sent_continue;    /* "100 Continue" already went out */
+    size_t decoded;        /* chunked: payload bytes at the start of the input already decoded in place */
+    bool decoded_last;     /* ... and they end the body */
     uint64_t send_mark;
     uint64_t req_start_ms;  /* wall-clock ms when this request's first bytes were seen */
     bool next_pipelined;    /* the next request starts in bytes already buffered */
@@ -53,6 +60,7 @@ typedef struct h1conn {
 
 
 static void on_read(hy_sock_t *s, const char *err);
+static void on_written_partial(hy_sock_t *s, const char *err);
 static void on_timer(hy_timer_t *t);
 static void on_parse_defer(hy_defer_t *d);
 static void on_proceed_defer(hy_defer_t *d);
@@ -63,9 +71,11 @@ static void try_parse(h1conn_t *h, const char *err);
 
 static void h1_shutdown(hy_conn_t *c);
 static void h1_close(hy_conn_t *c);
+static void h1_read_body(hy_req_t *req);
 
 static const hy_conn_ops_t h1_ops = {
-    .name = "HTTP/1.1", .send = h1_send, .abort = h1_abort, .shutdown = h1_shutdown, .close = h1_close,
+    .name = "HTTP/1.1", .send = h1_send, .abort = h1_abort, .read_body = h1_read_body, .shutdown = h1_shutdown,
+    .close = h1_close,
 };
 
 static void idle_add(h1conn_t *h)
@@ -216,6 +226,162 @@ static bool discard_body(h1conn_t *h)
     return true;
 }
 
+/* ---- request body reading for the core (http/body.h) ---- */
+
+static bool expects_continue(const hy_req_t *req)
+{
+    return req->h_expect && req->version >= 11 && hy_str_caseeq(*req->h_expect, "100-continue");
+}
+
+static void on_written(hy_sock_t *s, const char *err);
+
+/* The core no longer takes the body (the response is final): decoded bytes it left are dropped, the rest of the
+ * body goes through the discard path. */
+static void body_stop(h1conn_t *h)
+{
+    if (!h->body_reading)
+        return;
+    h->body_reading = false;
+    h->body_waiting = false;
+    if (h->decoded) {
+        hy_buf_consume(&h->c->sock.input, h->decoded);
+        h->decoded = 0;
+    }
+    if (h->decoded_last)
+        h->body_pending = false;
+}
+
+static void body_fail(h1conn_t *h, int status)
+{
+    h->keepalive = false;
+    h->linger_needed = true;
+    h->body_pending = false;
+    h->body_reading = false;
+    hy_req__body_error(h->req, status);
+}
+
+/* Hand buffered payload to the core until it is all taken, the core pauses us, or more must be read. */
+static void feed_body(h1conn_t *h)
+{
+    hy_buf_t *in = &h->c->sock.input;
+    hy_req_t *req = h->req;
+    h->in_feed = true;
+    while (h->body_reading && h->body_pending && h->state == ST_REQ) {
+        const char *p;
+        size_t n;
+        bool last;
+        if (!h->body_chunked) {
+            n = (size_t)HY_MIN((int64_t)in->len, h->body_left);
+            last = (int64_t)n == h->body_left;
+            if (n == 0 && !last)
+                break;
+        } else {
+            if (h->decoded == 0 && !h->decoded_last) {
+                if (in->len == 0)
+                    break;
+                size_t len = in->len, before = in->len;
+                ssize_t r = hy_h1_decode_chunked(&h->chunked, hy_buf_data(in), &len);
+                if (r == -1) {
+                    hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid chunked body, client: %s",
+                                h->c->peer_text);
+                    body_fail(h, 400);
+                    break;
+                }
+                req->request_length += (int64_t)(r >= 0 ? before - (size_t)r : before);
+                h->body_total += (int64_t)len;
+                if (h->body_max > 0 && h->body_total > h->body_max) {
+                    hy_log_conn(HY_LOG_ERR, h->c->id, "client intended to send too large chunked body: %lld bytes, "
+                                "client: %s", (long long)h->body_total, h->c->peer_text);
+                    body_fail(h, 413);
+                    break;
+                }
+                in->len = len + (r >= 0 ? (size_t)r : 0);
+                h->decoded = len;
+                h->decoded_last = r >= 0;
+                if (len == 0 && r < 0)
+                    break;
+            }
+            n = h->decoded;
+            last = h->decoded_last;
+        }
+        p = hy_buf_data(in);
+        size_t took = hy_req__body_in(req, p, n, last);
+        if (h->state != ST_REQ || !h->body_reading)
+            break; /* closed, or the response ended and body_stop ran */
+        hy_buf_consume(in, took);
+        if (!h->body_chunked) {
+            h->body_left -= (int64_t)took;
+            req->request_length += (int64_t)took;
+        } else {
+            h->decoded -= took;
+        }
+        if (took < n) { /* the handler is full: stop reading until it resumes us */
+            h->body_waiting = true;
+            break;
+        }
+        if (last) {
+            h->body_pending = false;
+            h->decoded_last = false;
+            break;
+        }
+    }
+    h->in_feed = false;
+    if (h->state == ST_CLOSED)
+        return;
+    if (h->written_pending) {
+        h->written_pending = false;
+        on_written(&h->c->sock, NULL);
+        return;
+    }
+    if (h->state == ST_REQ && h->body_reading && h->body_pending && !h->body_waiting) {
+        hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->body_timeout_ms);
+        hy_sock_read_start(&h->c->sock, on_read);
+    } else if (h->state == ST_REQ && !h->resp_done) {
+        hy_sock_read_stop(&h->c->sock);
+        if (!h->body_pending)
+            hy_timer_unlink(h->c->sock.loop, &h->timer);
+    }
+}
+
+static void h1_read_body(hy_req_t *req)
+{
+    h1conn_t *h = req->conn->proto;
+    if (h->state != ST_REQ || h->resp_done)
+        return;
+    if (!h->body_reading) {
+        h->body_reading = true;
+        hy_http_loc_conf_t *lc = req->loc ? req->loc : h->dsrv->loc;
+        h->body_max = lc->client_max_body_size;
+        h->body_timeout_ms = lc->client_body_timeout_ms;
+        if (!h->body_pending) {
+            hy_req__body_in(req, "", 0, true);
+            return;
+        }
+        /* RFC 9110 §10.1.1: the client waits for "100 Continue" before sending the body */
+        if (expects_continue(req) && h->c->sock.input.len == 0 && !h->sent_continue) {
+            h->sent_continue = true;
+            hy_outq_push_mem(&h->c->sock.outq, "HTTP/1.1 100 Continue\r\n\r\n", 25, NULL, NULL);
+            hy_sock_write(&h->c->sock, on_written_partial);
+        }
+    }
+    h->body_waiting = false;
+    feed_body(h);
+}
+
+/* Whether the chunked body bytes already buffered are well-formed so far, without consuming them (the handler
+ * has not said yet whether it reads or discards the body). */
+static bool chunked_prefix_valid(h1conn_t *h)
+{
+    hy_buf_t *in = &h->c->sock.input;
+    hy_h1_chunked_t d = h->chunked;
+    char *copy = hy_alloc(in->len);
+    memcpy(copy, hy_buf_data(in), in->len);
+    size_t len = in->len;
+    ssize_t r = hy_h1_decode_chunked(&d, copy, &len);
+    free(copy);
+    return r != -1;
+}
+
 /* ---- the request cycle ---- */
 
 static void next_request(h1conn_t *h)
@@ -266,6 +432,10 @@ static void on_written(hy_sock_t *s, const char *err)
     }
     if (!h->resp_done)
         return;
+    if (h->in_feed) { /* the response ended inside a body callback: finish once feed_body unwinds */
+        h->written_pending = true;
+        return;
+    }
     if (h->req)
         hy_req_log_phase(h->req);
     if (!h->keepalive) {
@@ -354,8 +524,7 @@ static void build_head(h1conn_t *h, hy_req_t *req)
         cap += hd[i].name.len + 3 * hd[i].value.len + 4;
     char *buf = hy_palloc(req->pool, cap);
     size_t o = 0;
-    bool expect_continue = req->h_expect && req->version >= 11 && hy_str_caseeq(*req->h_expect, "100-continue");
-    if (expect_continue && h->body_pending && h->keepalive && h->chunked.total == 0 &&
+    if (expects_continue(req) && !h->sent_continue && h->body_pending && h->keepalive && h->chunked.total == 0 &&
         h->body_left == req->content_length)
         PUTS("HTTP/1.1 100 Continue\r\n\r\n");
     PUTS("HTTP/1.1 ");
@@ -438,6 +607,7 @@ static void h1_send(hy_req_t *req, bool is_final)
     if (is_final) {
         h->resp_done = true;
         req->finished = true;
+        body_stop(h); /* whatever of the body nobody took is discarded from here on */
         h->c->sock.more_until_close = !h->keepalive; /* one packet carries the response's tail and the FIN */
         h->send_mark = h->c->sock.bytes_out;
         hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->send_timeout_ms);
@@ -623,9 +793,8 @@ static void try_parse(h1conn_t *h, const char *err)
     }
     /* body bytes that came with the head are checked now, so a malformed body is answered with 400, not with a
      * keep-alive response followed by a broken connection */
-    if (h->body_pending && in->len > 0) {
-        h->body_max = 0;
-        if (!discard_body(h)) {
+    if (h->body_pending && h->body_chunked && in->len > 0) {
+        if (!chunked_prefix_valid(h)) {
             h->body_pending = false;
             h->linger_needed = true;
             hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid chunked body, client: %s, request: \"%.*s\"",
@@ -645,6 +814,16 @@ static void on_read(hy_sock_t *s, const char *err)
         try_parse(h, err);
         return;
     case ST_REQ:
+        if (h->body_reading) {
+            if (err && err != hy_err_buf_full) {
+                hy_log_conn(HY_LOG_INFO, h->c->id, "client prematurely closed connection while reading client "
+                            "request body, client: %s", h->c->peer_text);
+                body_fail(h, 400);
+                return;
+            }
+            feed_body(h);
+            return;
+        }
         if (!discard_body(h)) {
             h->keepalive = false;
             if (!h->resp_done && h->req && !h->req->head_sent) {
@@ -692,6 +871,10 @@ static void on_timer(hy_timer_t *t)
         hy_log_conn(HY_LOG_INFO, h->c->id, "client timed out (110: Connection timed out) while %s, client: %s",
                     hy_outq_empty(&h->c->sock.outq) ? "reading client request body" : "sending response to client",
                     h->c->peer_text);
+        if (h->body_reading && !h->resp_done) { /* nginx: client_body_timeout → 408 */
+            body_fail(h, 408);
+            return;
+        }
         if (h->reset_timedout)
             conn_reset(h);
         else

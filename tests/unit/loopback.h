@@ -25,7 +25,7 @@ typedef struct lb_resp {
 
 static lb_resp_t lb_last;
 
-static void lb_send(hy_req_t *req, bool is_final)
+static inline void lb_send(hy_req_t *req, bool is_final)
 {
     lb_last.status = req->status;
     lb_last.sends++;
@@ -41,7 +41,7 @@ static void lb_send(hy_req_t *req, bool is_final)
     }
 }
 
-static void lb_abort(hy_req_t *req)
+static inline void lb_abort(hy_req_t *req)
 {
     lb_last.aborted = true;
 }
@@ -49,7 +49,7 @@ static void lb_abort(hy_req_t *req)
 static const hy_conn_ops_t lb_ops = {.send = lb_send, .abort = lb_abort};
 
 /* Load "events {} http { <http_body> }" from a temporary prefix (quiet: stderr muted, for expected errors). */
-static hy_cycle_t *lb_load(const char *http_body, bool quiet)
+static inline hy_cycle_t *lb_load(const char *http_body, bool quiet)
 {
     static char dir[64];
     if (dir[0] == '\0') {
@@ -86,7 +86,7 @@ static hy_cycle_t *lb_load(const char *http_body, bool quiet)
 
 /* A request on the first listening address of the cycle: method, target, Host header (NULL: none). The
  * request lives in *pool (the caller destroys it). Not processed yet: tests may adjust it, then lb_run(). */
-static hy_req_t *lb_request(hy_cycle_t *c, hy_pool_t **pool, const char *method, const char *target,
+static inline hy_req_t *lb_request(hy_cycle_t *c, hy_pool_t **pool, const char *method, const char *target,
                             const char *host)
 {
     static hy_conn_t conn;
@@ -117,7 +117,7 @@ static hy_req_t *lb_request(hy_cycle_t *c, hy_pool_t **pool, const char *method,
     return r;
 }
 
-static lb_resp_t *lb_run(hy_req_t *r)
+static inline lb_resp_t *lb_run(hy_req_t *r)
 {
     memset(&lb_last, 0, sizeof(lb_last));
     hy_req_process(r);
