@@ -21,6 +21,7 @@
 #include "../http/core.h"
 #include "../http/h1.h"
 #include "../conf/lexer.h"
+#include "../conf/zone.h"
 
 static hy_loop_t loop;
 static hy_cycle_t *current;
@@ -128,7 +129,8 @@ static void reload_in_place(void)
         hy_log(HY_LOG_ERR, "reconfiguration failed, the old configuration stays in force");
         return;
     }
-    if (hy_cycle_open_logs(nc) != 0) {
+    if (hy_cycle_open_logs(nc) != 0 || hy_zones_map(nc) != 0) {
+        hy_log(HY_LOG_ERR, "reconfiguration failed, the old configuration stays in force");
         hy_cycle_unref(nc);
         return;
     }
