@@ -203,6 +203,44 @@ int hy_zones_map(hy_cycle_t *cycle)
     return 0;
 }
 
+static bool in_cycle(hy_cycle_t *cycle, const hy_zone_t *z)
+{
+    hy_zone_t **zs = cycle->zones ? cycle->zones->elts : NULL;
+    for (size_t i = 0; zs && i < cycle->zones->nelts; i++)
+        if (zs[i] == z)
+            return true;
+    return false;
+}
+
+void hy_zones_worker_init(hy_cycle_t *cycle)
+{
+    hy_zone_t *others = NULL; /* the other generations' zones, unlinked, chained through _next */
+    for (hy_zone_t *z = live, *next; z != NULL; z = next) {
+        next = z->_next;
+        if (in_cycle(cycle, z))
+            continue;
+        unlink_live(z);
+        z->_next = others;
+        others = z;
+    }
+    for (hy_zone_t *z = others, *next; z != NULL; z = next) {
+        next = z->_next;
+        z->_next = NULL;
+        bool used = false; /* kept by this generation: the same mapping */
+        for (hy_zone_t *l = live; l != NULL && !used; l = l->_next)
+            used = l->shm.addr == z->shm.addr;
+        if (!used && z->shm.addr != NULL) {
+            void *addr = z->shm.addr;
+            hy_shm_unmap(&z->shm);
+            for (hy_zone_t *o = next; o != NULL; o = o->_next) /* other generations sharing it */
+                if (o->shm.addr == addr)
+                    o->shm = (hy_shm_t){0};
+        }
+        z->shm = (hy_shm_t){0};
+        z->slab = NULL;
+    }
+}
+
 size_t hy_zones_mapped(void)
 {
     size_t n = 0;

@@ -64,6 +64,10 @@ int hy_zones_check(hy_cycle_t *cycle);
  * callbacks, in the master before forking. 0, or -1 after logging; the generation's mappings are released
  * with it either way (hy_cycle_unref). Call once per generation. */
 int hy_zones_map(hy_cycle_t *cycle);
+/** In a worker just forked for `cycle`: unmap the zones inherited from other generations that `cycle` does not
+ * use (a reload forks the new workers while the old generation is still alive in the master), so the memory of
+ * a dropped zone is freed once the old workers are gone. */
+void hy_zones_worker_init(hy_cycle_t *cycle);
 /** Number of distinct mappings this process holds (for tests and diagnostics). */
 size_t hy_zones_mapped(void);
 

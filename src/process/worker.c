@@ -246,6 +246,7 @@ int hy_worker_run(hy_cycle_t *cycle, hy_lset_t *lset, size_t slot, int num_worke
     hy_core_conf_t *core = hy_core_conf(cycle);
     if (!single) {
         prctl(PR_SET_PDEATHSIG, SIGQUIT); /* an orphaned worker winds down instead of serving forever */
+        hy_zones_worker_init(cycle); /* let go of zones only older generations use */
         hy_limits_set_affinity(core, (int)slot, num_workers);
         if (core->has_priority)
             setpriority(PRIO_PROCESS, 0, (int)core->worker_priority);

@@ -328,6 +328,20 @@ static void test_lifecycle(void)
     is_int(*((state_t *)one2->data)->counter, 15);
     is_int(hy_zones_mapped(), 5);
 
+    /* a worker forked for g2 while g1 is still alive lets go of what only g1 uses, keeps g2's zones */
+    void *old_two = two1->shm.addr, *old_three = three1->shm.addr;
+    pid = fork();
+    if (pid == 0) {
+        hy_zones_worker_init(g2);
+        bool gone = !is_mapped(old_two) && !is_mapped(old_three) && two1->slab == NULL && three1->slab == NULL;
+        bool kept = is_mapped(one2->shm.addr) && is_mapped(two2->shm.addr) && is_mapped(four2->shm.addr) &&
+                    *((state_t *)one2->data)->counter == 15;
+        _exit(gone && kept && hy_zones_mapped() == 3 ? 0 : 1);
+    }
+    waitpid(pid, &st, 0);
+    ok(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    is_int(hy_zones_mapped(), 5); /* the parent (the master) still holds all of them */
+
     /* the old generation goes: what only it used is unmapped, the kept zone stays */
     void *two1_addr = two1->shm.addr, *three1_addr = three1->shm.addr, *one_addr = one1->shm.addr;
     ok(is_mapped(two1_addr) && is_mapped(three1_addr));
