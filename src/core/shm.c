@@ -74,16 +74,16 @@ bool hy_shm_mutex_lock(hy_shm_mutex_t *m)
     hy_fatal("pthread_mutex_lock() on a shared memory lock failed (%d: %s)", rc, strerror(rc));
 }
 
-int hy_shm_mutex_trylock(hy_shm_mutex_t *m)
+bool hy_shm_mutex_trylock(hy_shm_mutex_t *m)
 {
     int rc = pthread_mutex_trylock(&m->mutex);
     if (rc == 0)
-        return 1;
+        return true;
     if (rc == EBUSY)
-        return 0;
+        return false;
     if (rc == EOWNERDEAD) {
         recover(m);
-        return 1;
+        return true;
     }
     hy_fatal("pthread_mutex_trylock() on a shared memory lock failed (%d: %s)", rc, strerror(rc));
 }

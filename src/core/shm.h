@@ -40,9 +40,9 @@ int hy_shm_mutex_init(hy_shm_mutex_t *m);
  * lock is then held and made consistent again (the caller should treat the data it protects as possibly
  * half-updated), false in the ordinary case. Never fails otherwise (a broken mutex is a fatal error). */
 bool hy_shm_mutex_lock(hy_shm_mutex_t *m);
-/** Lock if free: 1 locked, 0 busy (held by a live process). A dead owner is recovered as by hy_shm_mutex_lock
- * (returns 1). */
-int hy_shm_mutex_trylock(hy_shm_mutex_t *m);
+/** Lock if free: true when now held (a dead owner's lock is recovered as by hy_shm_mutex_lock), false when a
+ * live process holds it. Never waits. */
+bool hy_shm_mutex_trylock(hy_shm_mutex_t *m);
 /** Unlock; the caller holds the lock. */
 void hy_shm_mutex_unlock(hy_shm_mutex_t *m);
 
