@@ -260,6 +260,42 @@ static void test_random(void)
     hy_shm_unmap(&shm);
 }
 
+/* Freeing something that is not a live allocation stops the process (hy_fatal) instead of corrupting a region
+ * other processes use: run it in a child and expect SIGABRT. */
+static bool free_aborts(hy_slab_t *s, void *p)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *null = fopen("/dev/null", "w");
+        if (null != NULL)
+            stderr = null; /* the fatal message */
+        hy_slab_free(s, p);
+        _exit(0);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    return WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT;
+}
+
+static void test_bad_free(void)
+{
+    hy_shm_t shm;
+    hy_slab_t *s = new_region(&shm, 16);
+    char *small = hy_slab_alloc(s, 64), *other = hy_slab_alloc(s, 64), *run = hy_slab_alloc(s, 2 * page);
+    int on_stack;
+    ok(free_aborts(s, &on_stack));  /* outside the region */
+    ok(free_aborts(s, small + 8));  /* inside a chunk */
+    ok(free_aborts(s, run + 16));   /* inside a page run */
+    ok(free_aborts(s, run + page)); /* the second page of a run */
+    ok(free_aborts(s, run - page)); /* a free page (runs are cut from the end of the free pages) */
+    hy_slab_free(s, small);
+    hy_slab_free(s, other);
+    ok(free_aborts(s, small));    /* twice: its page went back to the free pages */
+    ok(hy_slab_check(s) == NULL); /* the children's attempts changed nothing */
+    hy_slab_free(s, run);
+    hy_shm_unmap(&shm);
+}
+
 /* A start line for forked children: each blocks in wait_start() until the parent calls release_start() after
  * forking them all, so they really run at the same time instead of one after the other. */
 static int start_pipe[2];
@@ -434,6 +470,7 @@ int main(void)
     subtest("exhaustion", test_exhaustion);
     subtest("coalescing", test_coalescing);
     subtest("random", test_random);
+    subtest("bad free", test_bad_free);
     subtest("lock contention", test_lock_contention);
     subtest("alloc contention", test_alloc_contention);
     subtest("owner dies", test_owner_dies);
