@@ -18,6 +18,7 @@ struct hy_cycle {
     void *http;              /* the http core's runtime data (servers, listens); owned by http/ */
     hy_array_t *listen_specs; /* hy_listen_spec_t from every listen directive (event/listen.h) */
     hy_array_t *error_logs;   /* error_log targets (core/log.h) */
+    hy_array_t *zones;        /* hy_zone_t * claimed by directives (conf/zone.h); NULL when none */
     bool test_only;          /* -t / -T: validate, open no sockets */
     int refs;                /* connections still served under this generation (+1 while current) */
 };

@@ -10,6 +10,7 @@
 #include "core_conf.h"
 #include "../core/log.h"
 #include "../http/core.h"
+#include "../conf/zone.h"
 
 static hy_conf_t *last_cf; /* for -T: the parse state of the generation just loaded */
 
@@ -61,6 +62,8 @@ hy_cycle_t *hy_cycle_load(const hy_opts_t *opts)
             if (hy_modules[i]->init_core_conf && hy_modules[i]->init_core_conf(cycle, cycle->core_conf[i]) != 0)
                 rc = -1;
     }
+    if (rc == 0 && hy_zones_check(cycle) != 0) /* claims only: "-t" maps nothing */
+        rc = -1;
     if (rc == 0 && !hy_core_conf(cycle)->has_events) {
         hy_log_stderr(HY_LOG_EMERG, "no \"events\" section in configuration");
         rc = -1;

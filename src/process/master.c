@@ -17,6 +17,7 @@
 #include "../core/log.h"
 #include "../core/clock.h"
 #include "../conf/lexer.h"
+#include "../conf/zone.h"
 
 #define MAX_WORKERS 1024
 
@@ -119,7 +120,7 @@ static void reload(void)
         hy_log(HY_LOG_ERR, "reconfiguration failed, the old configuration stays in force");
         return;
     }
-    if (hy_cycle_open_logs(nc) != 0) {
+    if (hy_cycle_open_logs(nc) != 0 || hy_zones_map(nc) != 0) { /* zones: kept or new, before forking */
         hy_cycle_unref(nc);
         hy_log(HY_LOG_ERR, "reconfiguration failed, the old configuration stays in force");
         return;

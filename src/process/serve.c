@@ -16,6 +16,7 @@
 #include "../core/log.h"
 #include "../event/listen.h"
 #include "../conf/lexer.h"
+#include "../conf/zone.h"
 
 static int daemonize(void)
 {
@@ -42,6 +43,8 @@ static int daemonize(void)
 int hy_serve(hy_cycle_t *cycle, const hy_opts_t *opts)
 {
     if (hy_cycle_open_logs(cycle) != 0)
+        return 1;
+    if (hy_zones_map(cycle) != 0) /* before any fork: workers inherit the mappings */
         return 1;
     hy_core_conf_t *core = hy_core_conf(cycle);
     int64_t nofile = hy_limits_raise_nofile(core);

@@ -21,6 +21,7 @@
 #include "../http/core.h"
 #include "../proto/accept.h"
 #include "../conf/lexer.h"
+#include "../conf/zone.h"
 
 static hy_loop_t loop;
 static hy_cycle_t *current;
@@ -128,7 +129,8 @@ static void reload_in_place(void)
         hy_log(HY_LOG_ERR, "reconfiguration failed, the old configuration stays in force");
         return;
     }
-    if (hy_cycle_open_logs(nc) != 0) {
+    if (hy_cycle_open_logs(nc) != 0 || hy_zones_map(nc) != 0) {
+        hy_log(HY_LOG_ERR, "reconfiguration failed, the old configuration stays in force");
         hy_cycle_unref(nc);
         return;
     }
@@ -244,6 +246,7 @@ int hy_worker_run(hy_cycle_t *cycle, hy_lset_t *lset, size_t slot, int num_worke
     hy_core_conf_t *core = hy_core_conf(cycle);
     if (!single) {
         prctl(PR_SET_PDEATHSIG, SIGQUIT); /* an orphaned worker winds down instead of serving forever */
+        hy_zones_worker_init(cycle); /* let go of zones only older generations use */
         hy_limits_set_affinity(core, (int)slot, num_workers);
         if (core->has_priority)
             setpriority(PRIO_PROCESS, 0, (int)core->worker_priority);
