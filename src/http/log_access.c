@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "vars.h"
+#include "log_escape.h"
 #include "../conf/cycle.h"
 #include "../core/clock.h"
 #include "../core/httpdate.h"

@@ -67,13 +67,7 @@ int hy_vars_define(hy_conf_t *cf, hy_str_t name, hy_var_get_fn get, uintptr_t da
 /** Record regex captures for $1..$9 in the request (ovector of `n` pairs over `subject`; copied to the pool). */
 void hy_vars_set_captures(hy_req_t *req, const char *subject, const size_t *ovector, int n);
 
-/* Access-log escaping (nginx's rules), shared with the log module and tested directly. */
-enum { HY_ESC_DEFAULT = 0, HY_ESC_JSON, HY_ESC_NONE };
-/** Bytes needed to write src escaped with `mode`. */
-size_t hy_log_escape_len(int mode, const char *src, size_t n);
-/** Write src escaped into dst (room for hy_log_escape_len bytes); returns the end of what was written. */
-char *hy_log_escape(int mode, char *dst, const char *src, size_t n);
-
+/* vars_builtin.c */
 /** $time_local for the current cached second ("30/Nov/2026:10:00:00 +0000"; static, 26 chars). */
 const char *hy_vars_time_local(void);
 /** $time_iso8601 for the current cached second ("2026-11-30T10:00:00+00:00"; static, 25 chars). */
