@@ -398,9 +398,8 @@ void hy_req_process(hy_req_t *req)
     if (req->h_expect && req->version >= 11 && hy_str_caseeq(*req->h_expect, "100-continue"))
         req->expect_continue = true;
 
-    req->srv = hy_http_find_server(req->conn->addr, req->host.ptr, req->host.len);
-    if (req->host.len)
-        hy_rewrite_server_name_captures(req);
+    req->srv = hy_http_find_server(req->conn->addr, req->host.ptr, req->host.len, hy_req_captures(req));
+    hy_rewrite_named_captures(req);
     req->uri_changes = HY_MAX_URI_CHANGES + 1;
     run_phases(req, PH_SERVER_REWRITE);
 }
@@ -442,11 +441,10 @@ static void run_phases(hy_req_t *req, int phase)
     }
     for (;;) {
         if (phase != PH_LOC_REWRITE) {
-            req->loc = hy_http_find_location(req->srv, req->uri.ptr, req->uri.len);
+            req->loc = hy_http_find_location(req->srv, req->uri.ptr, req->uri.len, hy_req_captures(req));
+            hy_rewrite_named_captures(req);
             if (req->loc == NULL)
                 req->loc = req->srv->loc;
-            else if (req->loc->regex)
-                hy_rewrite_location_captures(req, req->loc);
         }
         if (phase != PH_LOC_REWRITE && find_config_checks(req) != 0)
             return;

@@ -11,6 +11,7 @@
 #include "../core/str.h"
 #include "../core/mem.h"
 #include "../core/outq.h"
+#include "../core/regex.h"
 #include "core.h"
 #include "../event/loop.h"
 
@@ -69,6 +70,8 @@ struct hy_req {
     /* routing */
     hy_http_srv_conf_t *srv;
     hy_http_loc_conf_t *loc;
+    hy_regex_caps_t captures;       /* $1..$9: the last regex match with groups (server_name, location, rewrite,
+                                     * if, map), nginx's r->captures; use through hy_req_captures() */
     /* response */
     int status;
     hy_str_t status_line;           /* optional full reason override */
@@ -95,6 +98,14 @@ struct hy_req {
     bool pipelined;                 /* parsed from bytes that arrived with the previous request ($pipe) */
     hy_defer_t _defer;
 };
+
+/** The request's capture record, ready for hy_regex_exec (its offsets are allocated from the request's arena).
+ * Subjects matched into it must live as long as the request. */
+static inline hy_regex_caps_t *hy_req_captures(hy_req_t *req)
+{
+    req->captures.pool = req->pool;
+    return &req->captures;
+}
 
 /** Per-module request context slot (allocated on first use). */
 void **hy_req_ctx(hy_req_t *req, const hy_module_t *m);

@@ -27,9 +27,6 @@ typedef struct vars_ctx {
     hy_var_value_t *vals;
     uint8_t *valid;
     size_t n;
-    const char *cap_subject;
-    size_t *ovec; /* 2 * ncap */
-    int ncap;
 } vars_ctx_t;
 
 /* ---------------------------------------------------------------- registry */
@@ -204,24 +201,6 @@ const hy_var_value_t *hy_var_get(hy_req_t *req, int index)
     return v;
 }
 
-void hy_vars_set_captures(hy_req_t *req, const char *subject, const size_t *ovector, int n)
-{
-    vars_ctx_t *ctx = req_ctx(req);
-    ctx->cap_subject = subject;
-    ctx->ncap = n;
-    ctx->ovec = n > 0 ? hy_palloc(req->pool, sizeof(size_t) * 2 * (size_t)n) : NULL;
-    if (n > 0)
-        memcpy(ctx->ovec, ovector, sizeof(size_t) * 2 * (size_t)n);
-}
-
-static hy_str_t capture(hy_req_t *req, int i)
-{
-    vars_ctx_t *ctx = req_ctx(req);
-    if (i >= ctx->ncap || ctx->ovec[2 * i] == (size_t)-1)
-        return HY_STR("");
-    return (hy_str_t){(char *)ctx->cap_subject + ctx->ovec[2 * i], ctx->ovec[2 * i + 1] - ctx->ovec[2 * i]};
-}
-
 int hy_vars_eval(hy_req_t *req, const hy_complex_t *cv, hy_str_t *out)
 {
     if (cv->nparts == 0) {
@@ -240,7 +219,7 @@ int hy_vars_eval(hy_req_t *req, const hy_complex_t *cv, hy_str_t *out)
         if (part->kind == HY_CV_LITERAL) {
             vals[i] = part->lit;
         } else if (part->kind == HY_CV_CAPTURE) {
-            vals[i] = capture(req, part->index);
+            vals[i] = hy_regex_group(&req->captures, (uint32_t)part->index);
         } else {
             const hy_var_value_t *v = hy_var_get(req, part->index);
             vals[i] = (hy_str_t){v->ptr, v->len};

@@ -64,9 +64,6 @@ const hy_var_value_t *hy_var_get(hy_req_t *req, int index);
  * Returns its index. Used by map. */
 int hy_vars_define(hy_conf_t *cf, hy_str_t name, hy_var_get_fn get, uintptr_t data, unsigned flags);
 
-/** Record regex captures for $1..$9 in the request (ovector of `n` pairs over `subject`; copied to the pool). */
-void hy_vars_set_captures(hy_req_t *req, const char *subject, const size_t *ovector, int n);
-
 /* vars_builtin.c */
 /** $time_local for the current cached second ("30/Nov/2026:10:00:00 +0000"; static, 26 chars). */
 const char *hy_vars_time_local(void);
