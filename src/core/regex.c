@@ -92,7 +92,7 @@ int hy_regex_exec(const hy_regex_t *re, hy_str_t subject, hy_regex_caps_t *caps)
         return 0;
     if (rc < 0)
         return rc;
-    if (caps == NULL || re->ncaptures == 0)
+    if (caps == NULL)
         return 1;
     uint32_t n = rc == 0 ? pcre2_get_ovector_count(md) : (uint32_t)rc; /* rc 0: the block was too small */
     if (n > caps->size) {

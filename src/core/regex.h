@@ -2,8 +2,9 @@
  * library has it, named captures listed, and matching through one per-process match block whose offsets are
  * copied into a capture record the caller owns (a request keeps one in its arena), so no match call mallocs.
  *
- * nginx's rule for captures: a successful match of a regex that has groups replaces the record ($1..$9 read
- * from it); a failed match, or a match of a regex without groups, leaves the record as it was. */
+ * nginx's rule for captures (checked against nginx 1.22): every successful match replaces the record, also the
+ * match of a regex without groups (which leaves $1..$9 empty); a failed match leaves it as it was (the rewrite
+ * module then empties it itself, as nginx's script code does). */
 #ifndef HY_CORE_REGEX_H
 #define HY_CORE_REGEX_H
 
@@ -57,9 +58,8 @@ hy_regex_t *hy_regex_compile(hy_pool_t *pool, hy_str_t pattern, bool caseless, c
 const hy_regex_name_t *hy_regex_names(const hy_regex_t *re, uint32_t *n);
 /** Match `re` against the whole `subject` (unanchored unless the pattern anchors). Returns 1 on a match, 0 on
  * none, or a negative PCRE2 error code (e.g. a match limit), which callers treat as no match. On a match
- * of a regex with groups, `caps` (may be NULL) takes this match's offsets (allocated from caps->pool when
- * it needs more room); otherwise it is left alone. Counts into hy_regex_exec_count. Never allocates
- * per call except to grow caps. */
+ * `caps` (may be NULL) takes this match's offsets (allocated from caps->pool when it needs more room); on no
+ * match it is left alone. Counts into hy_regex_exec_count. Allocates nothing per call except to grow caps. */
 int hy_regex_exec(const hy_regex_t *re, hy_str_t subject, hy_regex_caps_t *caps);
 /** Capture group `i` of the record (empty when the group did not take part or does not exist). */
 hy_str_t hy_regex_group(const hy_regex_caps_t *caps, uint32_t i);

@@ -210,11 +210,14 @@ void hy_rewrite_named_captures(hy_req_t *req)
         set_slot(req, names->slot[i], hy_regex_group(caps, (uint32_t)names->group[i]));
 }
 
-/* Match into the request's captures ($1..$9 and named ones); true on a match. */
+/* Match into the request's captures ($1..$9 and named ones); true on a match. As nginx's script regex code, a
+ * failed rewrite or if match empties $1..$9 (named captures keep their values). */
 static bool rx_exec(hy_req_t *req, const hy_regex_t *re, hy_str_t subject)
 {
-    if (hy_regex_exec(re, subject, hy_req_captures(req)) <= 0)
+    if (hy_regex_exec(re, subject, hy_req_captures(req)) <= 0) {
+        req->captures.n = 0;
         return false;
+    }
     hy_rewrite_named_captures(req);
     return true;
 }
