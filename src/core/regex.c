@@ -41,13 +41,13 @@ hy_regex_t *hy_regex_compile(hy_pool_t *pool, hy_str_t pattern, bool caseless, c
 {
     int code;
     PCRE2_SIZE off;
-    pcre2_code *c = pcre2_compile((PCRE2_SPTR)pattern.ptr, pattern.len, caseless ? PCRE2_CASELESS : 0, &code,
-                                  &off, NULL);
+    pcre2_code *c =
+        pcre2_compile((PCRE2_SPTR)pattern.ptr, pattern.len, caseless ? PCRE2_CASELESS : 0, &code, &off, NULL);
     if (c == NULL) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(code, msg, sizeof(msg));
-        int n = snprintf(err, HY_REGEX_ERR_MAX, "pcre2_compile() failed: %s in \"%.*s\"", (char *)msg,
-                         (int)pattern.len, pattern.ptr);
+        int n = snprintf(err, HY_REGEX_ERR_MAX, "pcre2_compile() failed: %s in \"%.*s\"", (char *)msg, (int)pattern.len,
+                         pattern.ptr);
         if (off < pattern.len && n > 0 && n < HY_REGEX_ERR_MAX) /* nginx: no "at" for an error at the end */
             snprintf(err + n, HY_REGEX_ERR_MAX - (size_t)n, " at \"%.*s\"", (int)(pattern.len - off),
                      pattern.ptr + off);

@@ -17,29 +17,29 @@
 
 /** One named group: "(?<name>...)" is group `group`. */
 typedef struct hy_regex_name {
-    hy_str_t name;       /* NUL-terminated, points into the compiled pattern's name table */
+    hy_str_t name; /* NUL-terminated, points into the compiled pattern's name table */
     uint32_t group;
 } hy_regex_name_t;
 
 typedef struct hy_regex {
-    pcre2_code *code;     /* freed when the pool given to hy_regex_compile is cleared */
-    hy_str_t pattern;     /* the source (pool copy, NUL-terminated) */
-    uint32_t ncaptures;   /* capturing groups, $0 not counted */
+    pcre2_code *code;   /* freed when the pool given to hy_regex_compile is cleared */
+    hy_str_t pattern;   /* the source (pool copy, NUL-terminated) */
+    uint32_t ncaptures; /* capturing groups, $0 not counted */
     uint32_t nnames;
     hy_regex_name_t *names;
-    void *data;           /* the owner's per-regex data (http: variable slots of the named captures) */
+    void *data; /* the owner's per-regex data (http: variable slots of the named captures) */
 } hy_regex_t;
 
 /** The captures of the last match that set them. Offsets are into `subject`, which the caller keeps alive
  * as long as the record is read (a request: its arena). */
 typedef struct hy_regex_caps {
-    hy_pool_t *pool;        /* where `ov` is (re)allocated: the request's arena */
-    const hy_regex_t *re;   /* the regex whose match this is; NULL until one matched */
+    hy_pool_t *pool;      /* where `ov` is (re)allocated: the request's arena */
+    const hy_regex_t *re; /* the regex whose match this is; NULL until one matched */
     const char *subject;
-    size_t *ov;             /* 2 * n offsets; PCRE2_UNSET for a group that did not take part */
-    uint32_t n;             /* pairs set, group 0 included (0: none) */
-    uint32_t size;          /* pairs allocated */
-    uint32_t nmatch;        /* bumped on every update, so callers can tell "a new match happened" */
+    size_t *ov;      /* 2 * n offsets; PCRE2_UNSET for a group that did not take part */
+    uint32_t n;      /* pairs set, group 0 included (0: none) */
+    uint32_t size;   /* pairs allocated */
+    uint32_t nmatch; /* bumped on every update, so callers can tell "a new match happened" */
 } hy_regex_caps_t;
 
 #define HY_REGEX_ERR_MAX 512

@@ -165,8 +165,8 @@ static void test_many_groups(void)
 static void test_jit_same_results(void)
 {
     static const char *pats[] = {"^/img/.*\\.(png|jpe?g|gif)$", "(?i)^/API/v(\\d+)/", "a+b", "^(?:[^/]*/){3}x$"};
-    static const char *subjects[] = {"/img/a/b.jpeg", "/img/x.txt", "/api/v12/users", "caaab", "/a/b/c/x",
-                                     "/a/b/x", ""};
+    static const char *subjects[] = {
+        "/img/a/b.jpeg", "/img/x.txt", "/api/v12/users", "caaab", "/a/b/c/x", "/a/b/x", ""};
     hy_pool_t *p = hy_pool_create(4096);
     int diff = 0;
     for (size_t i = 0; i < HY_ARRAY_SIZE(pats); i++) {
