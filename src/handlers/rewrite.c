@@ -652,9 +652,15 @@ static int collect_locations(hy_conf_t *cf, hy_array_t *locs)
     return 0;
 }
 
-/* named captures of location and server_name regexes become variables, as in nginx */
+/* named captures of location, server_name and map regexes become variables, as in nginx */
 static int postconfiguration(hy_conf_t *cf)
 {
+    size_t n;
+    hy_regex_t **mapped = hy_vars_named_regexes(cf, &n);
+    for (size_t i = 0; i < n; i++)
+        if (names_of(cf, mapped[i]) != 0)
+            return -1;
+    hy_vars_set_named_hook(cf, hy_rewrite_named_captures);
     hy_http_main_conf_t *hm = cf->main_conf[hy_http_core_module.index];
     hy_http_srv_conf_t **srvs = hm->servers->elts;
     for (size_t s = 0; s < hm->servers->nelts; s++) {

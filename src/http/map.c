@@ -82,10 +82,12 @@ static const hy_complex_t *find(hy_req_t *req, map_t *m, hy_str_t s)
     }
     map_re_t *re = m->regex->elts;
     for (size_t i = 0; i < m->regex->nelts; i++) {
-        /* as nginx's ngx_http_regex_exec: a match with groups becomes the request's $1..$9 (for the value, and
-         * for whatever reads them after this map was evaluated) */
-        if (hy_regex_exec(re[i].re, s, hy_req_captures(req)) > 0)
+        /* as nginx's ngx_http_regex_exec: a match becomes the request's $1..$9 (for the value, and for whatever
+         * reads them after this map was evaluated); a failed one leaves them */
+        if (hy_regex_exec(re[i].re, s, hy_req_captures(req)) > 0) {
+            hy_vars_named_captures(req);
             return &re[i].value;
+        }
     }
     return NULL;
 }
@@ -164,6 +166,7 @@ static int map_raw(hy_conf_t *cf, void *data)
         hy_regex_t *re = hy_conf_regex(cf, pat, caseless);
         if (re == NULL)
             return -1;
+        hy_vars_add_named_regex(cf, re); /* its named captures become variables, as nginx */
         map_re_t *r = hy_array_push(m->regex);
         r->re = re;
         r->value = value;

@@ -21,6 +21,8 @@ typedef struct var_def {
 typedef struct vars_main {
     hy_array_t *vars; /* var_def_t */
     bool resolved;    /* after the http block: unknown names fail at once */
+    hy_array_t *named_regexes;            /* hy_regex_t * with named groups, from http-level users (map) */
+    void (*set_named)(hy_req_t *req);     /* the capture variables' owner's setter (rewrite) */
 } vars_main_t;
 
 typedef struct vars_ctx {
@@ -235,6 +237,39 @@ int hy_vars_eval(hy_req_t *req, const hy_complex_t *cv, hy_str_t *out)
     *o = '\0';
     *out = (hy_str_t){p, total};
     return 0;
+}
+
+/* ---------------------------------------------------------------- named captures of http-level regexes */
+
+void hy_vars_add_named_regex(hy_conf_t *cf, hy_regex_t *re)
+{
+    vars_main_t *vm = vars_main(cf);
+    if (vm == NULL || re->nnames == 0)
+        return;
+    if (vm->named_regexes == NULL)
+        vm->named_regexes = hy_array_create(cf->pool, 2, sizeof(hy_regex_t *));
+    *(hy_regex_t **)hy_array_push(vm->named_regexes) = re;
+}
+
+hy_regex_t **hy_vars_named_regexes(hy_conf_t *cf, size_t *n)
+{
+    vars_main_t *vm = vars_main(cf);
+    *n = vm && vm->named_regexes ? vm->named_regexes->nelts : 0;
+    return *n ? vm->named_regexes->elts : NULL;
+}
+
+void hy_vars_set_named_hook(hy_conf_t *cf, void (*fn)(hy_req_t *req))
+{
+    vars_main_t *vm = vars_main(cf);
+    if (vm)
+        vm->set_named = fn;
+}
+
+void hy_vars_named_captures(hy_req_t *req)
+{
+    vars_main_t *vm = req->conn->cycle->http_main_conf[VARS_IDX];
+    if (vm->set_named)
+        vm->set_named(req);
 }
 
 /* ---------------------------------------------------------------- module */

@@ -1,6 +1,6 @@
 """Regex captures with nginx's semantics: $1..$9 come from the last successful match of a regex with groups
 (server_name, location, rewrite, if, map), a failed match or a match without groups leaves them as they were,
-named captures of server_name/location/rewrite/if regexes are variables that keep their value; and the
+named captures of server_name/location/rewrite/if/map regexes are variables that keep their value; and the
 `pcre2_compile() failed` message with file:line for a bad regex in every directive that takes one."""
 import re
 
@@ -12,6 +12,10 @@ CONF = '''
 http {
     map $uri $mapped {
         ~^/map/(\\w+)/(\\w+)$ "$2-$1";
+        default none;
+    }
+    map $uri $nm {
+        ~^/nm/(?<nmx>\\w+)$ "v-$nmx";
         default none;
     }
     map $uri $mapc {
@@ -65,6 +69,9 @@ http {
             set $x $mapped;
             return 200 "[$1]";
         }
+        location /nm/ {
+            return 200 "$nm $nmx";
+        }
         location /map/ {
             return 200 "$mapped";
         }
@@ -106,6 +113,7 @@ def srv(server, srv_conf):
     (HOST, '/if/?v=x', 'nomatch '),                 # the failed if match cleared server_name's $1
     (HOST, '/map/a/b', 'b-a'),                      # map's own captures in its value
     (HOST, '/mapc/aa/bb', 'aa m bb'),               # and, as nginx, they become the request's $1 after it
+    (HOST, '/nm/abc', 'v-abc abc'),                 # a map's named capture is a variable
 ])
 def test_captures(srv, host, path, body):
     r = srv.get(path, host=host)
