@@ -19,10 +19,10 @@ typedef struct var_def {
 } var_def_t;
 
 typedef struct vars_main {
-    hy_array_t *vars; /* var_def_t */
-    bool resolved;    /* after the http block: unknown names fail at once */
-    hy_array_t *named_regexes;            /* hy_regex_t * with named groups, from http-level users (map) */
-    void (*set_named)(hy_req_t *req);     /* the capture variables' owner's setter (rewrite) */
+    hy_array_t *vars;                 /* var_def_t */
+    bool resolved;                    /* after the http block: unknown names fail at once */
+    hy_array_t *named_regexes;        /* hy_regex_t * with named groups, from http-level users (map) */
+    void (*set_named)(hy_req_t *req); /* the capture variables' owner's setter (rewrite) */
 } vars_main_t;
 
 typedef struct vars_ctx {
