@@ -46,7 +46,7 @@ typedef struct hy_regex_caps {
 
 /** Regex executions in this process since it started (a plain counter, for tests and stats). */
 extern uint64_t hy_regex_exec_count;
-/** Use PCRE2's JIT when compiling (default true; measured ~3x cheaper per match, see ARCHITECTURE.md). */
+/** Use PCRE2's JIT when compiling (default true: measured 3-4.5x cheaper matches, see ARCHITECTURE.md). */
 extern bool hy_regex_jit;
 
 /** Compile `pattern` (not necessarily NUL-terminated), case-insensitive when `caseless`. The regex and its
@@ -56,7 +56,7 @@ extern bool hy_regex_jit;
 hy_regex_t *hy_regex_compile(hy_pool_t *pool, hy_str_t pattern, bool caseless, char *err);
 /** The named groups of `re` (*n of them; NULL when none). Owned by `re`. */
 const hy_regex_name_t *hy_regex_names(const hy_regex_t *re, uint32_t *n);
-/** Match `re` against the whole `subject` (unanchored unless the pattern anchors). Returns 1 on a match, 0 on
+/** Search `subject` for `re` (unanchored unless the pattern anchors). Returns 1 on a match, 0 on
  * none, or a negative PCRE2 error code (e.g. a match limit), which callers treat as no match. On a match
  * `caps` (may be NULL) takes this match's offsets (allocated from caps->pool when it needs more room); on no
  * match it is left alone. Counts into hy_regex_exec_count. Allocates nothing per call except to grow caps. */
