@@ -22,6 +22,7 @@
 #include "compress_cache.h"
 #include "accept_encoding.h"
 #include "../conf/cycle.h"
+#include "../conf/conf_regex.h"
 #include "../core/httpdate.h"
 #include "../core/clock.h"
 #include "../core/log.h"
@@ -54,7 +55,7 @@ typedef struct gz_loc {
     codec_conf_t c[NCODEC];
     int vary, http_version, disable_msie6;
     int64_t proxied;              /* PROXIED_* bits, HY_UNSET until set */
-    hy_array_t *disable;          /* pcre2_code *, NULL → inherit / none */
+    hy_array_t *disable;          /* hy_regex_t *, NULL → inherit / none */
     int64_t buffers_num, buffers_size; /* parsed, unused: bodies are compressed whole or in 16 KiB chunks */
 } gz_loc_t;
 
@@ -190,14 +191,10 @@ static bool client_ok(hy_req_t *req, gz_loc_t *lc, gz_ctx_t *ctx)
     }
 ok:
     if (lc->disable && req->h_user_agent) {
-        pcre2_code **re = lc->disable->elts;
-        for (size_t i = 0; i < lc->disable->nelts; i++) {
-            pcre2_match_data *md = pcre2_match_data_create_from_pattern(re[i], NULL);
-            int rc = pcre2_match(re[i], (PCRE2_SPTR)req->h_user_agent->ptr, req->h_user_agent->len, 0, 0, md, NULL);
-            pcre2_match_data_free(md);
-            if (rc >= 0)
+        hy_regex_t **re = lc->disable->elts;
+        for (size_t i = 0; i < lc->disable->nelts; i++) /* nginx's ngx_regex_exec_array: no captures */
+            if (hy_regex_exec(re[i], *req->h_user_agent, NULL) > 0)
                 return false;
-        }
     }
     ctx->client_ok = true;
     return true;
@@ -710,19 +707,12 @@ static int set_disable(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         }
         if (hy_str_eq(a[i], "degradation"))
             continue; /* nginx's degradation module is not built in either */
-        int err;
-        PCRE2_SIZE off;
-        pcre2_code *re = pcre2_compile((PCRE2_SPTR)a[i].ptr, a[i].len, PCRE2_CASELESS, &err, &off, NULL);
-        if (re == NULL) {
-            PCRE2_UCHAR msg[256];
-            pcre2_get_error_message(err, msg, sizeof(msg));
-            return hy_conf_error(cf, "pcre2_compile() failed: %s in \"%s\" at \"%s\"", (char *)msg, a[i].ptr,
-                                 a[i].ptr + off);
-        }
-        hy_pool_on_clear(cf->pool, (void (*)(void *))pcre2_code_free, re);
+        hy_regex_t *re = hy_conf_regex(cf, a[i], true);
+        if (re == NULL)
+            return -1;
         if (lc->disable == NULL)
-            lc->disable = hy_array_create(cf->pool, 2, sizeof(pcre2_code *));
-        *(pcre2_code **)hy_array_push(lc->disable) = re;
+            lc->disable = hy_array_create(cf->pool, 2, sizeof(hy_regex_t *));
+        *(hy_regex_t **)hy_array_push(lc->disable) = re;
     }
     return 0;
 }

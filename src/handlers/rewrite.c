@@ -11,27 +11,21 @@
 #include "../http/phases.h"
 #include "../http/vars.h"
 #include "../conf/cycle.h"
+#include "../conf/conf_regex.h"
 #include "../core/log.h"
 
 #define RW_IDX (hy_http_rewrite_module.index)
-#define MAX_CAPTURES 64
 
 enum { OP_RETURN = 1, OP_REWRITE, OP_SET, OP_BREAK, OP_IF };
 #define SET_ARGS (-2) /* OP_SET target: the request's $args */
 enum { FLAG_NONE = 0, FLAG_LAST, FLAG_BREAK, FLAG_REDIRECT, FLAG_PERMANENT };
 enum { C_TRUTHY = 1, C_EQ, C_NE, C_RE, C_NRE, C_FILE };
 
-/* named captures of one regex: group number → variable slot */
+/* named captures of one regex: group number → variable slot (hangs off hy_regex_t.data) */
 typedef struct rw_names {
     int n;
     int *group, *slot;
 } rw_names_t;
-
-typedef struct rw_regex {
-    pcre2_code *re;
-    rw_names_t names;
-    hy_str_t src;
-} rw_regex_t;
 
 typedef struct rw_conf rw_conf_t;
 
@@ -40,7 +34,7 @@ typedef struct rw_op {
     int code;            /* OP_RETURN: status; OP_REWRITE: FLAG_*; OP_IF: C_* */
     hy_complex_t cv;     /* return text, replacement, set value, if right-hand side or file name */
     bool has_text;       /* OP_RETURN */
-    rw_regex_t rx;       /* OP_REWRITE, OP_IF with ~ */
+    hy_regex_t *rx;      /* OP_REWRITE, OP_IF with ~ */
     bool redirect, add_args, has_q; /* OP_REWRITE */
     int var;             /* OP_SET: slot; OP_IF: variable index of the left-hand side */
     bool negate;         /* OP_IF */
@@ -55,13 +49,13 @@ struct rw_conf {
 
 typedef struct rw_main {
     hy_array_t *slots; /* hy_str_t names of "set" and named-capture variables */
-    hy_array_t *known; /* rw_regex_t for location and server_name regexes with named captures */
 } rw_main_t;
 
 typedef struct rw_ctx {
     hy_str_t *vals;
     uint8_t *set;
     size_t n;
+    uint32_t named_nmatch; /* req->captures.nmatch whose named captures were set */
 } rw_ctx_t;
 
 /* ---------------------------------------------------------------- pure helpers */
@@ -173,101 +167,60 @@ static int slot_for(hy_conf_t *cf, hy_str_t name)
 
 /* ---------------------------------------------------------------- regexes and captures */
 
-static pcre2_match_data *match_data(void)
+/* Register the named captures of `re` as variables (nginx: every named capture of a server_name, location,
+ * rewrite or if regex is a variable) and hang the group → slot table off re->data. */
+static int names_of(hy_conf_t *cf, hy_regex_t *re)
 {
-    static pcre2_match_data *md; /* per worker: workers are single-threaded */
-    if (md == NULL)
-        md = pcre2_match_data_create(MAX_CAPTURES, NULL);
-    return md;
-}
-
-static int names_of(hy_conf_t *cf, pcre2_code *re, rw_names_t *out)
-{
-    uint32_t count = 0, entry = 0;
-    PCRE2_SPTR table = NULL;
-    out->n = 0;
-    pcre2_pattern_info(re, PCRE2_INFO_NAMECOUNT, &count);
-    if (count == 0)
+    uint32_t count;
+    const hy_regex_name_t *names = hy_regex_names(re, &count);
+    if (count == 0 || re->data)
         return 0;
-    pcre2_pattern_info(re, PCRE2_INFO_NAMEENTRYSIZE, &entry);
-    pcre2_pattern_info(re, PCRE2_INFO_NAMETABLE, &table);
+    rw_names_t *out = hy_pcalloc(cf->pool, sizeof(*out));
     out->group = hy_palloc(cf->pool, sizeof(int) * count);
     out->slot = hy_palloc(cf->pool, sizeof(int) * count);
     for (uint32_t i = 0; i < count; i++) {
-        const unsigned char *e = table + i * entry;
-        const char *name = (const char *)e + 2;
-        out->group[i] = (e[0] << 8) | e[1];
-        out->slot[i] = slot_for(cf, (hy_str_t){(char *)name, strlen(name)});
+        out->group[i] = (int)names[i].group;
+        out->slot[i] = slot_for(cf, names[i].name);
         if (out->slot[i] < 0)
             return -1;
     }
     out->n = (int)count;
+    re->data = out;
     return 0;
 }
 
-static int compile_rx(hy_conf_t *cf, hy_str_t pat, bool caseless, rw_regex_t *rx)
+static hy_regex_t *compile_rx(hy_conf_t *cf, hy_str_t pat, bool caseless)
 {
-    int err;
-    PCRE2_SIZE off;
-    rx->src = hy_str_dup(cf->pool, pat);
-    rx->re = pcre2_compile((PCRE2_SPTR)pat.ptr, pat.len, caseless ? PCRE2_CASELESS : 0, &err, &off, NULL);
-    if (rx->re == NULL) {
-        PCRE2_UCHAR msg[256];
-        pcre2_get_error_message(err, msg, sizeof(msg));
-        return hy_conf_error(cf, "pcre2_compile() failed: %s in \"%.*s\" at \"%s\"", (char *)msg, (int)pat.len,
-                             pat.ptr, pat.ptr + off);
-    }
-    hy_pool_on_clear(cf->pool, (void (*)(void *))pcre2_code_free, rx->re);
-    return names_of(cf, rx->re, &rx->names);
-}
-
-/* Match and record the captures; true on a match. */
-static bool rx_exec(hy_req_t *req, pcre2_code *re, const rw_names_t *names, hy_str_t subject)
-{
-    pcre2_match_data *md = match_data();
-    int rc = pcre2_match(re, (PCRE2_SPTR)subject.ptr, subject.len, 0, 0, md, NULL);
-    if (rc < 0)
-        return false;
-    if (rc == 0)
-        rc = MAX_CAPTURES;
-    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-    hy_vars_set_captures(req, subject.ptr, ov, rc);
-    for (int i = 0; names && i < names->n; i++) {
-        int g = names->group[i];
-        if (g < rc && ov[2 * g] != PCRE2_UNSET)
-            set_slot(req, names->slot[i], (hy_str_t){subject.ptr + ov[2 * g], ov[2 * g + 1] - ov[2 * g]});
-        else
-            set_slot(req, names->slot[i], HY_STR(""));
-    }
-    return true;
-}
-
-static const rw_names_t *known_names(hy_req_t *req, pcre2_code *re)
-{
-    rw_main_t *m = req->conn->cycle->http_main_conf[RW_IDX];
-    if (m->known == NULL)
+    hy_regex_t *re = hy_conf_regex(cf, pat, caseless);
+    if (re == NULL || names_of(cf, re) != 0)
         return NULL;
-    rw_regex_t *k = m->known->elts;
-    for (size_t i = 0; i < m->known->nelts; i++)
-        if (k[i].re == re)
-            return &k[i].names;
-    return NULL;
+    return re;
 }
 
-void hy_rewrite_location_captures(hy_req_t *req, hy_http_loc_conf_t *lc)
+void hy_rewrite_named_captures(hy_req_t *req)
 {
-    rx_exec(req, lc->regex, known_names(req, lc->regex), req->uri);
-}
-
-void hy_rewrite_server_name_captures(hy_req_t *req)
-{
-    hy_array_t *names = req->srv->server_names;
-    if (names == NULL)
+    const hy_regex_caps_t *caps = &req->captures;
+    if (caps->re == NULL || caps->re->data == NULL)
         return;
-    hy_server_name_t *sn = names->elts;
-    for (size_t i = 0; i < names->nelts; i++)
-        if (sn[i].kind == 3 && rx_exec(req, sn[i].regex, known_names(req, sn[i].regex), req->host))
-            return;
+    rw_ctx_t *c = req_ctx(req);
+    if (c->named_nmatch == caps->nmatch)
+        return;
+    c->named_nmatch = caps->nmatch;
+    const rw_names_t *names = caps->re->data;
+    for (int i = 0; i < names->n; i++)
+        set_slot(req, names->slot[i], hy_regex_group(caps, (uint32_t)names->group[i]));
+}
+
+/* Match into the request's captures ($1..$9 and named ones); true on a match. As nginx's script regex code, a
+ * failed rewrite or if match empties $1..$9 (named captures keep their values). */
+static bool rx_exec(hy_req_t *req, const hy_regex_t *re, hy_str_t subject)
+{
+    if (hy_regex_exec(re, subject, hy_req_captures(req)) <= 0) {
+        req->captures.n = 0;
+        return false;
+    }
+    hy_rewrite_named_captures(req);
+    return true;
 }
 
 /* ---------------------------------------------------------------- running */
@@ -317,13 +270,13 @@ static void do_return(hy_req_t *req, const rw_op_t *op)
 /* returns R_* ; *changed is set when the URI was rewritten */
 static int do_rewrite(hy_req_t *req, const rw_op_t *op, const rw_conf_t *rc, bool *changed)
 {
-    if (!rx_exec(req, op->rx.re, &op->rx.names, req->uri)) {
+    if (!rx_exec(req, op->rx, req->uri)) {
         if (rc->log == 1)
-            log_notice(req, "\"%.*s\" does not match \"%.*s\"", op->rx.src, req->uri);
+            log_notice(req, "\"%.*s\" does not match \"%.*s\"", op->rx->pattern, req->uri);
         return R_NEXT;
     }
     if (rc->log == 1)
-        log_notice(req, "\"%.*s\" matches \"%.*s\"", op->rx.src, req->uri);
+        log_notice(req, "\"%.*s\" matches \"%.*s\"", op->rx->pattern, req->uri);
     hy_str_t result;
     hy_vars_eval(req, &op->cv, &result);
     if (op->redirect) {
@@ -397,7 +350,7 @@ static bool condition(hy_req_t *req, const rw_op_t *op)
     }
     default: { /* C_RE, C_NRE: the subject is copied, captures point into it */
         hy_str_t subj = {hy_pstrndup(req->pool, lhs.ptr, lhs.len), lhs.len};
-        return rx_exec(req, op->rx.re, &op->rx.names, subj) == (op->code == C_RE);
+        return rx_exec(req, op->rx, subj) == (op->code == C_RE);
     }
     }
 }
@@ -512,7 +465,7 @@ static int set_rewrite(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     hy_str_t *a = hy_conf_args(cf, &n);
     rw_op_t *op = push_op(cf, conf);
     op->kind = OP_REWRITE;
-    if (compile_rx(cf, a[1], false, &op->rx) != 0)
+    if ((op->rx = compile_rx(cf, a[1], false)) == NULL)
         return -1;
     hy_str_t repl = a[2];
     op->code = FLAG_NONE;
@@ -618,7 +571,7 @@ static int parse_condition(hy_conf_t *cf, rw_op_t *op)
         }
         if (hy_str_eq(o, "~") || hy_str_eq(o, "~*") || hy_str_eq(o, "!~") || hy_str_eq(o, "!~*")) {
             op->code = o.ptr[0] == '!' ? C_NRE : C_RE;
-            return compile_rx(cf, rhs, o.ptr[o.len - 1] == '*', &op->rx);
+            return (op->rx = compile_rx(cf, rhs, o.ptr[o.len - 1] == '*')) ? 0 : -1;
         }
         return hy_conf_error(cf, "unexpected \"%s\" in condition", o.ptr);
     }
@@ -686,40 +639,32 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     return 0;
 }
 
-static int collect_locations(hy_conf_t *cf, rw_main_t *m, hy_array_t *locs)
+static int collect_locations(hy_conf_t *cf, hy_array_t *locs)
 {
     if (locs == NULL)
         return 0;
     hy_http_loc_conf_t **l = locs->elts;
     for (size_t i = 0; i < locs->nelts; i++) {
-        if (l[i]->regex) {
-            rw_regex_t rx = {.re = l[i]->regex};
-            if (names_of(cf, l[i]->regex, &rx.names) != 0)
-                return -1;
-            if (rx.names.n)
-                *(rw_regex_t *)hy_array_push(m->known) = rx;
-        }
-        if (collect_locations(cf, m, l[i]->locations) != 0)
+        if (l[i]->regex && names_of(cf, l[i]->regex) != 0)
+            return -1;
+        if (collect_locations(cf, l[i]->locations) != 0)
             return -1;
     }
     return 0;
 }
 
-/* SERVER_REWRITE: a regex server_name's captures, then the server's rewrite directives */
+/* SERVER_REWRITE: the server's rewrite directives (a regex server_name's captures were recorded when the server
+ * was selected) */
 static int server_rewrite_phase(hy_req_t *req)
 {
-    if (req->host.len)
-        hy_rewrite_server_name_captures(req);
     int rc = hy_rewrite_run(req, req->srv->loc);
     return rc == HY_RW_DONE ? HY_DONE : HY_DECLINED; /* a changed URI is simply searched by FIND_CONFIG */
 }
 
-/* REWRITE: a regex location's captures, then the location's rewrite directives; "last" (or a changed URI)
- * sends the request back to FIND_CONFIG through POST_REWRITE */
+/* REWRITE: the location's rewrite directives; "last" (or a changed URI) sends the request back to FIND_CONFIG
+ * through POST_REWRITE */
 static int rewrite_phase(hy_req_t *req)
 {
-    if (req->loc->regex)
-        hy_rewrite_location_captures(req, req->loc);
     int rc = hy_rewrite_run(req, req->loc);
     if (rc == HY_RW_DONE)
         return HY_DONE;
@@ -728,28 +673,26 @@ static int rewrite_phase(hy_req_t *req)
     return HY_DECLINED;
 }
 
-/* named captures of location and server_name regexes become variables, as in nginx */
+/* named captures of location, server_name and map regexes become variables, as in nginx */
 static int postconfiguration(hy_conf_t *cf)
 {
     if (hy_http_phase_add(cf, HY_PHASE_SERVER_REWRITE, server_rewrite_phase) != 0 ||
         hy_http_phase_add(cf, HY_PHASE_REWRITE, rewrite_phase) != 0)
         return -1;
-    rw_main_t *m = cf->main_conf[RW_IDX];
+    size_t n;
+    hy_regex_t **mapped = hy_vars_named_regexes(cf, &n);
+    for (size_t i = 0; i < n; i++)
+        if (names_of(cf, mapped[i]) != 0)
+            return -1;
+    hy_vars_set_named_hook(cf, hy_rewrite_named_captures);
     hy_http_main_conf_t *hm = cf->main_conf[hy_http_core_module.index];
-    m->known = hy_array_create(cf->pool, 2, sizeof(rw_regex_t));
     hy_http_srv_conf_t **srvs = hm->servers->elts;
     for (size_t s = 0; s < hm->servers->nelts; s++) {
         hy_server_name_t *sn = srvs[s]->server_names->elts;
-        for (size_t i = 0; i < srvs[s]->server_names->nelts; i++) {
-            if (sn[i].kind != 3)
-                continue;
-            rw_regex_t rx = {.re = sn[i].regex};
-            if (names_of(cf, sn[i].regex, &rx.names) != 0)
+        for (size_t i = 0; i < srvs[s]->server_names->nelts; i++)
+            if (sn[i].kind == 3 && names_of(cf, sn[i].regex) != 0)
                 return -1;
-            if (rx.names.n)
-                *(rw_regex_t *)hy_array_push(m->known) = rx;
-        }
-        if (collect_locations(cf, m, srvs[s]->loc->locations) != 0)
+        if (collect_locations(cf, srvs[s]->loc->locations) != 0)
             return -1;
     }
     return 0;

@@ -18,10 +18,10 @@ enum {
 /** Run the rewrite directives of level `lc` (a server's or a location's conf). An "if" that matches switches
  * req->loc to the if block's conf. Returns HY_RW_*. */
 int hy_rewrite_run(hy_req_t *req, hy_http_loc_conf_t *lc);
-/** Set $1..$9 and named captures from a regex location that matched req->uri. */
-void hy_rewrite_location_captures(hy_req_t *req, hy_http_loc_conf_t *lc);
-/** Set $1..$9 and named captures from the server's first regex server_name matching req->host. */
-void hy_rewrite_server_name_captures(hy_req_t *req);
+/** After a selection that may have matched a regex into req->captures (server_name, location): when a new
+ * match happened, set the variables of that regex's named captures ($name), as nginx does at match time.
+ * Does nothing otherwise, so a "set $name" in between is not undone. Never runs a regex. */
+void hy_rewrite_named_captures(hy_req_t *req);
 
 /* Pure helpers (unit-tested). */
 

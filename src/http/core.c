@@ -10,6 +10,7 @@
 #include "phases.h"
 #include "vars.h"
 #include "../conf/cycle.h"
+#include "../conf/conf_regex.h"
 #include "../core/log.h"
 
 #define CORE_IDX (hy_http_core_module.index)
@@ -323,22 +324,6 @@ static int set_server(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return 0;
 }
 
-static pcre2_code *compile_regex(hy_conf_t *cf, hy_str_t pat, bool caseless)
-{
-    int err;
-    PCRE2_SIZE off;
-    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pat.ptr, pat.len, caseless ? PCRE2_CASELESS : 0, &err, &off, NULL);
-    if (re == NULL) {
-        PCRE2_UCHAR msg[256];
-        pcre2_get_error_message(err, msg, sizeof(msg));
-        hy_conf_error(cf, "pcre2_compile() failed: %s in \"%.*s\" at \"%s\"", (char *)msg, (int)pat.len, pat.ptr,
-                      pat.ptr + off);
-        return NULL;
-    }
-    hy_pool_on_clear(cf->pool, (void (*)(void *))pcre2_code_free, re);
-    return re;
-}
-
 static int set_location(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     size_t n;
@@ -373,7 +358,7 @@ static int set_location(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     }
     lc->name = hy_str_dup(cf->pool, name);
     if (lc->match == HY_LOC_REGEX || lc->match == HY_LOC_REGEX_CASELESS) {
-        lc->regex = compile_regex(cf, lc->name, lc->match == HY_LOC_REGEX_CASELESS);
+        lc->regex = hy_conf_regex(cf, lc->name, lc->match == HY_LOC_REGEX_CASELESS);
         if (lc->regex == NULL)
             return -1;
     }
@@ -546,7 +531,7 @@ static int set_server_name(hy_conf_t *cf, const hy_directive_t *d, void *conf)
             hy_server_name_t *sn = hy_array_push(s->server_names);
             sn->name = hy_str_dup(cf->pool, v);
             sn->kind = 3;
-            sn->regex = compile_regex(cf, (hy_str_t){v.ptr + 1, v.len - 1}, true);
+            sn->regex = hy_conf_regex(cf, (hy_str_t){v.ptr + 1, v.len - 1}, true);
             if (sn->regex == NULL)
                 return -1;
             continue;

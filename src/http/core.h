@@ -3,8 +3,7 @@
 #ifndef HY_HTTP_CORE_H
 #define HY_HTTP_CORE_H
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
+#include "../core/regex.h"
 #include "../conf/conf.h"
 #include "../event/listen.h"
 
@@ -28,7 +27,7 @@ typedef int (*hy_content_handler_fn)(hy_req_t *req);
 struct hy_http_loc_conf {
     hy_str_t name;          /* location pattern as written ("" for the server level) */
     int match;              /* HY_LOC_* */
-    pcre2_code *regex;      /* owned by the cycle (cleanup on the pool) */
+    hy_regex_t *regex;      /* conf pool; NULL unless a regex location */
     void **loc_conf;        /* every module's conf for this location (indexed by module) */
     hy_array_t *locations;  /* hy_http_loc_conf_t* nested (NULL when none) */
     hy_http_loc_conf_t *parent;
@@ -63,7 +62,7 @@ struct hy_http_loc_conf {
 typedef struct hy_server_name {
     hy_str_t name;          /* lower-cased; for wildcards without the "*." / ".*" */
     int kind;               /* 0 exact, 1 leading wildcard (*.x / .x), 2 trailing wildcard (x.*), 3 regex */
-    pcre2_code *regex;
+    hy_regex_t *regex;
 } hy_server_name_t;
 
 typedef struct hy_http_srv_conf {
@@ -103,11 +102,15 @@ typedef struct hy_http_main_conf {
 hy_http_addr_t *hy_http_addr_for_local(hy_http_addr_t *wildcard, const struct sockaddr_storage *local);
 /** The http{} confs of a cycle (NULL without an http block). */
 hy_http_main_conf_t *hy_http_main(hy_cycle_t *cycle);
-/** Pick the server for a Host (lower-cased, port stripped); default server when nothing matches.
- * Regex captures are not kept yet. */
-hy_http_srv_conf_t *hy_http_find_server(hy_http_addr_t *addr, const char *host, size_t len);
-/** Location for a decoded, normalised path (never a named location). NULL → use the server level. */
-hy_http_loc_conf_t *hy_http_find_location(hy_http_srv_conf_t *srv, const char *path, size_t len);
+/** Pick the server for a Host (lower-cased, port stripped); default server when nothing matches. The regex
+ * server name that selects the server (each tried runs once) leaves its captures in `caps` (may be NULL), so
+ * host must outlive them. */
+hy_http_srv_conf_t *hy_http_find_server(hy_http_addr_t *addr, const char *host, size_t len, hy_regex_caps_t *caps);
+/** Location for a decoded, normalised path (never a named location). NULL → use the server level. Every regex
+ * location tried runs once; the matching one leaves its captures in `caps` (may be NULL), so path must
+ * outlive them. */
+hy_http_loc_conf_t *hy_http_find_location(hy_http_srv_conf_t *srv, const char *path, size_t len,
+                                          hy_regex_caps_t *caps);
 /** Named location "@name" in the server, or NULL. */
 hy_http_loc_conf_t *hy_http_find_named(hy_http_srv_conf_t *srv, const char *name, size_t len);
 /** Every module's location-level conf, freshly created (for blocks such as "if" that act as a location). */

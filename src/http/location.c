@@ -7,17 +7,9 @@
 
 enum { FOUND_NONE = 0, FOUND_PREFIX, FOUND_FINAL };
 
-static bool regex_match(pcre2_code *re, const char *s, size_t n)
-{
-    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-    int rc = pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md, NULL);
-    pcre2_match_data_free(md);
-    return rc >= 0;
-}
-
 /* One level, as nginx's ngx_http_core_find_location: *best is updated. FOUND_FINAL stops every level above
  * (an exact match, or a regex match at some level); FOUND_PREFIX lets the levels above try their regexes. */
-static int find_in(hy_array_t *locs, const char *path, size_t len, hy_http_loc_conf_t **best)
+static int find_in(hy_array_t *locs, const char *path, size_t len, hy_http_loc_conf_t **best, hy_regex_caps_t *caps)
 {
     if (locs == NULL)
         return FOUND_NONE;
@@ -42,26 +34,28 @@ static int find_in(hy_array_t *locs, const char *path, size_t len, hy_http_loc_c
         *best = prefix;
         rc = FOUND_PREFIX;
         noregex = prefix->match == HY_LOC_NOREGEX; /* "^~" skips the regexes of this level only */
-        if (find_in(prefix->locations, path, len, best) == FOUND_FINAL)
+        if (find_in(prefix->locations, path, len, best, caps) == FOUND_FINAL)
             return FOUND_FINAL;
     }
     if (noregex)
         return rc;
     for (size_t i = 0; i < locs->nelts; i++) {
         hy_http_loc_conf_t *c = l[i];
-        if ((c->match == HY_LOC_REGEX || c->match == HY_LOC_REGEX_CASELESS) && regex_match(c->regex, path, len)) {
+        if ((c->match == HY_LOC_REGEX || c->match == HY_LOC_REGEX_CASELESS) &&
+            hy_regex_exec(c->regex, (hy_str_t){(char *)path, len}, caps) > 0) {
             *best = c;
-            find_in(c->locations, path, len, best);
+            find_in(c->locations, path, len, best, caps);
             return FOUND_FINAL;
         }
     }
     return rc;
 }
 
-hy_http_loc_conf_t *hy_http_find_location(hy_http_srv_conf_t *srv, const char *path, size_t len)
+hy_http_loc_conf_t *hy_http_find_location(hy_http_srv_conf_t *srv, const char *path, size_t len,
+                                          hy_regex_caps_t *caps)
 {
     hy_http_loc_conf_t *best = NULL;
-    find_in(srv->loc->locations, path, len, &best);
+    find_in(srv->loc->locations, path, len, &best, caps);
     return best;
 }
 

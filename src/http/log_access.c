@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "vars.h"
 #include "phases.h"
+#include "log_escape.h"
 #include "../conf/cycle.h"
 #include "../core/clock.h"
 #include "../core/httpdate.h"

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "vars.h"
 #include "../conf/cycle.h"
+#include "../conf/conf_regex.h"
 
 typedef struct map_kv {
     hy_str_t key; /* lower-cased; for wildcards without "*." / ".*" */
@@ -12,7 +13,7 @@ typedef struct map_kv {
 } map_kv_t;
 
 typedef struct map_re {
-    pcre2_code *re;
+    hy_regex_t *re;
     hy_complex_t value;
 } map_re_t;
 
@@ -25,8 +26,6 @@ typedef struct map {
     hy_array_t *head_wc;  /* map_kv_t: key ".example.com" matches any name ending with it */
     hy_array_t *tail_wc;  /* map_kv_t: key "www.example." matches any name starting with it */
     hy_array_t *regex;    /* map_re_t */
-    pcre2_match_data *md;
-    uint32_t max_caps;
     bool hostnames, is_volatile;
 } map_t;
 
@@ -83,13 +82,12 @@ static const hy_complex_t *find(hy_req_t *req, map_t *m, hy_str_t s)
     }
     map_re_t *re = m->regex->elts;
     for (size_t i = 0; i < m->regex->nelts; i++) {
-        int rc = pcre2_match(re[i].re, (PCRE2_SPTR)s.ptr, s.len, 0, 0, m->md, NULL);
-        if (rc < 0)
-            continue;
-        if (rc == 0)
-            rc = (int)pcre2_get_ovector_count(m->md);
-        hy_vars_set_captures(req, s.ptr, pcre2_get_ovector_pointer(m->md), rc);
-        return &re[i].value;
+        /* as nginx's ngx_http_regex_exec: a match becomes the request's $1..$9 (for the value, and for whatever
+         * reads them after this map was evaluated); a failed one leaves them */
+        if (hy_regex_exec(re[i].re, s, hy_req_captures(req)) > 0) {
+            hy_vars_named_captures(req);
+            return &re[i].value;
+        }
     }
     return NULL;
 }
@@ -165,23 +163,10 @@ static int map_raw(hy_conf_t *cf, void *data)
     if (key.len && key.ptr[0] == '~') {
         bool caseless = key.len > 1 && key.ptr[1] == '*';
         hy_str_t pat = {key.ptr + 1 + caseless, key.len - 1 - caseless};
-        int err;
-        PCRE2_SIZE off;
-        pcre2_code *re =
-            pcre2_compile((PCRE2_SPTR)pat.ptr, pat.len, caseless ? PCRE2_CASELESS : 0, &err, &off, NULL);
-        if (re == NULL) {
-            PCRE2_UCHAR msg[256];
-            pcre2_get_error_message(err, msg, sizeof(msg));
-            if (off < pat.len)
-                return hy_conf_error(cf, "pcre2_compile() failed: %s in \"%s\" at \"%s\"", (char *)msg, pat.ptr,
-                                     pat.ptr + off);
-            return hy_conf_error(cf, "pcre2_compile() failed: %s in \"%s\"", (char *)msg, pat.ptr);
-        }
-        hy_pool_on_clear(cf->pool, (void (*)(void *))pcre2_code_free, re);
-        uint32_t caps = 0;
-        pcre2_pattern_info(re, PCRE2_INFO_CAPTURECOUNT, &caps);
-        if (caps + 1 > m->max_caps)
-            m->max_caps = caps + 1;
+        hy_regex_t *re = hy_conf_regex(cf, pat, caseless);
+        if (re == NULL)
+            return -1;
+        hy_vars_add_named_regex(cf, re); /* its named captures become variables, as nginx */
         map_re_t *r = hy_array_push(m->regex);
         r->re = re;
         r->value = value;
@@ -211,11 +196,6 @@ static int map_raw(hy_conf_t *cf, void *data)
     if (m->hostnames && memchr(lc.ptr, '*', lc.len))
         return hy_conf_error(cf, "invalid hostname or wildcard \"%s\"", orig);
     return add_exact(cf, m, lc, &value, orig);
-}
-
-static void free_md(void *md)
-{
-    pcre2_match_data_free(md);
 }
 
 static int set_map(hy_conf_t *cf, const hy_directive_t *d, void *conf)
@@ -255,10 +235,6 @@ static int set_map(hy_conf_t *cf, const hy_directive_t *d, void *conf)
                 j = (j + 1) & m->mask;
             m->table[j] = &kv[i];
         }
-    }
-    if (m->regex->nelts) {
-        m->md = pcre2_match_data_create(m->max_caps ? m->max_caps : 1, NULL);
-        hy_pool_on_clear(cf->pool, free_md, m->md);
     }
     return hy_vars_define(cf, name_copy, map_get, (uintptr_t)m, m->is_volatile ? HY_VAR_NOCACHE : 0) < 0 ? -1 : 0;
 }

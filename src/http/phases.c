@@ -3,6 +3,7 @@
 #include <string.h>
 #include "phases.h"
 #include "request.h"
+#include "vars.h"
 #include "../conf/cycle.h"
 #include "../core/log.h"
 
@@ -85,7 +86,8 @@ static void log_cycle(hy_req_t *req, const char *what)
 static int check_find_config(hy_req_t *req, const step_t *s)
 {
     req->uri_changed = false;
-    req->loc = hy_http_find_location(req->srv, req->uri.ptr, req->uri.len);
+    req->loc = hy_http_find_location(req->srv, req->uri.ptr, req->uri.len, hy_req_captures(req));
+    hy_vars_named_captures(req); /* a regex location's named captures become $name */
     if (req->loc == NULL)
         req->loc = req->srv->loc;
     if (req->loc->internal == 1 && !req->is_internal) {

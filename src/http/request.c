@@ -11,6 +11,7 @@
 #include "uri.h"
 #include "../core/log.h"
 #include "phases.h"
+#include "vars.h"
 #include "../core/clock.h"
 #include "../core/httpdate.h"
 
@@ -476,7 +477,8 @@ void hy_req_process(hy_req_t *req)
             *slot = v;
     }
 
-    req->srv = hy_http_find_server(req->conn->addr, req->host.ptr, req->host.len);
+    req->srv = hy_http_find_server(req->conn->addr, req->host.ptr, req->host.len, hy_req_captures(req));
+    hy_vars_named_captures(req); /* named captures of a regex server_name become $name */
     req->uri_changes = HY_MAX_URI_CHANGES + 1;
     hy_http_phases_run(req, HY_PHASE_POST_READ);
 }

@@ -11,6 +11,7 @@
 #include "../core/str.h"
 #include "../core/mem.h"
 #include "../core/outq.h"
+#include "../core/regex.h"
 #include "core.h"
 #include "conn.h"
 #include "../event/loop.h"
@@ -52,6 +53,8 @@ struct hy_req {
     /* routing */
     hy_http_srv_conf_t *srv;
     hy_http_loc_conf_t *loc;
+    hy_regex_caps_t captures;       /* $1..$9: the last regex match with groups (server_name, location, rewrite,
+                                     * if, map), nginx's r->captures; use through hy_req_captures() */
     /* response */
     int status;
     hy_str_t status_line;           /* optional full reason override */
@@ -84,6 +87,14 @@ struct hy_req {
     hy_req_proceed_cb _proceed;     /* set by hy_req_send_more: called once when the protocol drained */
     hy_defer_t _defer;
 };
+
+/** The request's capture record, ready for hy_regex_exec (its offsets are allocated from the request's arena).
+ * Subjects matched into it must live as long as the request. */
+static inline hy_regex_caps_t *hy_req_captures(hy_req_t *req)
+{
+    req->captures.pool = req->pool;
+    return &req->captures;
+}
 
 /** Per-module request context slot (allocated on first use). */
 void **hy_req_ctx(hy_req_t *req, const hy_module_t *m);

@@ -12,9 +12,10 @@ static bool suffix_match(const hy_server_name_t *sn, const char *host, size_t le
     return false;
 }
 
-hy_http_srv_conf_t *hy_http_find_server(hy_http_addr_t *addr, const char *host, size_t len)
+hy_http_srv_conf_t *hy_http_find_server(hy_http_addr_t *addr, const char *host, size_t len, hy_regex_caps_t *caps)
 {
-    if (host == NULL || len == 0 || addr->servers->nelts == 1)
+    /* even with one server: a regex server_name runs to set its captures, as nginx */
+    if (host == NULL || len == 0)
         return addr->default_server;
     hy_http_srv_conf_t **srvs = addr->servers->elts;
     hy_http_srv_conf_t *head = NULL, *tail = NULL;
@@ -56,10 +57,7 @@ hy_http_srv_conf_t *hy_http_find_server(hy_http_addr_t *addr, const char *host, 
         for (size_t j = 0; j < names->nelts; j++) {
             if (sn[j].kind != 3)
                 continue;
-            pcre2_match_data *md = pcre2_match_data_create_from_pattern(sn[j].regex, NULL);
-            int rc = pcre2_match(sn[j].regex, (PCRE2_SPTR)host, len, 0, 0, md, NULL);
-            pcre2_match_data_free(md);
-            if (rc >= 0)
+            if (hy_regex_exec(sn[j].regex, (hy_str_t){(char *)host, len}, caps) > 0)
                 return srvs[i];
         }
     }

@@ -1,20 +1,10 @@
-/* vars.c — the variable engine: registry of used variables per http{}, complex values, nginx's builtin
- * variables with their exact formats, per-request cache, regex captures, and the access-log escaping tables. */
+/* vars.c — the variable engine: registry of used variables per http{}, "complex values" compiled at config
+ * time, per-request evaluation with a per-request cache, and regex captures. The built-in variables' getters
+ * live in vars_builtin.c. */
 #include <string.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
-#include <limits.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/random.h>
 #include "vars.h"
-#include "body.h"
+#include "vars_builtin.h"
 #include "../conf/cycle.h"
-#include "../core/clock.h"
-#include "../core/httpdate.h"
-#include "../event/sock.h"
 
 #define VARS_IDX (hy_http_vars_module.index)
 
@@ -29,856 +19,23 @@ typedef struct var_def {
 } var_def_t;
 
 typedef struct vars_main {
-    hy_array_t *vars; /* var_def_t */
-    bool resolved;    /* after the http block: unknown names fail at once */
+    hy_array_t *vars;                 /* var_def_t */
+    bool resolved;                    /* after the http block: unknown names fail at once */
+    hy_array_t *named_regexes;        /* hy_regex_t * with named groups, from http-level users (map) */
+    void (*set_named)(hy_req_t *req); /* the capture variables' owner's setter (rewrite) */
 } vars_main_t;
 
 typedef struct vars_ctx {
     hy_var_value_t *vals;
     uint8_t *valid;
     size_t n;
-    const char *cap_subject;
-    size_t *ovec; /* 2 * ncap */
-    int ncap;
 } vars_ctx_t;
-
-/* ---------------------------------------------------------------- escaping */
-
-/* nginx's ngx_http_log_escape: '"', '\\', bytes < 0x20 and >= 0x7f become \xHH (upper-case hex) */
-static inline bool esc_default(unsigned char c)
-{
-    return c < 0x20 || c >= 0x7f || c == '"' || c == '\\';
-}
-
-size_t hy_log_escape_len(int mode, const char *src, size_t n)
-{
-    const unsigned char *s = (const unsigned char *)src;
-    size_t extra = 0;
-    if (mode == HY_ESC_DEFAULT) {
-        for (size_t i = 0; i < n; i++)
-            extra += esc_default(s[i]) ? 3 : 0;
-    } else if (mode == HY_ESC_JSON) {
-        for (size_t i = 0; i < n; i++) {
-            unsigned char c = s[i];
-            if (c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f')
-                extra += 1;
-            else if (c < 0x20)
-                extra += 5;
-        }
-    }
-    return n + extra;
-}
-
-char *hy_log_escape(int mode, char *dst, const char *src, size_t n)
-{
-    static const char hex_uc[] = "0123456789ABCDEF";
-    const unsigned char *s = (const unsigned char *)src;
-    if (mode == HY_ESC_NONE) {
-        memcpy(dst, src, n);
-        return dst + n;
-    }
-    if (mode == HY_ESC_DEFAULT) {
-        for (size_t i = 0; i < n; i++) {
-            unsigned char c = s[i];
-            if (esc_default(c)) {
-                *dst++ = '\\', *dst++ = 'x', *dst++ = hex_uc[c >> 4], *dst++ = hex_uc[c & 0xf];
-            } else {
-                *dst++ = (char)c;
-            }
-        }
-        return dst;
-    }
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = s[i];
-        if (c > 0x1f && c != '"' && c != '\\') {
-            *dst++ = (char)c;
-            continue;
-        }
-        *dst++ = '\\';
-        switch (c) {
-        case '"': *dst++ = '"'; break;
-        case '\\': *dst++ = '\\'; break;
-        case '\n': *dst++ = 'n'; break;
-        case '\r': *dst++ = 'r'; break;
-        case '\t': *dst++ = 't'; break;
-        case '\b': *dst++ = 'b'; break;
-        case '\f': *dst++ = 'f'; break;
-        default:
-            *dst++ = 'u', *dst++ = '0', *dst++ = '0', *dst++ = hex_uc[c >> 4], *dst++ = hex_uc[c & 0xf];
-        }
-    }
-    return dst;
-}
-
-/* ---------------------------------------------------------------- time caches */
-
-static int64_t tl_sec = -1, iso_sec = -1;
-static char tl_buf[32], iso_buf[96];
-
-const char *hy_vars_time_local(void)
-{
-    int64_t now = hy_clock_time();
-    if (now != tl_sec) {
-        hy_timelocal_format(now, tl_buf);
-        tl_sec = now;
-    }
-    return tl_buf;
-}
-
-const char *hy_vars_time_iso8601(void)
-{
-    int64_t now = hy_clock_time();
-    if (now != iso_sec) {
-        time_t t = (time_t)now;
-        struct tm tm;
-        localtime_r(&t, &tm);
-        int off = (int)(tm.tm_gmtoff / 60) % (24 * 60);
-        char sign = off < 0 ? '-' : '+';
-        if (off < 0)
-            off = -off;
-        snprintf(iso_buf, sizeof(iso_buf), "%04d-%02d-%02dT%02d:%02d:%02d%c%02d:%02d", tm.tm_year + 1900,
-                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, sign, off / 60, off % 60);
-        iso_sec = now;
-    }
-    return iso_buf;
-}
-
-/* ---------------------------------------------------------------- helpers for getters */
-
-static inline void set_val(hy_var_value_t *v, const char *p, size_t n)
-{
-    v->ptr = (char *)p;
-    v->len = n;
-    v->not_found = false;
-}
-
-static inline void set_str(hy_var_value_t *v, hy_str_t s)
-{
-    set_val(v, s.ptr ? s.ptr : "", s.len);
-}
-
-static inline void not_found(hy_var_value_t *v)
-{
-    v->ptr = "";
-    v->len = 0;
-    v->not_found = true;
-}
-
-static void set_int(hy_req_t *req, hy_var_value_t *v, int64_t n)
-{
-    char *p = hy_palloc(req->pool, 24);
-    int len = snprintf(p, 24, "%lld", (long long)n);
-    set_val(v, p, (size_t)len);
-}
-
-static void set_msec(hy_req_t *req, hy_var_value_t *v, int64_t ms)
-{
-    char *p = hy_palloc(req->pool, 32);
-    int len = snprintf(p, 32, "%lld.%03lld", (long long)(ms / 1000), (long long)(ms % 1000));
-    set_val(v, p, (size_t)len);
-}
-
-static const hy_str_t *first_header(hy_req_t *req, const char *name)
-{
-    for (size_t i = 0; i < req->num_headers; i++)
-        if (hy_str_caseeq(req->headers[i].name, name))
-            return &req->headers[i].value;
-    return NULL;
-}
-
-static hy_http_loc_conf_t *req_loc(hy_req_t *req)
-{
-    return req->loc ? req->loc : req->srv ? req->srv->loc : NULL;
-}
-
-/* cscf->server_name: the first name as configured ("" without server_name) */
-static hy_str_t server_name(hy_req_t *req)
-{
-    if (req->srv == NULL || req->srv->server_names == NULL || req->srv->server_names->nelts == 0)
-        return HY_STR("");
-    hy_server_name_t *sn = req->srv->server_names->elts;
-    if (sn[0].kind == 0 || sn[0].kind == 3)
-        return sn[0].name;
-    char *p = hy_palloc(req->pool, sn[0].name.len + 2);
-    if (sn[0].kind == 1) {
-        p[0] = '*';
-        memcpy(p + 1, sn[0].name.ptr, sn[0].name.len);
-    } else {
-        memcpy(p, sn[0].name.ptr, sn[0].name.len);
-        p[sn[0].name.len] = '*';
-    }
-    return (hy_str_t){p, sn[0].name.len + 1};
-}
-
-/* ---------------------------------------------------------------- builtin getters */
-
-enum {
-    F_REQUEST = 1, F_METHOD, F_REQUEST_URI, F_URI, F_ARGS, F_PROTOCOL,
-};
-
-static void get_field(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    switch (data) {
-    case F_REQUEST:
-        if (req->request_line.len)
-            set_str(v, req->request_line);
-        else
-            not_found(v);
-        return;
-    case F_METHOD:
-        if (req->method.len)
-            set_str(v, req->method);
-        else
-            not_found(v);
-        return;
-    case F_REQUEST_URI:
-        if (req->target.ptr)
-            set_str(v, req->target);
-        else
-            not_found(v);
-        return;
-    case F_URI:
-        if (req->uri.ptr)
-            set_str(v, req->uri);
-        else
-            not_found(v);
-        return;
-    case F_ARGS:
-        if (req->args.len) /* "/x?" has no args for nginx either */
-            set_str(v, req->args);
-        else
-            not_found(v);
-        return;
-    case F_PROTOCOL:
-        if (req->request_line.len == 0 && req->method.len == 0)
-            not_found(v);
-        else
-            set_val(v, req->version == 10 ? "HTTP/1.0" : "HTTP/1.1", 8);
-        return;
-    }
-    not_found(v);
-}
-
-static void get_const(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    const char *s = (const char *)data;
-    set_val(v, s, strlen(s));
-}
-
-static void get_not_found(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    not_found(v);
-}
-
-static void get_is_args(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    set_val(v, "?", req->args.len ? 1 : 0);
-}
-
-static void get_remote_addr(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    set_val(v, req->conn->peer_text, strlen(req->conn->peer_text));
-}
-
-static void get_remote_port(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    const struct sockaddr_storage *ss = &req->conn->sock.peer;
-    if (ss->ss_family == AF_INET)
-        set_int(req, v, ntohs(((const struct sockaddr_in *)ss)->sin_port));
-    else if (ss->ss_family == AF_INET6)
-        set_int(req, v, ntohs(((const struct sockaddr_in6 *)ss)->sin6_port));
-    else
-        set_val(v, "", 0);
-}
-
-static void get_binary_remote_addr(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    const struct sockaddr_storage *ss = &req->conn->sock.peer;
-    if (ss->ss_family == AF_INET)
-        set_val(v, (const char *)&((const struct sockaddr_in *)ss)->sin_addr, 4);
-    else if (ss->ss_family == AF_INET6)
-        set_val(v, (const char *)&((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
-    else
-        set_val(v, "", 0);
-}
-
-static void get_server_addr(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    const struct sockaddr_storage *local = hy_conn_local_addr(req->conn, NULL);
-    if (local == NULL) {
-        not_found(v);
-        return;
-    }
-    struct sockaddr_storage ss = *local;
-    char *p = hy_palloc(req->pool, INET6_ADDRSTRLEN);
-    if (ss.ss_family == AF_INET)
-        inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, p, INET6_ADDRSTRLEN);
-    else if (ss.ss_family == AF_INET6)
-        inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, p, INET6_ADDRSTRLEN);
-    else
-        snprintf(p, INET6_ADDRSTRLEN, "unix:");
-    set_val(v, p, strlen(p));
-}
-
-static void get_server_port(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    set_int(req, v, req->conn->local_port);
-}
-
-static int b64_val(unsigned char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
-}
-
-static void get_remote_user(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    const hy_str_t *h = first_header(req, "authorization");
-    if (h == NULL || h->len < 6 || strncasecmp(h->ptr, "Basic ", 6) != 0) {
-        not_found(v);
-        return;
-    }
-    const char *p = h->ptr + 6, *e = h->ptr + h->len;
-    while (p < e && *p == ' ')
-        p++;
-    size_t n = (size_t)(e - p);
-    while (n && p[n - 1] == '=')
-        n--;
-    if (n == 0 || n % 4 == 1) {
-        not_found(v);
-        return;
-    }
-    char *out = hy_palloc(req->pool, n);
-    size_t o = 0;
-    uint32_t acc = 0;
-    int bits = 0;
-    for (size_t i = 0; i < n; i++) {
-        int c = b64_val((unsigned char)p[i]);
-        if (c < 0) {
-            not_found(v);
-            return;
-        }
-        acc = (acc << 6) | (uint32_t)c;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out[o++] = (char)((acc >> bits) & 0xff);
-        }
-    }
-    char *colon = memchr(out, ':', o);
-    if (colon == NULL || colon == out) {
-        not_found(v);
-        return;
-    }
-    set_val(v, out, (size_t)(colon - out));
-}
-
-static void get_time_local(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    set_val(v, hy_vars_time_local(), HY_TIMELOCAL_LEN);
-}
-
-static void get_time_iso8601(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    const char *s = hy_vars_time_iso8601();
-    set_val(v, s, strlen(s));
-}
-
-static void get_msec(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    set_msec(req, v, hy_clock_time_ms());
-}
-
-static void get_request_time(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    int64_t ms = hy_clock_time_ms() - (int64_t)req->start_ms;
-    set_msec(req, v, ms < 0 ? 0 : ms);
-}
-
-static void get_status(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    char *p = hy_palloc(req->pool, 16);
-    int len = snprintf(p, 16, "%03d", req->status > 0 ? req->status : 0);
-    set_val(v, p, (size_t)len);
-}
-
-static void get_int64_field(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    int64_t n = *(const int64_t *)((const char *)req + data);
-    set_int(req, v, n < 0 ? 0 : n);
-}
-
-static void get_connection(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    set_int(req, v, (int64_t)req->conn->id);
-}
-
-static void get_connection_requests(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    set_int(req, v, (int64_t)req->conn_requests);
-}
-
-static void get_pid(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    set_int(req, v, (int64_t)getpid());
-}
-
-static void get_hostname(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    static char name[HOST_NAME_MAX + 1];
-    if (name[0] == '\0' && gethostname(name, sizeof(name) - 1) != 0)
-        name[0] = '\0';
-    set_val(v, name, strlen(name));
-}
-
-static void get_request_id(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    static const char hex[] = "0123456789abcdef";
-    static uint64_t s0, s1;
-    if (s0 == 0 && s1 == 0) {
-        if (getrandom(&s0, sizeof(s0), 0) != sizeof(s0) || getrandom(&s1, sizeof(s1), 0) != sizeof(s1)) {
-            s0 = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-            s1 = (uint64_t)(uintptr_t)req ^ 0x9e3779b97f4a7c15ull;
-        }
-        s0 |= 1;
-    }
-    char *p = hy_palloc(req->pool, 32);
-    for (int k = 0; k < 2; k++) { /* xorshift128+ */
-        uint64_t x = s0, y = s1;
-        s0 = y;
-        x ^= x << 23;
-        s1 = x ^ y ^ (x >> 17) ^ (y >> 26);
-        uint64_t r = s1 + y;
-        for (int i = 0; i < 16; i++)
-            p[k * 16 + i] = hex[(r >> (i * 4)) & 0xf];
-    }
-    set_val(v, p, 32);
-}
-
-static void get_host(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    if (req->host.len)
-        set_str(v, req->host);
-    else
-        set_str(v, server_name(req));
-}
-
-static void get_server_name(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    set_str(v, server_name(req));
-}
-
-static void get_content_type(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    const hy_str_t *h = first_header(req, "content-type");
-    if (h)
-        set_str(v, *h);
-    else
-        not_found(v);
-}
-
-static void get_content_length(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    const hy_str_t *h = first_header(req, "content-length");
-    if (h)
-        set_str(v, *h);
-    else
-        not_found(v);
-}
-
-static hy_str_t document_root(hy_req_t *req, bool *alias)
-{
-    hy_http_loc_conf_t *lc = req_loc(req);
-    *alias = false;
-    if (lc == NULL)
-        return HY_STR_NULL;
-    *alias = lc->root_is_alias == 1;
-    hy_str_t r = *alias ? lc->alias : lc->root;
-    if (lc->root_cv) /* root/alias with variables or captures: evaluated for this request */
-        hy_vars_eval(req, lc->root_cv, &r);
-    return r;
-}
-
-static void get_document_root(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    bool alias;
-    hy_str_t r = document_root(req, &alias);
-    if (r.ptr == NULL) {
-        not_found(v);
-        return;
-    }
-    if (alias) { /* nginx: the alias with the location's part of the URI removed from its end */
-        hy_http_loc_conf_t *lc = req_loc(req);
-        if (lc->name.len && r.len >= lc->name.len &&
-            memcmp(r.ptr + r.len - lc->name.len, lc->name.ptr, lc->name.len) == 0)
-            r.len -= lc->name.len;
-    }
-    set_str(v, r);
-}
-
-static void get_realpath_root(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    hy_var_value_t root;
-    get_document_root(req, &root, 0);
-    if (root.not_found) {
-        not_found(v);
-        return;
-    }
-    char *path = hy_pstrndup(req->pool, root.ptr, root.len);
-    char *real = hy_palloc(req->pool, PATH_MAX);
-    if (realpath(path, real) == NULL) {
-        not_found(v);
-        return;
-    }
-    set_val(v, real, strlen(real));
-}
-
-static void get_request_filename(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    bool alias;
-    hy_str_t r = document_root(req, &alias);
-    if (r.ptr == NULL || req->uri.ptr == NULL) {
-        not_found(v);
-        return;
-    }
-    hy_str_t uri = req->uri;
-    if (alias) {
-        hy_http_loc_conf_t *lc = req_loc(req);
-        size_t skip = lc->match == HY_LOC_REGEX || lc->match == HY_LOC_REGEX_CASELESS ? uri.len : lc->name.len;
-        if (skip > uri.len)
-            skip = uri.len;
-        uri.ptr += skip;
-        uri.len -= skip;
-    }
-    char *p = hy_palloc(req->pool, r.len + uri.len + 1);
-    memcpy(p, r.ptr, r.len);
-    memcpy(p + r.len, uri.ptr, uri.len);
-    p[r.len + uri.len] = '\0';
-    set_val(v, p, r.len + uri.len);
-}
-
-/* ---- prefixes: data points to the hy_str_t suffix (lower-case as written) */
-
-/* header name vs variable suffix: case-insensitive, '-' in the header equals '_' in the name */
-static bool header_name_eq(hy_str_t hname, const hy_str_t *suffix)
-{
-    if (hname.len != suffix->len)
-        return false;
-    for (size_t i = 0; i < hname.len; i++) {
-        unsigned char c = (unsigned char)hname.ptr[i];
-        if (c >= 'A' && c <= 'Z')
-            c = (unsigned char)(c | 0x20);
-        else if (c == '-')
-            c = '_';
-        unsigned char s = (unsigned char)suffix->ptr[i];
-        if (s >= 'A' && s <= 'Z')
-            s = (unsigned char)(s | 0x20);
-        if (c != s)
-            return false;
-    }
-    return true;
-}
-
-static void join_headers(hy_req_t *req, hy_var_value_t *v, const hy_str_t *suffix, const char *sep)
-{
-    size_t total = 0, count = 0, slen = strlen(sep);
-    for (size_t i = 0; i < req->num_headers; i++)
-        if (header_name_eq(req->headers[i].name, suffix))
-            total += req->headers[i].value.len, count++;
-    if (count == 0) {
-        not_found(v);
-        return;
-    }
-    char *p = hy_palloc(req->pool, total + count * slen + 1), *o = p;
-    for (size_t i = 0; i < req->num_headers; i++)
-        if (header_name_eq(req->headers[i].name, suffix)) {
-            if (o != p)
-                memcpy(o, sep, slen), o += slen;
-            memcpy(o, req->headers[i].value.ptr, req->headers[i].value.len);
-            o += req->headers[i].value.len;
-        }
-    set_val(v, p, (size_t)(o - p));
-}
-
-static void get_http(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    const hy_str_t *suffix = (const hy_str_t *)data;
-    /* nginx 1.22 joins repeated Cookie (with "; ") and X-Forwarded-For (with ", "); others: the first */
-    if (hy_str_caseeq(*suffix, "cookie")) {
-        join_headers(req, v, suffix, "; ");
-        return;
-    }
-    if (hy_str_caseeq(*suffix, "x_forwarded_for")) {
-        join_headers(req, v, suffix, ", ");
-        return;
-    }
-    for (size_t i = 0; i < req->num_headers; i++)
-        if (header_name_eq(req->headers[i].name, suffix)) {
-            set_str(v, req->headers[i].value);
-            return;
-        }
-    not_found(v);
-}
-
-static void get_sent_http(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    const hy_str_t *s = (const hy_str_t *)data;
-    if (req->resp_headers) { /* the head as it went out (http/request.c), framing fields included */
-        if (req->logged && hy_str_caseeq(*s, "connection")) {
-            set_val(v, "close", 5); /* nginx clears r->keepalive before the log phase */
-            return;
-        }
-        const hy_str_t *val = hy_req_sent_header(req, *s);
-        if (val)
-            set_str(v, *val);
-        else
-            not_found(v);
-        return;
-    }
-    /* before the head is final: the response fields as they stand */
-    if (hy_str_caseeq(*s, "content_type")) {
-        if (req->content_type.len)
-            set_str(v, req->content_type);
-        else
-            not_found(v);
-        return;
-    }
-    if (hy_str_caseeq(*s, "content_length")) {
-        if (req->content_length_n >= 0)
-            set_int(req, v, req->content_length_n);
-        else
-            not_found(v);
-        return;
-    }
-    if (hy_str_caseeq(*s, "location")) {
-        if (req->location.len)
-            set_str(v, req->location);
-        else
-            not_found(v);
-        return;
-    }
-    if (hy_str_caseeq(*s, "last_modified")) {
-        if (req->last_modified >= 0) {
-            char *p = hy_palloc(req->pool, 32);
-            set_val(v, p, hy_httpdate_format(req->last_modified, p));
-        } else {
-            not_found(v);
-        }
-        return;
-    }
-    if (hy_str_caseeq(*s, "etag")) {
-        if (req->etag.len)
-            set_str(v, req->etag);
-        else
-            not_found(v);
-        return;
-    }
-    if (hy_str_caseeq(*s, "accept_ranges") && req->accept_ranges) {
-        set_val(v, "bytes", 5);
-        return;
-    }
-    if (req->headers_out) {
-        hy_header_t *h = req->headers_out->elts;
-        for (size_t i = 0; i < req->headers_out->nelts; i++)
-            if (header_name_eq(h[i].name, s)) {
-                set_str(v, h[i].value);
-                return;
-            }
-    }
-    not_found(v);
-}
-
-static void get_arg(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    const hy_str_t *name = (const hy_str_t *)data;
-    const char *p = req->args.ptr, *end = p + req->args.len;
-    while (p && p < end) {
-        const char *amp = memchr(p, '&', (size_t)(end - p));
-        const char *seg_end = amp ? amp : end;
-        if ((size_t)(seg_end - p) > name->len && p[name->len] == '=' && strncasecmp(p, name->ptr, name->len) == 0) {
-            set_val(v, p + name->len + 1, (size_t)(seg_end - p - (ptrdiff_t)name->len - 1));
-            return;
-        }
-        p = amp ? amp + 1 : end;
-    }
-    not_found(v);
-}
-
-static void get_cookie(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    const hy_str_t *name = (const hy_str_t *)data;
-    for (size_t i = 0; i < req->num_headers; i++) {
-        if (!hy_str_caseeq(req->headers[i].name, "cookie"))
-            continue;
-        const char *p = req->headers[i].value.ptr, *end = p + req->headers[i].value.len;
-        while (p < end) {
-            if ((size_t)(end - p) >= name->len && strncasecmp(p, name->ptr, name->len) == 0) {
-                const char *q = p + name->len;
-                while (q < end && *q == ' ')
-                    q++;
-                if (q < end && *q == '=') {
-                    q++;
-                    while (q < end && *q == ' ')
-                        q++;
-                    const char *vs = q;
-                    while (q < end && *q != ';')
-                        q++;
-                    set_val(v, vs, (size_t)(q - vs));
-                    return;
-                }
-            }
-            while (p < end) {
-                char c = *p++;
-                if (c == ';' || c == ',')
-                    break;
-            }
-            while (p < end && *p == ' ')
-                p++;
-        }
-    }
-    not_found(v);
-}
-
-/* ---------------------------------------------------------------- tables */
-
-typedef struct builtin {
-    const char *name;
-    hy_var_get_fn get;
-    uintptr_t data;
-    unsigned flags;
-} builtin_t;
-
-/* nginx: the body when a handler read it into memory; empty when it went to a file */
-static void get_request_body(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    hy_str_t b = hy_req_body_text(req);
-    if (b.ptr == NULL) {
-        not_found(v);
-        return;
-    }
-    set_str(v, b);
-}
-
-static void get_request_body_file(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
-{
-    if (req->body_in == NULL || req->body_in->path == NULL || req->body_in->fd < 0) {
-        not_found(v);
-        return;
-    }
-    set_val(v, req->body_in->path, strlen(req->body_in->path));
-}
-
-static const builtin_t builtins[] = {
-    {"remote_addr", get_remote_addr, 0, 0},
-    {"remote_port", get_remote_port, 0, 0},
-    {"remote_user", get_remote_user, 0, 0},
-    {"binary_remote_addr", get_binary_remote_addr, 0, 0},
-    {"time_local", get_time_local, 0, HY_VAR_NOCACHE},
-    {"time_iso8601", get_time_iso8601, 0, HY_VAR_NOCACHE},
-    {"msec", get_msec, 0, HY_VAR_NOCACHE},
-    {"request", get_field, F_REQUEST, 0},
-    {"request_method", get_field, F_METHOD, 0},
-    {"request_uri", get_field, F_REQUEST_URI, 0},
-    {"uri", get_field, F_URI, HY_VAR_NOCACHE},
-    {"document_uri", get_field, F_URI, HY_VAR_NOCACHE},
-    {"args", get_field, F_ARGS, HY_VAR_NOCACHE},
-    {"query_string", get_field, F_ARGS, HY_VAR_NOCACHE},
-    {"is_args", get_is_args, 0, HY_VAR_NOCACHE},
-    {"content_type", get_content_type, 0, 0},
-    {"content_length", get_content_length, 0, 0},
-    {"host", get_host, 0, 0},
-    {"hostname", get_hostname, 0, 0},
-    {"server_name", get_server_name, 0, 0},
-    {"server_addr", get_server_addr, 0, 0},
-    {"server_port", get_server_port, 0, 0},
-    {"server_protocol", get_field, F_PROTOCOL, 0},
-    {"scheme", get_const, (uintptr_t) "http", 0},
-    {"https", get_const, (uintptr_t) "", 0},
-    {"status", get_status, 0, HY_VAR_NOCACHE},
-    {"body_bytes_sent", get_int64_field, offsetof(hy_req_t, body_bytes_sent), HY_VAR_NOCACHE},
-    {"bytes_sent", get_int64_field, offsetof(hy_req_t, bytes_sent), HY_VAR_NOCACHE},
-    {"request_length", get_int64_field, offsetof(hy_req_t, request_length), HY_VAR_NOCACHE},
-    {"request_body", get_request_body, 0, HY_VAR_NOCACHE},
-    {"request_body_file", get_request_body_file, 0, HY_VAR_NOCACHE},
-    {"request_time", get_request_time, 0, HY_VAR_NOCACHE},
-    {"connection", get_connection, 0, 0},
-    {"connection_requests", get_connection_requests, 0, 0},
-    {"pid", get_pid, 0, 0},
-    {"request_id", get_request_id, 0, 0},
-    {"request_filename", get_request_filename, 0, HY_VAR_NOCACHE},
-    {"document_root", get_document_root, 0, HY_VAR_NOCACHE},
-    {"realpath_root", get_realpath_root, 0, HY_VAR_NOCACHE},
-    {"nginx_version", get_const, (uintptr_t)HY_NGINX_COMPAT_VERSION, 0},
-    {"hayate_version", get_const, (uintptr_t)HY_VERSION, 0},
-    /* filled by the proxy issue; without an upstream nginx reports them not found ("-" in logs) */
-    {"upstream_addr", get_not_found, 0, HY_VAR_NOCACHE},
-    {"upstream_status", get_not_found, 0, HY_VAR_NOCACHE},
-    {"upstream_response_time", get_not_found, 0, HY_VAR_NOCACHE},
-    {"upstream_connect_time", get_not_found, 0, HY_VAR_NOCACHE},
-    {"upstream_header_time", get_not_found, 0, HY_VAR_NOCACHE},
-    {"upstream_response_length", get_not_found, 0, HY_VAR_NOCACHE},
-    {"upstream_bytes_received", get_not_found, 0, HY_VAR_NOCACHE},
-    {"upstream_bytes_sent", get_not_found, 0, HY_VAR_NOCACHE},
-    {"upstream_cache_status", get_not_found, 0, HY_VAR_NOCACHE},
-    {"upstream_queue_time", get_not_found, 0, HY_VAR_NOCACHE},
-};
-
-static const builtin_t prefixes[] = {
-    {"arg_", get_arg, 0, 0},
-    {"http_", get_http, 0, 0},
-    {"sent_http_", get_sent_http, 0, HY_VAR_NOCACHE},
-    {"cookie_", get_cookie, 0, 0},
-    {"upstream_http_", get_not_found, 0, HY_VAR_NOCACHE},
-    {"upstream_cookie_", get_not_found, 0, HY_VAR_NOCACHE},
-    {"upstream_trailer_", get_not_found, 0, HY_VAR_NOCACHE},
-};
-
-bool hy_vars_is_builtin(hy_str_t name)
-{
-    for (size_t i = 0; i < HY_ARRAY_SIZE(builtins); i++)
-        if (hy_str_eq(name, builtins[i].name))
-            return true;
-    return false;
-}
 
 /* ---------------------------------------------------------------- registry */
 
 static vars_main_t *vars_main(hy_conf_t *cf)
 {
     return cf->main_conf ? cf->main_conf[VARS_IDX] : NULL;
-}
-
-/* Fill def from the builtin and prefix tables; false when the name is neither. */
-static bool lookup_builtin(hy_conf_t *cf, var_def_t *def)
-{
-    for (size_t i = 0; i < HY_ARRAY_SIZE(builtins); i++)
-        if (hy_str_eq(def->name, builtins[i].name)) {
-            def->get = builtins[i].get, def->data = builtins[i].data, def->flags = builtins[i].flags;
-            return true;
-        }
-    const builtin_t *best = NULL;
-    for (size_t i = 0; i < HY_ARRAY_SIZE(prefixes); i++) { /* longest prefix: upstream_http_ before ... */
-        size_t pl = strlen(prefixes[i].name);
-        if (def->name.len > pl && memcmp(def->name.ptr, prefixes[i].name, pl) == 0 &&
-            (best == NULL || strlen(best->name) < pl))
-            best = &prefixes[i];
-    }
-    if (best == NULL)
-        return false;
-    size_t pl = strlen(best->name);
-    hy_str_t *suffix = hy_palloc(cf->pool, sizeof(*suffix));
-    *suffix = (hy_str_t){def->name.ptr + pl, def->name.len - pl};
-    def->get = best->get, def->data = (uintptr_t)suffix, def->flags = best->flags;
-    return true;
 }
 
 static int find_index(vars_main_t *vm, hy_str_t name)
@@ -902,7 +59,7 @@ int hy_vars_index(hy_conf_t *cf, hy_str_t name)
     def->name = hy_str_dup(cf->pool, name);
     def->file = cf->file;
     def->line = cf->line;
-    if (!lookup_builtin(cf, def) && vm->resolved) {
+    if (!hy_vars__lookup_builtin(cf, def->name, &def->get, &def->data, &def->flags) && vm->resolved) {
         vm->vars->nelts--;
         return hy_conf_error(cf, "unknown \"%.*s\" variable", (int)name.len, name.ptr);
     }
@@ -1035,7 +192,7 @@ const hy_var_value_t *hy_var_get(hy_req_t *req, int index)
         return v;
     const var_def_t *def = (const var_def_t *)vm->vars->elts + index;
     if (ctx->valid[index] == 2) { /* a map whose value refers to itself: nginx reports it not found */
-        not_found(v);
+        *v = (hy_var_value_t){"", 0, true};
         return v;
     }
     ctx->valid[index] = 2;
@@ -1044,24 +201,6 @@ const hy_var_value_t *hy_var_get(hy_req_t *req, int index)
     *v = tmp;
     ctx->valid[index] = (def->flags & HY_VAR_NOCACHE) ? 0 : 1;
     return v;
-}
-
-void hy_vars_set_captures(hy_req_t *req, const char *subject, const size_t *ovector, int n)
-{
-    vars_ctx_t *ctx = req_ctx(req);
-    ctx->cap_subject = subject;
-    ctx->ncap = n;
-    ctx->ovec = n > 0 ? hy_palloc(req->pool, sizeof(size_t) * 2 * (size_t)n) : NULL;
-    if (n > 0)
-        memcpy(ctx->ovec, ovector, sizeof(size_t) * 2 * (size_t)n);
-}
-
-static hy_str_t capture(hy_req_t *req, int i)
-{
-    vars_ctx_t *ctx = req_ctx(req);
-    if (i >= ctx->ncap || ctx->ovec[2 * i] == (size_t)-1)
-        return HY_STR("");
-    return (hy_str_t){(char *)ctx->cap_subject + ctx->ovec[2 * i], ctx->ovec[2 * i + 1] - ctx->ovec[2 * i]};
 }
 
 int hy_vars_eval(hy_req_t *req, const hy_complex_t *cv, hy_str_t *out)
@@ -1082,7 +221,7 @@ int hy_vars_eval(hy_req_t *req, const hy_complex_t *cv, hy_str_t *out)
         if (part->kind == HY_CV_LITERAL) {
             vals[i] = part->lit;
         } else if (part->kind == HY_CV_CAPTURE) {
-            vals[i] = capture(req, part->index);
+            vals[i] = hy_regex_group(&req->captures, (uint32_t)part->index);
         } else {
             const hy_var_value_t *v = hy_var_get(req, part->index);
             vals[i] = (hy_str_t){v->ptr, v->len};
@@ -1098,6 +237,39 @@ int hy_vars_eval(hy_req_t *req, const hy_complex_t *cv, hy_str_t *out)
     *o = '\0';
     *out = (hy_str_t){p, total};
     return 0;
+}
+
+/* ---------------------------------------------------------------- named captures of http-level regexes */
+
+void hy_vars_add_named_regex(hy_conf_t *cf, hy_regex_t *re)
+{
+    vars_main_t *vm = vars_main(cf);
+    if (vm == NULL || re->nnames == 0)
+        return;
+    if (vm->named_regexes == NULL)
+        vm->named_regexes = hy_array_create(cf->pool, 2, sizeof(hy_regex_t *));
+    *(hy_regex_t **)hy_array_push(vm->named_regexes) = re;
+}
+
+hy_regex_t **hy_vars_named_regexes(hy_conf_t *cf, size_t *n)
+{
+    vars_main_t *vm = vars_main(cf);
+    *n = vm && vm->named_regexes ? vm->named_regexes->nelts : 0;
+    return *n ? vm->named_regexes->elts : NULL;
+}
+
+void hy_vars_set_named_hook(hy_conf_t *cf, void (*fn)(hy_req_t *req))
+{
+    vars_main_t *vm = vars_main(cf);
+    if (vm)
+        vm->set_named = fn;
+}
+
+void hy_vars_named_captures(hy_req_t *req)
+{
+    vars_main_t *vm = req->conn->cycle->http_main_conf[VARS_IDX];
+    if (vm->set_named)
+        vm->set_named(req);
 }
 
 /* ---------------------------------------------------------------- module */

@@ -64,16 +64,19 @@ const hy_var_value_t *hy_var_get(hy_req_t *req, int index);
  * Returns its index. Used by map. */
 int hy_vars_define(hy_conf_t *cf, hy_str_t name, hy_var_get_fn get, uintptr_t data, unsigned flags);
 
-/** Record regex captures for $1..$9 in the request (ovector of `n` pairs over `subject`; copied to the pool). */
-void hy_vars_set_captures(hy_req_t *req, const char *subject, const size_t *ovector, int n);
+/* Named captures of regexes that http-level modules match (map) are variables, as in nginx. The variables
+ * are the rewrite module's (they share nginx's namespace with "set"), which sits above this layer, so it
+ * collects such regexes and installs its setter through these. */
+/** Remember `re` (if it has named groups) so the capture variables' owner can register its names. */
+void hy_vars_add_named_regex(hy_conf_t *cf, hy_regex_t *re);
+/** The regexes remembered in this http{} (*n of them; NULL when none). */
+hy_regex_t **hy_vars_named_regexes(hy_conf_t *cf, size_t *n);
+/** Install the function that sets the named-capture variables of the request's last match. */
+void hy_vars_set_named_hook(hy_conf_t *cf, void (*fn)(hy_req_t *req));
+/** After a match into req->captures: set its named-capture variables (nothing when no hook or no names). */
+void hy_vars_named_captures(hy_req_t *req);
 
-/* Access-log escaping (nginx's rules), shared with the log module and tested directly. */
-enum { HY_ESC_DEFAULT = 0, HY_ESC_JSON, HY_ESC_NONE };
-/** Bytes needed to write src escaped with `mode`. */
-size_t hy_log_escape_len(int mode, const char *src, size_t n);
-/** Write src escaped into dst (room for hy_log_escape_len bytes); returns the end of what was written. */
-char *hy_log_escape(int mode, char *dst, const char *src, size_t n);
-
+/* vars_builtin.c */
 /** $time_local for the current cached second ("30/Nov/2026:10:00:00 +0000"; static, 26 chars). */
 const char *hy_vars_time_local(void);
 /** $time_iso8601 for the current cached second ("2026-11-30T10:00:00+00:00"; static, 25 chars). */

@@ -51,7 +51,7 @@ static hy_http_srv_conf_t *server(hy_cycle_t *c, size_t i)
 static const char *loc(hy_http_srv_conf_t *srv, const char *path)
 {
     static char buf[256];
-    hy_http_loc_conf_t *l = hy_http_find_location(srv, path, strlen(path));
+    hy_http_loc_conf_t *l = hy_http_find_location(srv, path, strlen(path), NULL);
     if (l == NULL)
         return "(none)";
     static const char *mods[] = {"", "= ", "^~ ", "~ ", "~* ", ""};
@@ -149,7 +149,7 @@ static void test_prefix_exact_regex(void)
     ok(hy_http_find_named(s, "@fall", 5) == NULL);
     ok(hy_http_find_named(s, "/a/", 3) == NULL); /* only named ones */
     /* parent links */
-    hy_http_loc_conf_t *l = hy_http_find_location(s, "/a/b/x", 6);
+    hy_http_loc_conf_t *l = hy_http_find_location(s, "/a/b/x", 6, NULL);
     ok(l && l->parent == s->loc);
     hy_cycle_unref(c);
 }
@@ -176,11 +176,11 @@ static void test_nested(void)
     hy_http_srv_conf_t *s = server(c, 0);
     /* a regex nested in the longest prefix is checked before the outer regexes */
     is_str(loc(s, "/img/a.gif"), "~ \\.gif$");
-    hy_http_loc_conf_t *l = hy_http_find_location(s, "/img/a.gif", 10);
+    hy_http_loc_conf_t *l = hy_http_find_location(s, "/img/a.gif", 10, NULL);
     ok(l && l->parent && hy_str_eq(l->parent->name, "/img/"));
     /* nested regex does not match: outer regexes next */
     is_str(loc(s, "/img/a.jpg"), "~ \\.(gif|jpg)$");
-    l = hy_http_find_location(s, "/img/a.jpg", 10);
+    l = hy_http_find_location(s, "/img/a.jpg", 10, NULL);
     ok(l && l->parent == s->loc);
     /* nested prefix, then the nested regexes of its parent */
     is_str(loc(s, "/img/thumbs/x.png"), "/img/thumbs/");

@@ -1,9 +1,10 @@
 /* log_escape_test.c — the access log's escaping tables, byte by byte, against nginx's rules:
  * default: '"', '\\', bytes < 0x20 and >= 0x7f as \xHH (upper-case hex); json: \" \\ \n \r \t \b \f, other
  * bytes < 0x20 as \u00HH (upper-case hex), everything else (0x7f, >= 0x80) unchanged; none: unchanged. */
+#include <stdbool.h>
 #include <stdio.h>
 #include "../harness.h"
-#include "http/vars.h"
+#include "http/log_escape.h"
 
 static size_t esc(int mode, const char *src, size_t n, char *out)
 {

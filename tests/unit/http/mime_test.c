@@ -178,7 +178,7 @@ static void test_from_config(void)
         is_strn(t.ptr, t.len, "image/gif");
         t = mt(s->loc, "/a.json");
         is_strn(t.ptr, t.len, "application/octet-stream");
-        hy_http_loc_conf_t *l = hy_http_find_location(s, "/plain/a.xyz", 12);
+        hy_http_loc_conf_t *l = hy_http_find_location(s, "/plain/a.xyz", 12, NULL);
         ok(l != NULL);
         if (l) {
             t = mt(l, "/plain/a.xyz");
@@ -186,7 +186,7 @@ static void test_from_config(void)
             t = mt(l, "/plain/a.html");
             is_strn(t.ptr, t.len, "text/html");
         }
-        l = hy_http_find_location(s, "/own/a.json", 11);
+        l = hy_http_find_location(s, "/own/a.json", 11, NULL);
         ok(l != NULL);
         if (l) { /* a types block replaces the inherited one (nginx does not merge them) */
             t = mt(l, "/own/a.json");
@@ -194,7 +194,7 @@ static void test_from_config(void)
             t = mt(l, "/own/a.html");
             is_strn(t.ptr, t.len, "application/octet-stream");
         }
-        l = hy_http_find_location(s, "/none/a.html", 12);
+        l = hy_http_find_location(s, "/none/a.html", 12, NULL);
         ok(l != NULL);
         if (l) {
             t = mt(l, "/none/a.html");

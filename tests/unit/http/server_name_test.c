@@ -55,7 +55,7 @@ static hy_http_addr_t *addr_for(hy_cycle_t *c, const char *text)
 static const char *pick(hy_http_addr_t *a, const char *host)
 {
     static char buf[256];
-    hy_http_srv_conf_t *s = hy_http_find_server(a, host, strlen(host));
+    hy_http_srv_conf_t *s = hy_http_find_server(a, host, strlen(host), NULL);
     if (s == NULL)
         return "(null)";
     if (s->server_names == NULL || s->server_names->nelts == 0)
@@ -131,7 +131,7 @@ static void test_names(void)
     /* unknown or missing host: the default server (the first one here) */
     is_str(pick(a, "unknown.host"), "s0");
     is_str(pick(a, ""), "s0");
-    ok(hy_http_find_server(a, NULL, 0) == a->default_server);
+    ok(hy_http_find_server(a, NULL, 0, NULL) == a->default_server);
 
     hy_http_addr_t *b = addr_for(c, "127.0.0.1:18182");
     ok(b != NULL);
@@ -188,8 +188,8 @@ static void test_name_errors(void)
         hy_http_addr_t *a = addr_for(c, "127.0.0.1:18186");
         ok(a != NULL);
         if (a) {
-            ok(hy_http_find_server(a, "_", 1) == ((hy_http_srv_conf_t **)a->servers->elts)[1]); /* literally "_" */
-            ok(hy_http_find_server(a, "x.test", 6) == ((hy_http_srv_conf_t **)a->servers->elts)[0]);
+            ok(hy_http_find_server(a, "_", 1, NULL) == ((hy_http_srv_conf_t **)a->servers->elts)[1]); /* literally "_" */
+            ok(hy_http_find_server(a, "x.test", 6, NULL) == ((hy_http_srv_conf_t **)a->servers->elts)[0]);
         }
         hy_cycle_unref(c);
     }

@@ -229,7 +229,7 @@ static void test_builtins(void)
     /* a second request on the same connection: fresh cache, no args, host from server_name, alias */
     hy_pool_t *pool2 = hy_pool_create(4096);
     hy_req_t *r2 = new_req(pool2, "/al/f", "/al/f", NULL);
-    r2->loc = hy_http_find_location(r2->srv, "/al/f", 5);
+    r2->loc = hy_http_find_location(r2->srv, "/al/f", 5, NULL);
     is_var(r2, "args", "<nf>");
     is_var(r2, "is_args", "");
     is_var(r2, "host", "srv.test");

@@ -350,7 +350,7 @@ static void set_handler(const char *uri, hy_content_handler_fn fn)
 {
     hy_http_main_conf_t *m = hy_http_main(cyc);
     hy_http_srv_conf_t *srv = ((hy_http_srv_conf_t **)m->servers->elts)[0];
-    hy_http_loc_conf_t *lc = hy_http_find_location(srv, uri, strlen(uri));
+    hy_http_loc_conf_t *lc = hy_http_find_location(srv, uri, strlen(uri), NULL);
     lc->handler = fn;
 }
 
