@@ -95,6 +95,9 @@ typedef struct hy_http_main_conf {
     hy_http_loc_conf_t *loc; /* http-level defaults for locations */
     int64_t types_hash_max_size, types_hash_bucket_size;
     struct hy_phase_engine *phases; /* http/phases.c: registrations, then the flat step array */
+    /* error_page's hook (http/error_page.c installs it): perform the error_page that applies to status and return
+     * true, or false for the built-in page. The core calls it from hy_req_error without naming the module. */
+    bool (*error_page)(hy_req_t *req, int status);
 } hy_http_main_conf_t;
 
 /** For a connection accepted on a wildcard socket: the address whose servers apply, by the connection's local

@@ -8,6 +8,7 @@
  * request is redirected unless recursive_error_pages is on. */
 #include <string.h>
 #include "error_page.h"
+#include "phases.h"
 #include "vars.h"
 
 #define EP_IDX (hy_http_error_page_module.index)
@@ -155,9 +156,17 @@ static const hy_directive_t error_page_directives[] = {
     {0},
 };
 
+static int postconfiguration(hy_conf_t *cf)
+{
+    hy_http_main_conf_t *m = cf->main_conf[hy_http_core_module.index];
+    m->error_page = hy_error_page_redirect;
+    return 0;
+}
+
 hy_module_t hy_http_error_page_module = {
     .name = "http_error_page",
     .directives = error_page_directives,
     .create_loc_conf = create_loc,
     .merge_loc_conf = merge_loc,
+    .postconfiguration = postconfiguration,
 };

@@ -1,8 +1,10 @@
-/* phases.c — the phase engine (see phases.h for the phase table and the result contract). */
+/* phases.c — the phase engine (see phases.h for the phase table and the result contract), and the request
+ * entry points that start it: hy_req_process (target, Host, server), internal and named redirects. */
 #include <stdio.h>
 #include <string.h>
 #include "phases.h"
 #include "request.h"
+#include "uri.h"
 #include "vars.h"
 #include "../conf/cycle.h"
 #include "../core/log.h"
@@ -251,4 +253,169 @@ void hy_req_log_phase(hy_req_t *req)
     for (uint32_t i = e->start[HY_PHASE_LOG]; i < e->num_steps; i++)
         if (e->steps[i].handler)
             e->steps[i].handler(req);
+}
+
+/* ---- starting and redirecting requests ---- */
+
+static const hy_str_t *find_header(hy_req_t *req, const char *name, int *count)
+{
+    const hy_str_t *v = NULL;
+    *count = 0;
+    for (size_t i = 0; i < req->num_headers; i++)
+        if (hy_str_caseeq(req->headers[i].name, name)) {
+            if (v == NULL)
+                v = &req->headers[i].value;
+            (*count)++;
+        }
+    return v;
+}
+
+static void log_bad(hy_req_t *req, const char *what)
+{
+    char ctx[512];
+    hy_req_log_ctx(req, ctx, sizeof(ctx));
+    hy_log_conn(HY_LOG_INFO, req->conn->id, "%s%s", what, ctx);
+}
+
+void hy_req_process(hy_req_t *req)
+{
+    hy_http_srv_conf_t *dsrv = req->conn->addr->default_server;
+    req->srv = dsrv;
+    /* request-target → decoded, normalised path (nginx's ngx_http_parse_complex_uri) */
+    char *path = hy_palloc(req->pool, req->target.len + 2);
+    size_t path_len = 0;
+    hy_str_t abs_host = HY_STR_NULL;
+    if (hy_http_parse_target(req->method, req->target, dsrv->merge_slashes != 0, path, &path_len, &req->args,
+                             &abs_host) != 0) {
+        log_bad(req, "client sent invalid request");
+        hy_req_error(req, 400);
+        return;
+    }
+    req->uri = (hy_str_t){path, path_len};
+    /* Host (RFC 9112 §3.2): required on 1.1, exactly one, valid; an absolute-form authority wins */
+    int nhost;
+    const hy_str_t *host = find_header(req, "host", &nhost);
+    if (nhost > 1) {
+        log_bad(req, "client sent duplicate host header");
+        hy_req_error(req, 400);
+        return;
+    }
+    if (host == NULL && abs_host.ptr == NULL && req->version >= 11) {
+        log_bad(req, "client sent HTTP/1.1 request without \"Host\" header");
+        hy_req_error(req, 400);
+        return;
+    }
+    hy_str_t h = abs_host.ptr ? abs_host : host ? *host : HY_STR_NULL;
+    if (h.ptr) {
+        char *copy = hy_pstrndup(req->pool, h.ptr, h.len);
+        ssize_t hl = hy_http_validate_host(copy, h.len);
+        if (hl < 0) {
+            log_bad(req, "client sent invalid host header");
+            hy_req_error(req, 400);
+            return;
+        }
+        req->host = (hy_str_t){copy, (size_t)hl};
+    }
+    /* known headers, in one pass (the first of each wins) */
+    for (size_t i = 0; i < req->num_headers; i++) {
+        const hy_str_t *n = &req->headers[i].name, *v = &req->headers[i].value;
+        const hy_str_t **slot = NULL;
+        switch (n->len) {
+        case 5:
+            if (hy_str_caseeq(*n, "range"))
+                slot = &req->h_range;
+            break;
+        case 6:
+            if (hy_str_caseeq(*n, "expect"))
+                slot = &req->h_expect;
+            break;
+        case 8:
+            if (hy_str_caseeq(*n, "if-match"))
+                slot = &req->h_if_match;
+            else if (hy_str_caseeq(*n, "if-range"))
+                slot = &req->h_if_range;
+            break;
+        case 10:
+            if (hy_str_caseeq(*n, "user-agent"))
+                slot = &req->h_user_agent;
+            break;
+        case 13:
+            if (hy_str_caseeq(*n, "if-none-match"))
+                slot = &req->h_if_none_match;
+            break;
+        case 17:
+            if (hy_str_caseeq(*n, "if-modified-since"))
+                slot = &req->h_if_modified_since;
+            break;
+        case 19:
+            if (hy_str_caseeq(*n, "if-unmodified-since"))
+                slot = &req->h_if_unmodified_since;
+            break;
+        default:
+            break;
+        }
+        if (slot && *slot == NULL)
+            *slot = v;
+    }
+
+    req->srv = hy_http_find_server(req->conn->addr, req->host.ptr, req->host.len, hy_req_captures(req));
+    hy_vars_named_captures(req); /* named captures of a regex server_name become $name */
+    req->uri_changes = HY_MAX_URI_CHANGES + 1;
+    hy_http_phases_run(req, HY_PHASE_POST_READ);
+}
+
+/* the response state a redirect starts over with (nginx keeps headers_out, but hayate's handlers have not
+ * sent anything yet when they redirect, so only what they set must go) */
+static void reset_response(hy_req_t *req)
+{
+    req->status = 0;
+    req->status_line = HY_STR_NULL;
+    req->content_type = HY_STR_NULL;
+    req->content_length_n = -1;
+    req->last_modified = -1;
+    req->etag = HY_STR_NULL;
+    req->location = HY_STR_NULL;
+    req->file = NULL;
+    req->headers_out = NULL;
+    req->accept_ranges = false;
+    req->header_only = false;
+    hy_outq_clear(&req->body);
+}
+
+void hy_req_internal_redirect(hy_req_t *req, hy_str_t uri, hy_str_t args)
+{
+    req->uri = uri;
+    req->args = args;
+    if (--req->uri_changes <= 0) {
+        log_cycle(req, "while internally redirecting to");
+        req->uri_changes = 0;
+        hy_req_error(req, 500);
+        return;
+    }
+    req->is_internal = true;
+    reset_response(req);
+    hy_http_phases_run(req, HY_PHASE_SERVER_REWRITE);
+}
+
+void hy_req_named_redirect(hy_req_t *req, hy_str_t name)
+{
+    hy_http_loc_conf_t *named = hy_http_find_named(req->srv, name.ptr, name.len);
+    if (named == NULL) {
+        char ctx[512];
+        hy_req_log_ctx(req, ctx, sizeof(ctx));
+        hy_log_conn(HY_LOG_ERR, req->conn->id, "could not find named location \"%.*s\"%s", (int)name.len, name.ptr,
+                    ctx);
+        hy_req_error(req, 500);
+        return;
+    }
+    if (--req->uri_changes <= 0) {
+        log_cycle(req, "while redirect to named location");
+        req->uri_changes = 0;
+        hy_req_error(req, 500);
+        return;
+    }
+    req->is_internal = true;
+    reset_response(req);
+    req->loc = named;
+    hy_http_phases_run(req, HY_PHASE_REWRITE);
 }

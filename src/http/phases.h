@@ -28,6 +28,7 @@
 #define HY_HTTP_PHASES_H
 
 #include "../conf/conf.h"
+#include "../core/str.h"
 
 enum hy_phase {
     HY_PHASE_POST_READ = 0,
@@ -57,6 +58,17 @@ int hy_http_phase_add(hy_conf_t *cf, enum hy_phase phase, hy_phase_handler_fn fn
  * postconfiguration. */
 int hy_http_phases_init(hy_conf_t *cf);
 
+/* Entry points that start or restart the walk (the request lifecycle lives in request.h). */
+/** Start the request: validates the target and Host, picks the server, runs the phase engine from POST_READ
+ * (http/phases.h). On return the response may still be in flight. */
+void hy_req_process(hy_req_t *req);
+/** nginx's ngx_http_internal_redirect: new URI and args (args may be empty), rerun from the server rewrite
+ * phase. Counts against the 10-redirect limit (500 after). Always finishes or continues the request. */
+void hy_req_internal_redirect(hy_req_t *req, hy_str_t uri, hy_str_t args);
+/** nginx's ngx_http_named_location: continue in location "@name" from its rewrite phase (500 if unknown). */
+void hy_req_named_redirect(hy_req_t *req, hy_str_t name);
+/** Run the LOG phase once (http/phases.c); the protocol calls it when the request is over. */
+void hy_req_log_phase(hy_req_t *req);
 /** Start a request at the SERVER_REWRITE phase (POST_READ runs from hy_req_process before the server is known). */
 void hy_http_phases_run(hy_req_t *req, enum hy_phase from);
 /** Continue a request whose handler returned HY_AGAIN, at the same step. */

@@ -98,12 +98,7 @@ static inline hy_regex_caps_t *hy_req_captures(hy_req_t *req)
 
 /** Per-module request context slot (allocated on first use). */
 void **hy_req_ctx(hy_req_t *req, const hy_module_t *m);
-/** Run the LOG phase once (http/phases.c); the protocol calls it when the request is over. */
-void hy_req_log_phase(hy_req_t *req);
 
-/** Start the request: validates the target and Host, picks the server, runs the phase engine from POST_READ
- * (http/phases.h). On return the response may still be in flight. */
-void hy_req_process(hy_req_t *req);
 /** Hand the queued body to the protocol; is_final ends the response. */
 void hy_req_send(hy_req_t *req, bool is_final);
 /** Streaming: hand the queued body (not final) to the protocol and have `proceed` called once the protocol has
@@ -118,11 +113,6 @@ void hy_req_proceed(hy_req_t *req);
 void hy_req_error(hy_req_t *req, int status);
 /** The built-in response for `status` (no error_page lookup): hayate's HTML page for 3xx-5xx. */
 void hy_req_special_response(hy_req_t *req, int status);
-/** nginx's ngx_http_internal_redirect: new URI and args (args may be empty), rerun from the server rewrite
- * phase. Counts against the 10-redirect limit (500 after). Always finishes or continues the request. */
-void hy_req_internal_redirect(hy_req_t *req, hy_str_t uri, hy_str_t args);
-/** nginx's ngx_http_named_location: continue in location "@name" from its rewrite phase (500 if unknown). */
-void hy_req_named_redirect(hy_req_t *req, hy_str_t name);
 /** Split "uri?args" at the first '?' (args empty when none). */
 void hy_req_split_args(hy_str_t in, hy_str_t *uri, hy_str_t *args);
 /** "scheme://host[:port]" + path for a redirect, nginx's way: the Host (or the first server_name with

@@ -276,6 +276,7 @@ void hy_vars_named_captures(hy_req_t *req)
 
 static void *create_main(hy_conf_t *cf)
 {
+    hy_vars__set_evaluator(hy_vars_eval);
     vars_main_t *vm = hy_pcalloc(cf->pool, sizeof(*vm));
     vm->vars = hy_array_create(cf->pool, 16, sizeof(var_def_t));
     return vm;

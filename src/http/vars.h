@@ -9,39 +9,12 @@
 #define HY_HTTP_VARS_H
 
 #include "request.h"
+#include "vars-t.h"
+#include "vars_builtin.h"
 
 extern hy_module_t hy_http_vars_module; /* the registry; before map and the access log in hy_modules[] */
 extern hy_module_t hy_http_map_module;  /* map.c */
 extern hy_module_t hy_http_log_module;  /* log_access.c: log_format, access_log, open_log_file_cache */
-
-typedef struct hy_var_value {
-    char *ptr;
-    size_t len;
-    bool not_found; /* printed as "-" by the access log (escape=default) */
-} hy_var_value_t;
-
-/** A getter: fill *v for this request. `data` is the value given at registration (for prefixes: a pointer to
- * the hy_str_t suffix, e.g. "user_agent" for $http_user_agent). */
-typedef void (*hy_var_get_fn)(hy_req_t *req, hy_var_value_t *v, uintptr_t data);
-
-#define HY_VAR_NOCACHE 0x1u /* evaluated on every use (e.g. $status, $msec, map ... volatile) */
-
-/* One part of a compiled complex value. */
-typedef struct hy_cv_part {
-    int kind;     /* HY_CV_LITERAL, HY_CV_VAR, HY_CV_CAPTURE */
-    int index;    /* variable index (HY_CV_VAR) or capture number (HY_CV_CAPTURE) */
-    hy_str_t lit; /* HY_CV_LITERAL: the text (conf pool) */
-} hy_cv_part_t;
-
-enum { HY_CV_LITERAL = 0, HY_CV_VAR, HY_CV_CAPTURE };
-
-/** "text with $var and ${var}" compiled. When it has no variables, `value` holds the whole text and
- * nparts == 0 (callers can use it directly). */
-typedef struct hy_complex {
-    hy_str_t value;       /* the source text (conf pool, NUL-terminated) */
-    hy_cv_part_t *parts;  /* conf pool; NULL when constant */
-    size_t nparts;
-} hy_complex_t;
 
 /** Compile `text` (words as given in the config) into *out. Variables are looked up by name; names not known
  * yet (e.g. a map defined further down) are resolved when the http block ends, where an unknown name fails with
@@ -53,8 +26,6 @@ int hy_vars_eval(hy_req_t *req, const hy_complex_t *cv, hy_str_t *out);
 /** Scan a variable name after '$' at *p: NAME or {NAME} (letters, digits, '_'); advances *p past it. The name
  * may be empty (the caller reports that in its own words). -1 after hy_conf_error for a missing '}'. */
 int hy_vars_scan_name(hy_conf_t *cf, const char **p, const char *end, hy_str_t *name);
-/** True for hayate's own named variables ($uri, $args, ...; not the $arg_/$http_... prefixes). */
-bool hy_vars_is_builtin(hy_str_t name);
 /** The index of variable `name` (without '$'), registering it as used; -1 after hy_conf_error on a bad name. */
 int hy_vars_index(hy_conf_t *cf, hy_str_t name);
 /** The value of indexed variable `index` for the request (cached unless the variable is HY_VAR_NOCACHE).
@@ -77,9 +48,5 @@ void hy_vars_set_named_hook(hy_conf_t *cf, void (*fn)(hy_req_t *req));
 void hy_vars_named_captures(hy_req_t *req);
 
 /* vars_builtin.c */
-/** $time_local for the current cached second ("30/Nov/2026:10:00:00 +0000"; static, 26 chars). */
-const char *hy_vars_time_local(void);
-/** $time_iso8601 for the current cached second ("2026-11-30T10:00:00+00:00"; static, 25 chars). */
-const char *hy_vars_time_iso8601(void);
 
 #endif

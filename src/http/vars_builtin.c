@@ -10,7 +10,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/random.h>
-#include "vars.h"
 #include "vars_builtin.h"
 #include "body.h"
 #include "../conf/cycle.h"
@@ -22,6 +21,13 @@
 
 static int64_t tl_sec = -1, iso_sec = -1;
 static char tl_buf[32], iso_buf[96];
+
+static int (*evaluator)(hy_req_t *req, const hy_complex_t *cv, hy_str_t *out);
+
+void hy_vars__set_evaluator(int (*eval)(hy_req_t *req, const hy_complex_t *cv, hy_str_t *out))
+{
+    evaluator = eval;
+}
 
 const char *hy_vars_time_local(void)
 {
@@ -412,7 +418,7 @@ static hy_str_t document_root(hy_req_t *req, bool *alias)
     *alias = lc->root_is_alias == 1;
     hy_str_t r = *alias ? lc->alias : lc->root;
     if (lc->root_cv) /* root/alias with variables or captures: evaluated for this request */
-        hy_vars_eval(req, lc->root_cv, &r);
+        evaluator(req, lc->root_cv, &r);
     return r;
 }
 

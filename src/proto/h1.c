@@ -15,6 +15,7 @@
 #include "../http/request.h"
 #include "../http/conn.h"
 #include "../http/body.h"
+#include "../http/phases.h"
 #include "../core/log.h"
 #include "../core/clock.h"
 #include "../core/file.h"

@@ -12,6 +12,7 @@
 #include "process/process.h"
 #include "http/core.h"
 #include "http/request.h"
+#include "http/phases.h"
 #include "core/outq.h"
 #include "event/sock.h"
 

@@ -8,6 +8,7 @@
 #include "../harness.h"
 #include "process/process.h"
 #include "http/request.h"
+#include "http/phases.h"
 #include "core/clock.h"
 #include "core/regex.h"
 #include "event/sock.h"

@@ -1,4 +1,4 @@
-/* core.c — the http core module: http{}, server{}, location{}, types{} and the core directives, with nginx's
+/* core_module.c — the http core module: http{}, server{}, location{}, types{} and the core directives, with nginx's
  * defaults and inheritance (http → server → location → nested location), and the post-configuration step that
  * groups servers by listening address. */
 #include <string.h>
