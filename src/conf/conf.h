@@ -129,10 +129,14 @@ struct hy_conf {
     unsigned line;    /* line of the current statement's first token */
     /* private to the parser: */
     void *_in;         /* current input (lexer state) */
+    bool in_cmdline;   /* parsing -g parameters: messages say "in command line" */
     int _include_depth;
     void *_dump;       /* -T dump collector: list of (file, contents), NULL when not dumping */
 };
 
+/** Optional observer of every config message: level is "emerg" or "warn", msg the text after the
+ * "hayate: [level] " prefix (with its " in FILE:LINE" suffix, no newline). Called after the stderr line. */
+extern void (*hy_conf_log_hook)(const char *level, const char *msg);
 /** Report a config error: writes "hayate: [emerg] <msg> in <file>:<line>" to stderr (and the startup error
  * log when open). Always returns -1 so setters can `return hy_conf_error(...)`. */
 int hy_conf_error(hy_conf_t *cf, const char *fmt, ...) HY_PRINTF(2, 3);

@@ -31,9 +31,6 @@ typedef struct hy_lexer {
     bool cmdline; /* -g parameters: no token limit, "unexpected end of parameter" at EOF, "in command line" */
 } hy_lexer_t;
 
-/** Optional observer of every config message: level is "emerg" or "warn", msg the text after the
- * "hayate: [level] " prefix (with its " in FILE:LINE" suffix, no newline). Called after the stderr line. */
-extern void (*hy_conf_log_hook)(const char *level, const char *msg);
 
 /** Start tokenizing buf[0..len) (borrowed; must outlive the lexer). */
 void hy_lexer_init(hy_lexer_t *lx, const char *buf, size_t len, bool cmdline);

@@ -1,6 +1,6 @@
 /* parser.c — walks statements from the lexer and dispatches them to the module directive tables, nginx's
  * ngx_conf_parse()/ngx_conf_handler() semantics: context check, then ";"/"{" check, then argument count, then
- * the setter. `include` is built in (any context, sorted globs). Also: config messages, -T dump, paths. */
+ * the setter. `include` is built in (any context, sorted globs). Also: -T dump, paths. Messages: message.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -34,43 +34,6 @@ typedef struct dump {
     dump_file_t *head;
     dump_file_t **tail;
 } dump_t;
-
-void (*hy_conf_log_hook)(const char *level, const char *msg);
-
-static void conf_log(hy_conf_t *cf, const char *level, const char *fmt, va_list ap)
-{
-    char msg[8192];
-    char line[8192 + 512];
-    hy_lexer_t *lx = cf->_in;
-
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    if (lx != NULL && lx->cmdline)
-        snprintf(line, sizeof(line), "%s in command line", msg);
-    else if (cf->file != NULL)
-        snprintf(line, sizeof(line), "%s in %s:%u", msg, cf->file, cf->line);
-    else
-        snprintf(line, sizeof(line), "%s", msg);
-    fprintf(stderr, "hayate: [%s] %s\n", level, line);
-    if (hy_conf_log_hook != NULL)
-        hy_conf_log_hook(level, line);
-}
-
-int hy_conf_error(hy_conf_t *cf, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    conf_log(cf, "emerg", fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-void hy_conf_warn(hy_conf_t *cf, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    conf_log(cf, "warn", fmt, ap);
-    va_end(ap);
-}
 
 static char *join_path(hy_pool_t *pool, const char *prefix, const char *name, size_t len)
 {
@@ -174,9 +137,12 @@ static int parse_source(hy_conf_t *cf, const char *name, const char *buf, size_t
         cf->file = hy_pstrndup(cf->pool, name, strlen(name));
     }
     cf->line = name != NULL ? 1 : 0;
+    bool saved_cmdline = cf->in_cmdline;
     cf->_in = &lx;
+    cf->in_cmdline = name == NULL;
     int rc = parse_loop(cf, PARSE_FILE, false);
     cf->_in = saved_in;
+    cf->in_cmdline = saved_cmdline;
     cf->file = saved_file;
     cf->line = saved_line;
     return rc;

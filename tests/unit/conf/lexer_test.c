@@ -37,6 +37,7 @@ static const char *lex_all(const char *text, size_t len, bool cmdline)
     hy_lexer_t lx;
     hy_lexer_init(&lx, text, len, cmdline);
     cf._in = &lx;
+    cf.in_cmdline = cmdline;
     last_msg[0] = '\0';
     size_t o = 0;
     out[0] = '\0';
