@@ -22,9 +22,9 @@
 #define HY_CTX_SERVER 0x08u
 #define HY_CTX_LOC 0x10u
 #define HY_CTX_TYPES 0x20u    /* inside types { } (handled by a raw handler, see below) */
-#define HY_CTX_UPSTREAM 0x40u /* reserved for the proxy issue */
-#define HY_CTX_LIF 0x80u      /* "if" in location, reserved for the rewrite issue */
-#define HY_CTX_SIF 0x100u     /* "if" in server, reserved */
+#define HY_CTX_UPSTREAM 0x40u /* inside upstream { } (no module uses it yet) */
+#define HY_CTX_LIF 0x80u      /* inside "if" in a location (rewrite module) */
+#define HY_CTX_SIF 0x100u     /* inside "if" in a server (rewrite module) */
 #define HY_CTX_HTTP_ANY (HY_CTX_HTTP | HY_CTX_SERVER | HY_CTX_LOC)
 
 /* argument counts (bit set); ARGS_n means exactly n arguments after the name */
@@ -82,7 +82,7 @@ struct hy_directive {
     const void *post;  /* hy_bounds_t, hy_enum_t[] or setter-specific data */
 };
 
-/** A module: its directives and how its conf structs are created and merged. Listed in conf/modules.c. */
+/** A module: its directives and how its conf structs are created and merged. Listed in process/modules.c. */
 struct hy_module {
     const char *name;
     const hy_directive_t *directives; /* {0}-terminated, or NULL */
@@ -186,7 +186,8 @@ int hy_slot_ignore(hy_conf_t *cf, const hy_directive_t *d, void *conf); /* accep
             (child) = ((parent).ptr == NULL) ? HY_STR(def) : (parent);                                                 \
     } while (0)
 
-/* The module list (conf/modules.c): NULL-terminated, in phase/filter order. */
+/* The module list (process/modules.c): NULL-terminated; its order is the filter order and the order of each
+ * phase's handlers. */
 extern hy_module_t *hy_modules[];
 /** Assign indexes; returns the number of modules. */
 int hy_modules_init(void);

@@ -344,10 +344,7 @@ static char *gather(hy_req_t *req, size_t total, bool *owned)
 
 static void log_fail(hy_req_t *req, int codec, const char *what)
 {
-    char ctx[512];
-    hy_req_log_ctx(req, ctx, sizeof(ctx));
-    hy_log_conn(HY_LOG_ERR, req->conn->id, "%s compression failed (%s), sent uncompressed%s",
-                hy_codec_name(codec), what, ctx);
+    hy_req_log(req, HY_LOG_ERR, "%s compression failed (%s), sent uncompressed", hy_codec_name(codec), what);
 }
 
 /* The cache key of the static file being served whole, when it is cacheable. */

@@ -134,10 +134,7 @@ static void get_slot(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
     if (rc && rc->uninit_warn) {
         rw_main_t *m = req->conn->cycle->http_main_conf[RW_IDX];
         hy_str_t *names = m->slots->elts;
-        char ctx[512];
-        hy_req_log_ctx(req, ctx, sizeof(ctx));
-        hy_log_conn(HY_LOG_WARN, req->conn->id, "using uninitialized \"%.*s\" variable%s", (int)names[data].len,
-                    names[data].ptr, ctx);
+        hy_req_log(req, HY_LOG_WARN, "using uninitialized \"%.*s\" variable", (int)names[data].len, names[data].ptr);
     }
 }
 
@@ -229,11 +226,9 @@ enum { R_NEXT = 0, R_LAST, R_BREAK, R_DONE };
 
 static void log_notice(hy_req_t *req, const char *fmt, hy_str_t a, hy_str_t b)
 {
-    char ctx[512];
-    hy_req_log_ctx(req, ctx, sizeof(ctx));
     char line[1024];
     snprintf(line, sizeof(line), fmt, (int)a.len, a.ptr, (int)b.len, b.ptr);
-    hy_log_conn(HY_LOG_NOTICE, req->conn->id, "%s%s", line, ctx);
+    hy_req_log(req, HY_LOG_NOTICE, "%s", line);
 }
 
 static void do_return(hy_req_t *req, const rw_op_t *op)
@@ -292,9 +287,7 @@ static int do_rewrite(hy_req_t *req, const rw_op_t *op, const rw_conf_t *rc, boo
     if (rc->log == 1)
         log_notice(req, "rewritten data: \"%.*s\", args: \"%.*s\"", uri, args);
     if (uri.len == 0) {
-        char ctx[512];
-        hy_req_log_ctx(req, ctx, sizeof(ctx));
-        hy_log_conn(HY_LOG_ERR, req->conn->id, "the rewritten URI has a zero length%s", ctx);
+        hy_req_log(req, HY_LOG_ERR, "the rewritten URI has a zero length");
         hy_req_error(req, 500);
         return R_DONE;
     }

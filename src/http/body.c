@@ -37,7 +37,8 @@ static int open_temp(hy_req_t *req, hy_req_body_t *b)
         snprintf(name, sizeof(name), "%010u", seq);
         size_t cap = lc->client_body_temp_path.len + 32;
         char *path = hy_palloc(req->pool, cap);
-        size_t o = (size_t)snprintf(path, cap, "%.*s", (int)lc->client_body_temp_path.len, lc->client_body_temp_path.ptr);
+        size_t o =
+            (size_t)snprintf(path, cap, "%.*s", (int)lc->client_body_temp_path.len, lc->client_body_temp_path.ptr);
         size_t tail = 10;
         for (int l = 0; l < 3 && lc->client_body_temp_levels[l]; l++) {
             int w = lc->client_body_temp_levels[l];
@@ -55,10 +56,7 @@ static int open_temp(hy_req_t *req, hy_req_body_t *b)
         if (fd < 0 && errno == EEXIST)
             continue;
         if (fd < 0) {
-            char ctx[512];
-            hy_req_log_ctx(req, ctx, sizeof(ctx));
-            hy_log_conn(HY_LOG_CRIT, req->conn->id, "open() \"%s\" failed (%d: %s)%s", path, errno, strerror(errno),
-                        ctx);
+            hy_req_log(req, HY_LOG_CRIT, "open() \"%s\" failed (%d: %s)", path, errno, strerror(errno));
             return -1;
         }
         b->fd = fd;

@@ -79,10 +79,8 @@ static int check_rewrite(hy_req_t *req, const step_t *s)
 
 static void log_cycle(hy_req_t *req, const char *what)
 {
-    char ctx[512];
-    hy_req_log_ctx(req, ctx, sizeof(ctx));
-    hy_log_conn(HY_LOG_ERR, req->conn->id, "rewrite or internal redirection cycle %s \"%.*s\"%s", what,
-                (int)req->uri.len, req->uri.ptr, ctx);
+    hy_req_log(req, HY_LOG_ERR, "rewrite or internal redirection cycle %s \"%.*s\"", what, (int)req->uri.len,
+               req->uri.ptr);
 }
 
 static int check_find_config(hy_req_t *req, const step_t *s)
@@ -97,10 +95,8 @@ static int check_find_config(hy_req_t *req, const step_t *s)
         return -1;
     }
     if (req->loc->client_max_body_size > 0 && req->content_length > req->loc->client_max_body_size) {
-        char ctx[512];
-        hy_req_log_ctx(req, ctx, sizeof(ctx));
-        hy_log_conn(HY_LOG_ERR, req->conn->id, "client intended to send too large body: %lld bytes%s",
-                    (long long)req->content_length, ctx);
+        hy_req_log(req, HY_LOG_ERR, "client intended to send too large body: %lld bytes",
+                   (long long)req->content_length);
         hy_req_error(req, 413);
         return -1;
     }
@@ -171,13 +167,26 @@ int hy_http_phases_init(hy_conf_t *cf)
         hy_phase_handler_fn *fns = nh ? e->regs[p]->elts : NULL;
         checker_fn ck = check_generic;
         switch (p) {
-        case HY_PHASE_FIND_CONFIG: ck = check_find_config; break;
-        case HY_PHASE_REWRITE: ck = check_rewrite; break;
-        case HY_PHASE_POST_REWRITE: ck = check_post_rewrite; break;
-        case HY_PHASE_ACCESS: ck = check_access; break;
-        case HY_PHASE_POST_ACCESS: ck = check_post_access; break;
-        case HY_PHASE_CONTENT: ck = check_content; break;
-        default: break;
+        case HY_PHASE_FIND_CONFIG:
+            ck = check_find_config;
+            break;
+        case HY_PHASE_REWRITE:
+            ck = check_rewrite;
+            break;
+        case HY_PHASE_POST_REWRITE:
+            ck = check_post_rewrite;
+            break;
+        case HY_PHASE_ACCESS:
+            ck = check_access;
+            break;
+        case HY_PHASE_POST_ACCESS:
+            ck = check_post_access;
+            break;
+        case HY_PHASE_CONTENT:
+            ck = check_content;
+            break;
+        default:
+            break;
         }
         for (size_t i = 0; i < nh; i++)
             e->steps[k++] = (step_t){.checker = ck, .handler = fns[i], .phase = (uint8_t)p};
@@ -272,9 +281,7 @@ static const hy_str_t *find_header(hy_req_t *req, const char *name, int *count)
 
 static void log_bad(hy_req_t *req, const char *what)
 {
-    char ctx[512];
-    hy_req_log_ctx(req, ctx, sizeof(ctx));
-    hy_log_conn(HY_LOG_INFO, req->conn->id, "%s%s", what, ctx);
+    hy_req_log(req, HY_LOG_INFO, "%s", what);
 }
 
 void hy_req_process(hy_req_t *req)
@@ -401,10 +408,7 @@ void hy_req_named_redirect(hy_req_t *req, hy_str_t name)
 {
     hy_http_loc_conf_t *named = hy_http_find_named(req->srv, name.ptr, name.len);
     if (named == NULL) {
-        char ctx[512];
-        hy_req_log_ctx(req, ctx, sizeof(ctx));
-        hy_log_conn(HY_LOG_ERR, req->conn->id, "could not find named location \"%.*s\"%s", (int)name.len, name.ptr,
-                    ctx);
+        hy_req_log(req, HY_LOG_ERR, "could not find named location \"%.*s\"", (int)name.len, name.ptr);
         hy_req_error(req, 500);
         return;
     }

@@ -1,6 +1,7 @@
 /* request.c — the request core: routing (server by Host, location by URI), limits, the content handler,
  * and error responses. Protocol-independent: h1 (and later h2) call in here and get called back through
  * hy_conn_ops_t. */
+#include <stdarg.h>
 #include <string.h>
 #include <stdio.h>
 #include <arpa/inet.h>
@@ -91,6 +92,17 @@ size_t hy_req_log_ctx(hy_req_t *req, char *buf, size_t cap)
     if (ref && (size_t)n < cap)
         n += snprintf(buf + n, cap - (size_t)n, ", referrer: \"%.*s\"", (int)ref->len, ref->ptr);
     return (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
+void hy_req_log(hy_req_t *req, int level, const char *fmt, ...)
+{
+    char msg[2048], ctx[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    hy_req_log_ctx(req, ctx, sizeof(ctx));
+    hy_log_conn(level, req->conn->id, "%s%s", msg, ctx);
 }
 
 void **hy_req_ctx(hy_req_t *req, const hy_module_t *m)

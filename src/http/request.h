@@ -1,7 +1,9 @@
 /* request.h — one HTTP request/response exchange, independent of the protocol that carries it.
- * A protocol front-end (h1 today, h2 later) fills the request part, calls hy_req_process(), and implements
- * hy_conn_ops_t to put the response on the wire. Handlers set the response fields, append body segments to
- * req->body and call hy_req_finish(). */
+ * A protocol (proto/h1, h2 next) fills the request part (method, target, headers, version), starts it with
+ * hy_req_process() (http/phases.h) and implements hy_conn_ops_t (http/conn.h) to put the response on the wire
+ * and to deliver the body (http/body.h). Handlers set the response fields, append body segments to req->body and
+ * call hy_req_send(req, true) (or hy_req_send_more to stream); filters run in hy_req_send, then the head is
+ * finalised into req->resp_headers for the protocol. */
 #ifndef HY_HTTP_REQUEST_H
 #define HY_HTTP_REQUEST_H
 
@@ -133,6 +135,9 @@ void hy_req_add_header(hy_req_t *req, hy_str_t name, hy_str_t value);
 const char *hy_http_reason(int status);
 /** Method token → enum hy_method. */
 int hy_http_method_id(hy_str_t m);
+/** One error-log line about the request: the formatted text, then nginx's context (", client: ..., server: ...,
+ * request: ..., host: ..."), tagged with the connection's "*N". */
+void hy_req_log(hy_req_t *req, int level, const char *fmt, ...) HY_PRINTF(3, 4);
 /** Log line context like nginx's: ", client: X, server: Y, request: "...", host: "..."" into buf. */
 size_t hy_req_log_ctx(hy_req_t *req, char *buf, size_t cap);
 

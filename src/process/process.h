@@ -1,5 +1,5 @@
-/* process.h — loading a configuration generation and running the server (single process for now; the
- * master/worker model builds on the same pieces). */
+/* process.h — loading a configuration generation and running the server: the master and its workers, or a
+ * single process with master_process off. */
 #ifndef HY_PROCESS_PROCESS_H
 #define HY_PROCESS_PROCESS_H
 
