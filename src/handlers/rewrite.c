@@ -49,6 +49,7 @@ struct rw_conf {
 
 typedef struct rw_main {
     hy_array_t *slots; /* hy_str_t names of "set" and named-capture variables */
+    bool has_ops;      /* some level has return/rewrite/set/break/if: the phase handlers are needed */
 } rw_main_t;
 
 typedef struct rw_ctx {
@@ -414,6 +415,7 @@ int hy_rewrite_run(hy_req_t *req, hy_http_loc_conf_t *lc)
 
 static rw_op_t *push_op(hy_conf_t *cf, rw_conf_t *rc)
 {
+    ((rw_main_t *)cf->main_conf[RW_IDX])->has_ops = true;
     if (rc->ops == NULL)
         rc->ops = hy_array_create(cf->pool, 4, sizeof(rw_op_t));
     rw_op_t *op = hy_array_push(rc->ops);
@@ -669,8 +671,10 @@ static int rewrite_phase(hy_req_t *req)
 /* named captures of location, server_name and map regexes become variables, as in nginx */
 static int postconfiguration(hy_conf_t *cf)
 {
-    if (hy_http_phase_add(cf, HY_PHASE_SERVER_REWRITE, server_rewrite_phase) != 0 ||
-        hy_http_phase_add(cf, HY_PHASE_REWRITE, rewrite_phase) != 0)
+    /* a configuration without rewrite directives pays nothing for the module on its requests */
+    if (((rw_main_t *)cf->main_conf[RW_IDX])->has_ops &&
+        (hy_http_phase_add(cf, HY_PHASE_SERVER_REWRITE, server_rewrite_phase) != 0 ||
+         hy_http_phase_add(cf, HY_PHASE_REWRITE, rewrite_phase) != 0))
         return -1;
     size_t n;
     hy_regex_t **mapped = hy_vars_named_regexes(cf, &n);

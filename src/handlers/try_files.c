@@ -63,9 +63,14 @@ static int try_files_phase(hy_req_t *req)
     return HY_DONE;
 }
 
+static bool seen; /* a try_files directive in the http{} being configured */
+
 static int postconfiguration(hy_conf_t *cf)
 {
-    return hy_http_phase_add(cf, HY_PHASE_PRECONTENT, try_files_phase);
+    /* a configuration without try_files pays nothing for it on its requests */
+    bool used = seen;
+    seen = false;
+    return used ? hy_http_phase_add(cf, HY_PHASE_PRECONTENT, try_files_phase) : 0;
 }
 
 static void *create_loc(hy_conf_t *cf)
@@ -80,6 +85,7 @@ static int set_try_files(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     hy_str_t *a = hy_conf_args(cf, &n);
     if (tc->items)
         return hy_conf_error(cf, "\"try_files\" directive is duplicate");
+    seen = true;
     tc->n = n - 1;
     tc->items = hy_pcalloc(cf->pool, sizeof(tf_item_t) * tc->n);
     for (size_t i = 1; i < n; i++) {

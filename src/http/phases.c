@@ -127,11 +127,6 @@ static int check_access(hy_req_t *req, const step_t *s)
     return -1;
 }
 
-static int check_post_access(hy_req_t *req, const step_t *s)
-{
-    return (int)s->next;
-}
-
 static int check_content(hy_req_t *req, const step_t *s)
 {
     if (req->loc->handler) { /* a location's own content handler (proxy_pass, stub_status...) takes it all */
@@ -167,34 +162,22 @@ int hy_http_phases_init(hy_conf_t *cf)
         hy_phase_handler_fn *fns = nh ? e->regs[p]->elts : NULL;
         checker_fn ck = check_generic;
         switch (p) {
-        case HY_PHASE_FIND_CONFIG:
-            ck = check_find_config;
-            break;
-        case HY_PHASE_REWRITE:
-            ck = check_rewrite;
-            break;
-        case HY_PHASE_POST_REWRITE:
-            ck = check_post_rewrite;
-            break;
-        case HY_PHASE_ACCESS:
-            ck = check_access;
-            break;
-        case HY_PHASE_POST_ACCESS:
-            ck = check_post_access;
-            break;
-        case HY_PHASE_CONTENT:
-            ck = check_content;
-            break;
-        default:
-            break;
+        case HY_PHASE_FIND_CONFIG: ck = check_find_config; break;
+        case HY_PHASE_REWRITE: ck = check_rewrite; break;
+        case HY_PHASE_POST_REWRITE: ck = check_post_rewrite; break;
+        case HY_PHASE_ACCESS: ck = check_access; break;
+        case HY_PHASE_CONTENT: ck = check_content; break;
+        default: break;
         }
         for (size_t i = 0; i < nh; i++)
             e->steps[k++] = (step_t){.checker = ck, .handler = fns[i], .phase = (uint8_t)p};
-        /* every phase ends with one core step: the phase's own work for the core phases, the "nobody took it"
-         * answer for CONTENT, and a pass-through for the others */
-        bool core = p == HY_PHASE_FIND_CONFIG || p == HY_PHASE_POST_REWRITE || p == HY_PHASE_POST_ACCESS ||
-                    p == HY_PHASE_CONTENT;
-        e->steps[k++] = (step_t){.checker = core ? ck : check_post_access, .phase = (uint8_t)p};
+        /* The core's own steps: FIND_CONFIG and POST_REWRITE do their work; CONTENT ends with the "nobody took
+         * it" answer. Other phases need no step of their own: a DECLINED from their last handler falls through
+         * to the next phase's first step, and a phase without handlers takes no step at all (nginx's layout). */
+        if (p == HY_PHASE_FIND_CONFIG || p == HY_PHASE_POST_REWRITE || p == HY_PHASE_CONTENT)
+            e->steps[k++] = (step_t){.checker = ck, .phase = (uint8_t)p};
+        if (p == HY_PHASE_LOG) /* the log phase is run by hy_req_log_phase, never walked */
+            break;
     }
     e->num_steps = k;
     for (uint32_t i = 0; i < k; i++) {

@@ -154,50 +154,102 @@ hy_str_t hy_http_absolute_url(hy_req_t *req, hy_str_t path)
     return (hy_str_t){p, (size_t)n + path.len};
 }
 
-static void push_header(hy_array_t *a, hy_str_t name, hy_str_t value)
+/* A header value from the configuration may hold request data ($uri decodes %0D%0A): control characters
+ * (RFC 9110 §5.5 forbids CR, LF, NUL in field values) are percent-encoded here, once, so no request can add
+ * header lines to its response whatever protocol serialises the head, and $sent_http_* shows what was sent.
+ * nginx sends them raw; this is a deliberate difference (docs/DIFFERENCES.md). */
+static bool has_ctl8(uint64_t x)
 {
-    hy_header_t *h = hy_array_push(a);
-    h->name = name;
-    h->value = value;
+    /* a byte < 0x20 or == 0x7f in the 8 bytes of x (bit tricks: "has less than" and "has zero byte") */
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t lt = (x - ones * 0x20) & ~x & highs;
+    uint64_t d = x ^ (ones * 0x7f);
+    uint64_t eq = (d - ones) & ~d & highs;
+    return (lt | eq) != 0;
+}
+
+static hy_str_t clean_value(hy_pool_t *pool, hy_str_t v)
+{
+    size_t i = 0;
+    for (; i + 8 <= v.len; i += 8) { /* the common case, clean text, 8 bytes at a time */
+        uint64_t x;
+        memcpy(&x, v.ptr + i, 8);
+        if (has_ctl8(x))
+            break;
+    }
+    size_t bad = 0;
+    for (; i < v.len; i++) {
+        unsigned char c = (unsigned char)v.ptr[i];
+        bad += (c < 0x20 && c != '\t') || c == 0x7f;
+    }
+    if (bad == 0)
+        return v;
+    char *p = hy_palloc(pool, v.len + 2 * bad);
+    size_t o = 0;
+    for (size_t k = 0; k < v.len; k++) {
+        unsigned char c = (unsigned char)v.ptr[k];
+        if ((c < 0x20 && c != '\t') || c == 0x7f) {
+            p[o++] = '%';
+            p[o++] = "0123456789ABCDEF"[c >> 4];
+            p[o++] = "0123456789ABCDEF"[c & 15];
+        } else {
+            p[o++] = (char)c;
+        }
+    }
+    return (hy_str_t){p, o};
 }
 
 void hy_req_finalize_head(hy_req_t *req)
 {
     const hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv ? req->srv->loc : NULL;
     size_t extra = req->headers_out ? req->headers_out->nelts : 0;
-    hy_array_t *a = hy_array_create(req->pool, 12 + extra, sizeof(hy_header_t));
-    push_header(a, HY_STR("Server"),
-                lc && lc->server_tokens == HY_TOKENS_OFF ? HY_STR("hayate") : HY_STR("hayate/" HY_VERSION));
-    char *date = hy_palloc(req->pool, 29 + 20 + 32);
-    memcpy(date, hy_clock_http_date(), 29);
-    push_header(a, HY_STR("Date"), (hy_str_t){date, 29});
+    /* room for the protocol's framing fields too (h1 inserts up to three) */
+    hy_array_t *a = hy_array_create(req->pool, 8 + HY_RESP_FRAMING_SLOTS + extra, sizeof(hy_header_t));
+    hy_header_t *h = a->elts;
+    size_t n = 0;
+    h[n++] = (hy_header_t){HY_STR("Server"),
+                           lc && lc->server_tokens == HY_TOKENS_OFF ? HY_STR("hayate") : HY_STR("hayate/" HY_VERSION)};
+    char *buf = hy_palloc(req->pool, 29 + 20 + 32);
+    memcpy(buf, hy_clock_http_date(), 29);
+    h[n++] = (hy_header_t){HY_STR("Date"), {buf, 29}};
+    /* Content-Type and ETag come from the configuration (types, default_type, charset) and the file system, never
+     * from request data: only Location and the extras (add_header with variables, handlers) are cleaned */
     if (req->content_type.len)
-        push_header(a, HY_STR("Content-Type"), req->content_type);
+        h[n++] = (hy_header_t){HY_STR("Content-Type"), req->content_type};
     if (req->content_length_n >= 0) {
-        char *p = date + 29;
-        push_header(a, HY_STR("Content-Length"), (hy_str_t){p, hy_fmt_u64(p, (uint64_t)req->content_length_n)});
+        char *p = buf + 29;
+        h[n++] = (hy_header_t){HY_STR("Content-Length"), {p, hy_fmt_u64(p, (uint64_t)req->content_length_n)}};
     }
     if (req->last_modified >= 0) {
-        char *p = date + 29 + 20;
-        push_header(a, HY_STR("Last-Modified"), (hy_str_t){p, hy_httpdate_format(req->last_modified, p)});
+        char *p = buf + 29 + 20;
+        h[n++] = (hy_header_t){HY_STR("Last-Modified"), {p, hy_httpdate_format(req->last_modified, p)}};
     }
     if (req->location.len)
-        push_header(a, HY_STR("Location"), req->location);
-    req->resp_framing_ix = a->nelts;
+        h[n++] = (hy_header_t){HY_STR("Location"), clean_value(req->pool, req->location)};
+    req->resp_framing_ix = n;
+    for (int i = 0; i < HY_RESP_FRAMING_SLOTS; i++) /* empty slots a protocol fills with its framing fields */
+        h[n++] = (hy_header_t){HY_STR_NULL, HY_STR_NULL};
     if (req->etag.len)
-        push_header(a, HY_STR("ETag"), req->etag);
+        h[n++] = (hy_header_t){HY_STR("ETag"), req->etag};
     for (size_t i = 0; i < extra; i++) {
         hy_header_t *x = (hy_header_t *)req->headers_out->elts + i;
-        push_header(a, x->name, x->value);
+        h[n++] = (hy_header_t){x->name, clean_value(req->pool, x->value)};
     }
     if (req->accept_ranges)
-        push_header(a, HY_STR("Accept-Ranges"), HY_STR("bytes"));
+        h[n++] = (hy_header_t){HY_STR("Accept-Ranges"), HY_STR("bytes")};
+    a->nelts = n;
     req->resp_headers = a;
 }
 
 void hy_req_insert_header(hy_req_t *req, size_t ix, hy_str_t name, hy_str_t value)
 {
     hy_array_t *a = req->resp_headers;
+    hy_header_t *slot = (hy_header_t *)a->elts + ix;
+    if (ix < a->nelts && slot->name.len == 0) { /* a reserved framing slot */
+        slot->name = name;
+        slot->value = value;
+        return;
+    }
     hy_array_push(a);
     hy_header_t *h = a->elts;
     if (ix > a->nelts - 1)

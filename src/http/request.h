@@ -27,6 +27,8 @@ enum hy_method {
     HY_M_TRACE, HY_M_CONNECT,
 };
 
+#define HY_RESP_FRAMING_SLOTS 3
+
 struct hy_req {
     hy_pool_t *pool;                /* owned by the protocol; reset between keep-alive requests */
     hy_conn_t *conn;
@@ -69,8 +71,9 @@ struct hy_req {
     hy_array_t *headers_out;        /* hy_header_t extras, NULL when none */
     hy_array_t *resp_headers;       /* the final response head (hy_header_t), built once by hy_req_finalize_head
                                      * after the header filters; protocols serialise it, $sent_http_* read it */
-    size_t resp_framing_ix;         /* where a protocol inserts its framing fields (h1: Transfer-Encoding,
-                                     * Connection, Keep-Alive), to keep nginx's header order */
+    size_t resp_framing_ix;         /* where a protocol puts its framing fields (h1: Transfer-Encoding,
+                                     * Connection, Keep-Alive), to keep nginx's header order: HY_RESP_FRAMING_SLOTS
+                                     * empty entries (name.len 0) wait there; serialisers skip empty entries */
     bool accept_ranges;
     bool header_only;               /* HEAD, 304, 204: no body on the wire */
     bool head_sent;
@@ -123,9 +126,11 @@ void hy_req_split_args(hy_str_t in, hy_str_t *uri, hy_str_t *args);
 hy_str_t hy_http_absolute_url(hy_req_t *req, hy_str_t path);
 /** Build req->resp_headers from the response fields (nginx's order: Server, Date, Content-Type, Content-Length,
  * Last-Modified, Location, [framing], ETag, the add_header/handler extras, Accept-Ranges). hy_req_send calls it
- * once, after the header filters; a protocol then only adds its own framing fields (hy_req_insert_header). */
+ * once, after the header filters; a protocol then only adds its own framing fields (hy_req_insert_header).
+ * Values are made safe here (control characters percent-encoded), so protocols copy them as they are. */
 void hy_req_finalize_head(hy_req_t *req);
-/** Insert a field into the finalised head at position ix (a protocol's framing fields). */
+/** Put a field into the finalised head at position ix: into a reserved empty slot when ix is one, else inserted
+ * (a protocol's framing fields). */
 void hy_req_insert_header(hy_req_t *req, size_t ix, hy_str_t name, hy_str_t value);
 /** The value of a field of the finalised head (case-insensitive; '_' in name matches '-'), or NULL. */
 const hy_str_t *hy_req_sent_header(hy_req_t *req, hy_str_t name);

@@ -14,10 +14,17 @@ static bool suffix_match(const hy_server_name_t *sn, const char *host, size_t le
 
 hy_http_srv_conf_t *hy_http_find_server(hy_http_addr_t *addr, const char *host, size_t len, hy_regex_caps_t *caps)
 {
-    /* even with one server: a regex server_name runs to set its captures, as nginx */
     if (host == NULL || len == 0)
         return addr->default_server;
     hy_http_srv_conf_t **srvs = addr->servers->elts;
+    if (addr->servers->nelts == 1) { /* one server: only a regex server_name needs running (for its captures) */
+        hy_array_t *names = srvs[0]->server_names;
+        bool has_regex = false;
+        for (size_t j = 0; names && j < names->nelts; j++)
+            has_regex |= ((hy_server_name_t *)names->elts)[j].kind == 3;
+        if (!has_regex)
+            return addr->default_server;
+    }
     hy_http_srv_conf_t *head = NULL, *tail = NULL;
     size_t head_len = 0, tail_len = 0;
     for (size_t i = 0; i < addr->servers->nelts; i++) {

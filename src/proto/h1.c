@@ -479,25 +479,6 @@ static size_t put(char *p, const char *s, size_t n)
     return n;
 }
 
-/* A header value from the configuration may hold request data ($uri decodes %0D%0A): control characters
- * (RFC 9110 §5.5 forbids CR, LF, NUL in field values) are sent percent-encoded, so no request can add header
- * lines to its response. nginx sends them raw; this is a deliberate difference (docs/DIFFERENCES.md). */
-static size_t put_value(char *p, hy_str_t v)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < v.len; i++) {
-        unsigned char c = (unsigned char)v.ptr[i];
-        if ((c < 0x20 && c != '\t') || c == 0x7f) {
-            p[o++] = '%';
-            p[o++] = "0123456789ABCDEF"[c >> 4];
-            p[o++] = "0123456789ABCDEF"[c & 15];
-        } else {
-            p[o++] = (char)c;
-        }
-    }
-    return o;
-}
-
 #define PUTS(lit) (o += put(buf + o, lit, sizeof(lit) - 1))
 #define PUTSTR(st) (o += put(buf + o, (st).ptr, (st).len))
 
@@ -522,7 +503,7 @@ static void build_head(h1conn_t *h, hy_req_t *req)
     size_t n = req->resp_headers->nelts;
     size_t cap = 64 + req->status_line.len;
     for (size_t i = 0; i < n; i++)
-        cap += hd[i].name.len + 3 * hd[i].value.len + 4;
+        cap += hd[i].name.len + hd[i].value.len + 4;
     char *buf = hy_palloc(req->pool, cap);
     size_t o = 0;
     if (expects_continue(req) && !h->sent_continue && h->body_pending && h->keepalive && h->chunked.total == 0 &&
@@ -542,10 +523,12 @@ static void build_head(h1conn_t *h, hy_req_t *req)
             o += put(buf + o, reason, strlen(reason));
     }
     PUTS("\r\n");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) { /* values were made safe when the head was finalised (http/request.c) */
+        if (hd[i].name.len == 0)
+            continue; /* an unused framing slot */
         PUTSTR(hd[i].name);
         PUTS(": ");
-        o += put_value(buf + o, hd[i].value);
+        PUTSTR(hd[i].value);
         PUTS("\r\n");
     }
     PUTS("\r\n");
@@ -681,15 +664,15 @@ static void try_parse(h1conn_t *h, const char *err)
     }
     if (h->last_len == 0)
         h->req_start_ms = (uint64_t)hy_clock_time_ms();
-    if (h->c->is_idle) {
-        idle_del(h);
-        hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->dsrv->client_header_timeout_ms);
-    }
     hy_h1_header_t hdrs[MAX_HEADERS];
     hy_h1_request_t r = {.headers = hdrs, .num_headers = MAX_HEADERS};
     const char *data = hy_buf_data(in);
     int n = hy_h1_parse_request(data, in->len, h->last_len, (size_t)h->dsrv->large_header_size,
                                 (size_t)h->dsrv->large_header_size, &r);
+    if (n < 0 && h->c->is_idle) { /* a keep-alive connection's next request is not complete yet (or bad) */
+        idle_del(h);
+        hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->dsrv->client_header_timeout_ms);
+    }
     if (n == -2) {
         h->last_len = in->len;
         if (err == hy_err_buf_full) {

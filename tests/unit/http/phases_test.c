@@ -152,7 +152,8 @@ static void test_again_resume(void)
 static void test_real_modules(void)
 {
     /* which module sits in which phase with the real module list */
-    hy_cycle_t *c = lb_load("server { listen 127.0.0.1:1; location / { return 200 ok; } }", false);
+    hy_cycle_t *c = lb_load("server { listen 127.0.0.1:1; location / { return 200 ok; }"
+                            " location /t { try_files $uri =404; } }", false);
     hy_phase_handler_fn fns[16];
     is_int((int)hy_http_phase_handlers(c, HY_PHASE_SERVER_REWRITE, fns, 16), 1);
     is_int((int)hy_http_phase_handlers(c, HY_PHASE_REWRITE, fns, 16), 1);
@@ -160,6 +161,12 @@ static void test_real_modules(void)
     ok(hy_http_phase_handlers(c, HY_PHASE_CONTENT, fns, 16) >= 1);           /* static (last) */
     is_int((int)hy_http_phase_handlers(c, HY_PHASE_LOG, fns, 16), 1);       /* access log */
     is_int((int)hy_http_phase_handlers(c, HY_PHASE_FIND_CONFIG, fns, 16), 0);
+    /* a module whose directives are not used takes no step: no rewrite or try_files → only FIND_CONFIG and the
+     * content chain run */
+    hy_cycle_t *plain = lb_load("server { listen 127.0.0.1:1; location / { } }", false);
+    is_int((int)hy_http_phase_handlers(plain, HY_PHASE_SERVER_REWRITE, fns, 16), 0);
+    is_int((int)hy_http_phase_handlers(plain, HY_PHASE_REWRITE, fns, 16), 0);
+    is_int((int)hy_http_phase_handlers(plain, HY_PHASE_PRECONTENT, fns, 16), 0);
     /* and a request through them: return in the REWRITE phase answers */
     hy_pool_t *pool;
     hy_req_t *req = lb_request(c, &pool, "GET", "/", "localhost");

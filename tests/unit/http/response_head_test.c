@@ -11,6 +11,8 @@ static const char *names(hy_req_t *r)
     buf[0] = '\0';
     hy_header_t *h = r->resp_headers->elts;
     for (size_t i = 0; i < r->resp_headers->nelts; i++) {
+        if (h[i].name.len == 0)
+            continue; /* a framing slot nobody filled */
         strncat(buf, h[i].name.ptr, h[i].name.len);
         strncat(buf, ";", sizeof(buf) - strlen(buf) - 1);
     }
