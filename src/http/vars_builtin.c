@@ -691,6 +691,20 @@ static void get_request_body_file(hy_req_t *req, hy_var_value_t *v, uintptr_t da
     set_val(v, req->body_in->path, strlen(req->body_in->path));
 }
 
+/* $scheme and $https from the connection (TLS sets "https") */
+static void get_scheme(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
+{
+    set_str(v, req->conn->scheme.len ? req->conn->scheme : HY_STR("http"));
+}
+
+static void get_https(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
+{
+    if (hy_str_eq(req->conn->scheme, "https"))
+        set_val(v, "on", 2);
+    else
+        set_val(v, "", 0);
+}
+
 static const builtin_t builtins[] = {
     {"remote_addr", get_remote_addr, 0, 0},
     {"remote_port", get_remote_port, 0, 0},
@@ -715,8 +729,8 @@ static const builtin_t builtins[] = {
     {"server_addr", get_server_addr, 0, 0},
     {"server_port", get_server_port, 0, 0},
     {"server_protocol", get_field, F_PROTOCOL, 0},
-    {"scheme", get_const, (uintptr_t) "http", 0},
-    {"https", get_const, (uintptr_t) "", 0},
+    {"scheme", get_scheme, 0, 0},
+    {"https", get_https, 0, 0},
     {"status", get_status, 0, HY_VAR_NOCACHE},
     {"body_bytes_sent", get_int64_field, offsetof(hy_req_t, body_bytes_sent), HY_VAR_NOCACHE},
     {"bytes_sent", get_int64_field, offsetof(hy_req_t, bytes_sent), HY_VAR_NOCACHE},
