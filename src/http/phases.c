@@ -271,6 +271,23 @@ void hy_req_process(hy_req_t *req)
 {
     hy_http_srv_conf_t *dsrv = req->conn->addr->default_server;
     req->srv = dsrv;
+    /* nginx answers TRACE, and CONNECT to an authority, with 405 before anything else (a CONNECT with any other
+     * target is a bad request); the connection is not kept: keep-alive is not decided yet at that point */
+    if (req->method_id == HY_M_TRACE || req->method_id == HY_M_CONNECT) {
+        bool authority = false;
+        if (req->method_id == HY_M_CONNECT) { /* host:port, RFC 9112 §3.2.3 */
+            const char *colon = req->target.len ? memrchr(req->target.ptr, ':', req->target.len) : NULL;
+            char *copy = hy_pstrndup(req->pool, req->target.ptr, req->target.len);
+            authority = colon && colon > req->target.ptr && colon + 1 < req->target.ptr + req->target.len &&
+                        req->target.ptr[0] != '/' && hy_http_validate_host(copy, req->target.len) > 0;
+            for (const char *p = colon ? colon + 1 : NULL; authority && p < req->target.ptr + req->target.len; p++)
+                authority = *p >= '0' && *p <= '9';
+        }
+        req->keepalive = false;
+        log_bad(req, req->method_id == HY_M_TRACE ? "client sent TRACE method" : "client sent CONNECT method");
+        hy_req_error(req, req->method_id == HY_M_TRACE || authority ? 405 : 400);
+        return;
+    }
     /* request-target → decoded, normalised path (nginx's ngx_http_parse_complex_uri) */
     char *path = hy_palloc(req->pool, req->target.len + 2);
     size_t path_len = 0;

@@ -1,0 +1,52 @@
+"""TRACE and CONNECT are answered at once and the connection closes (nginx-tests http_method.t: these requests
+timed out against hayate because they were served as ordinary requests on a kept-alive connection)."""
+import pytest
+
+CONF = '''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        location / { return 200 "ok\\n"; }
+    }
+}
+'''
+
+
+def exchange(srv, request_line):
+    c = srv.conn()
+    r = c.request(request_line + '\r\nHost: localhost\r\n\r\n', method=request_line.split()[0])
+    return r, c.is_closed(timeout=5.0)
+
+
+def test_trace_is_405_and_closes(server):
+    srv = server(CONF)
+    r, closed = exchange(srv, 'TRACE / HTTP/1.1')
+    assert r.status == 405
+    assert closed
+    assert 'client sent TRACE method' in srv.error_log()
+
+
+@pytest.mark.hayate_only  # nginx 1.29.3+ (the test suite's version); Debian's 1.22 answers 400
+def test_connect_to_an_authority_is_405(server):
+    srv = server(CONF)
+    r, closed = exchange(srv, 'CONNECT localhost:8080 HTTP/1.1')
+    assert r.status == 405
+    assert closed
+
+
+@pytest.mark.parametrize('target', [
+    pytest.param('/', marks=pytest.mark.hayate_only),  # nginx 1.29.3+ says 400; Debian's 1.22 says 405
+    'localhost', 'localhost:', ':8080', 'local host:80'])
+def test_connect_to_anything_else_is_400(server, target):
+    srv = server(CONF)
+    r, closed = exchange(srv, 'CONNECT %s HTTP/1.1' % target)
+    assert r.status == 400
+    assert closed
+
+
+def test_other_methods_keep_the_connection(server):
+    srv = server(CONF)
+    c = srv.conn()
+    for m in ('GET', 'POST', 'OPTIONS', 'DELETE'):
+        r = c.request('%s / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n' % m, method=m)
+        assert r.status == 200, m
