@@ -159,14 +159,28 @@ void hy_req_send(hy_req_t *req, bool is_final)
         }
         if (req->location.len && req->location.ptr[0] == '/' && req->srv)
             absolute_location(req);
-        for (int i = 0; hy_modules[i]; i++)
-            if (hy_modules[i]->header_filter)
-                hy_modules[i]->header_filter(req);
+        for (int i = 0; hy_modules[i]; i++) {
+            if (hy_modules[i]->header_filter == NULL)
+                continue;
+            hy_modules[i]->header_filter(req);
+            if (req->_filter_status) { /* a filter replaced the response: answer the error instead */
+                int status = req->_filter_status;
+                req->_filter_status = 0;
+                req->filters_started = false;
+                hy_req_error(req, status);
+                return;
+            }
+        }
     }
     for (int i = 0; hy_modules[i]; i++)
         if (hy_modules[i]->body_filter)
             hy_modules[i]->body_filter(req, is_final);
     req->conn->ops->send(req, is_final);
+}
+
+void hy_req_filter_finalize(hy_req_t *req, int status)
+{
+    req->_filter_status = status;
 }
 
 void hy_req_send_more(hy_req_t *req, hy_req_proceed_cb proceed)

@@ -101,6 +101,7 @@ struct hy_req {
     bool logged, filters_started, chunked_out;
     bool pipelined;                 /* parsed from bytes that arrived with the previous request ($pipe) */
     hy_req_proceed_cb _proceed;     /* set by hy_req_send_more: called once when the protocol drained */
+    int _filter_status;             /* set by hy_req_filter_finalize: hy_req_send answers with it instead */
     hy_defer_t _defer;
 };
 
@@ -121,6 +122,10 @@ void hy_req_send(hy_req_t *req, bool is_final);
 void hy_req_send_more(hy_req_t *req, hy_req_proceed_cb proceed);
 /** Called by the protocol when the output handed to it has drained: runs the pending proceed callback, if any. */
 void hy_req_proceed(hy_req_t *req);
+/** For a header filter (nginx's ngx_http_filter_finalize_request): replace the response being sent by
+ * hy_req_error(status) — 412 from not_modified, 416 from range. The filters after the caller do not run for the
+ * replaced response; the error response (or error_page's redirect) runs the whole chain from the start. */
+void hy_req_filter_finalize(hy_req_t *req, int status);
 /** Finish with an error page for `status` (nginx-like HTML body, keep-alive rules as nginx). error_page
  * redirects apply first; 444 closes the connection without a response. */
 void hy_req_error(hy_req_t *req, int status);
