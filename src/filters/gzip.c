@@ -263,15 +263,6 @@ static int decide(hy_req_t *req, gz_loc_t *lc, int64_t length, gz_ctx_t *ctx)
     return hy_ae_choose(req_ae(req, ctx), set, server_prefs, NCODEC);
 }
 
-bool hy_gzip_no_ranges(hy_req_t *req, int64_t length)
-{
-    gz_loc_t *lc = req_conf(req);
-    if (lc == NULL)
-        return false;
-    gz_ctx_t *ctx = req_ctx(req);
-    return ctx->static_sent || decide(req, lc, length, ctx) >= 0;
-}
-
 /* ---------------- compressing ---------------- */
 
 static void push_free(void *arg, char *buf, size_t len)

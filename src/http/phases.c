@@ -3,6 +3,7 @@
 #include <string.h>
 #include "phases.h"
 #include "request.h"
+#include "path.h"
 #include "../conf/cycle.h"
 #include "../core/log.h"
 
@@ -143,6 +144,15 @@ static int check_content(hy_req_t *req, const step_t *s)
     }
     if (s->handler == NULL) { /* end of the chain: nobody took it */
         bool dir = req->uri.len && req->uri.ptr[req->uri.len - 1] == '/';
+        char ctx[512];
+        hy_req_log_ctx(req, ctx, sizeof(ctx));
+        if (dir) { /* nginx's ngx_http_core_content_phase: index and autoindex declined */
+            size_t len;
+            const char *path = hy_http_map_uri_to_path(req, req->loc, req->uri, &len);
+            hy_log_conn(HY_LOG_ERR, req->conn->id, "directory index of \"%s\" is forbidden%s", path, ctx);
+        } else {
+            hy_log_conn(HY_LOG_ERR, req->conn->id, "no handler found%s", ctx);
+        }
         hy_req_error(req, dir ? 403 : 404);
         return -1;
     }
