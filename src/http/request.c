@@ -174,6 +174,22 @@ void hy_req_send(hy_req_t *req, bool is_final)
     }
     for (int i = 0; hy_modules[i]; i++)
         if (hy_modules[i]->body_filter)
+            hy_modules[i]->body_filter(req, is_final && !req->_filter_held);
+    req->conn->ops->send(req, is_final && !req->_filter_held);
+}
+
+void hy_req_filter_hold(hy_req_t *req, hy_req_proceed_cb proceed)
+{
+    req->_filter_held = true;
+    req->_proceed = proceed;
+}
+
+void hy_req_filter_send(hy_req_t *req, const hy_module_t *m, bool is_final, hy_req_proceed_cb proceed)
+{
+    req->_filter_held = !is_final;
+    req->_proceed = is_final ? NULL : proceed;
+    for (int i = m->index + 1; hy_modules[i]; i++)
+        if (hy_modules[i]->body_filter)
             hy_modules[i]->body_filter(req, is_final);
     req->conn->ops->send(req, is_final);
 }
