@@ -255,6 +255,5 @@ void hy_http_send_file(hy_req_t *req, hy_file_t *f)
     if (!req->header_only && f->size > 0)
         push_body(req, f, 0, f->size);
     hy_req_send(req, true); /* f stays referenced while the filters run: they may read req->file */
-    req->file = NULL;
-    hy_file_unref(f);
+    hy_file_unref(f);       /* (req may be gone: the protocol can finish the exchange inside the send) */
 }
