@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 #include "core/file.h"
+#include "conf/cycle.h"
 
 /* what went on the "wire": memory and file segments alike */
 static struct {
@@ -163,6 +164,7 @@ static void test_memory_body(void)
     is_int(out.status, 200);
     ok(out.len == 10 && memcmp(out.body, "0123456789", 10) == 0);
     ok(out.content_range[0] == '\0');
+    hy_cycle_unref(c);
 }
 
 static void test_file_body(void)
@@ -185,6 +187,7 @@ static void test_file_body(void)
     is_int(out.status, 200);
     ok(out.accept_ranges);
     is_int(out.len, 100000);
+    hy_cycle_unref(c);
 }
 
 static void test_compressed_body(void)
@@ -203,6 +206,7 @@ static void test_compressed_body(void)
     is_int(out.status, 206);
     ok(out.len == 10 && memcmp(out.body, small, 10) == 0);
 
+    hy_cycle_unref(c);
     /* on-the-fly gzip clears accept_ranges: the compressed body goes out whole */
     c = load("gzip on; gzip_types text/plain;");
     get(c, "/big.txt", "Accept-Encoding", "gzip", "Range", "bytes=0-9", NULL);
@@ -213,6 +217,7 @@ static void test_compressed_body(void)
     get(c, "/big.txt", "Range", "bytes=0-9", NULL); /* the same file uncompressed keeps its ranges */
     is_int(out.status, 206);
     ok(out.len == 10 && memcmp(out.body, big, 10) == 0);
+    hy_cycle_unref(c);
 }
 
 int main(void)
@@ -230,5 +235,6 @@ int main(void)
     subtest("uncompressed memory body", test_memory_body);
     subtest("uncompressed file body", test_file_body);
     subtest("compressed bodies", test_compressed_body);
+    free(out.body);
     return done_testing();
 }

@@ -5,6 +5,7 @@
 #include "../harness.h"
 #include "../loopback.h"
 #include "http/phases.h"
+#include "conf/cycle.h"
 #include "handlers/rewrite.h"
 
 static char trace[256];
@@ -108,6 +109,7 @@ static void test_order_and_declined(void)
     is_str(trace, "abSRPABT12L");
     content_status = 0;
     hy_pool_destroy(pool);
+    hy_cycle_unref(c);
 }
 
 static void test_uri_changes(void)
@@ -128,6 +130,7 @@ static void test_uri_changes(void)
     is_int((int)(strlen(trace) - strlen("abS")), 11 + 1);
     rewrite_loops = 0;
     hy_pool_destroy(pool);
+    hy_cycle_unref(c);
 }
 
 static void test_again_resume(void)
@@ -147,6 +150,7 @@ static void test_again_resume(void)
     ok(r->finished);
     is_int(r->status, 404);
     hy_pool_destroy(pool);
+    hy_cycle_unref(c);
 }
 
 static void test_real_modules(void)
@@ -167,6 +171,7 @@ static void test_real_modules(void)
     is_int(r->status, 200);
     ok(r->body_len == 2 && memcmp(r->body, "ok", 2) == 0);
     hy_pool_destroy(pool);
+    hy_cycle_unref(c);
 }
 
 int main(void)
