@@ -619,6 +619,12 @@ static void body_filter(hy_req_t *req, bool is_final)
 
 /* ---------------- gzip_static, brotli_static, zstd_static ---------------- */
 
+bool hy_gzip_static_enabled(hy_req_t *req)
+{
+    gz_loc_t *lc = req_conf(req);
+    return lc && (lc->c[0].static_mode > 0 || lc->c[1].static_mode > 0 || lc->c[2].static_mode > 0);
+}
+
 hy_file_t *hy_gzip_static_open(hy_req_t *req, const char *path, size_t len, hy_gzip_open_fn open)
 {
     if (req->method_id != HY_M_GET && req->method_id != HY_M_HEAD)

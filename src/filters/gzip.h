@@ -17,5 +17,8 @@ typedef hy_file_t *(*hy_gzip_open_fn)(const hy_http_loc_conf_t *lc, const char *
  * in the client's q order then br > zstd > gzip. On success returns the variant (a new reference) with
  * Content-Encoding set on req; NULL to serve `path` as usual. */
 hy_file_t *hy_gzip_static_open(hy_req_t *req, const char *path, size_t len, hy_gzip_open_fn open);
+/** Does the request's location enable any of gzip_static / brotli_static / zstd_static (so the handler need not
+ * map the path otherwise)? */
+bool hy_gzip_static_enabled(hy_req_t *req);
 
 #endif

@@ -12,7 +12,7 @@ static int gzip_static_content_phase(hy_req_t *req)
 {
     if (req->method_id != HY_M_GET && req->method_id != HY_M_HEAD)
         return HY_DECLINED;
-    if (req->uri.len == 0 || req->uri.ptr[req->uri.len - 1] == '/')
+    if (req->uri.len == 0 || req->uri.ptr[req->uri.len - 1] == '/' || !hy_gzip_static_enabled(req))
         return HY_DECLINED;
     size_t plen;
     char *path = hy_http_map_uri_to_path(req, req->loc, req->uri, &plen);
