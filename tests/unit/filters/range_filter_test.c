@@ -2,13 +2,15 @@
  * (tests/unit/loopback.h): the static handler serves an uncompressed file from memory (small) and as a file
  * segment (large); single ranges, multipart/byteranges in any order and overlapping, 416, If-Range; a response
  * whose handler allows no ranges (return), and compressed bodies (gzip_static's .gz, on-the-fly gzip) that the
- * filter must leave whole. */
+ * filter must leave whole; and a producer that streams its body in batches (hy_req_send_more), as a proxy
+ * will: one range is cut as the batches pass, several ranges leave the body whole. */
 #include "../harness.h"
 #include "../loopback.h"
 #include <stdarg.h>
 #include <sys/stat.h>
 #include "core/file.h"
 #include "conf/cycle.h"
+#include "http/phases.h"
 
 /* what went on the "wire": memory and file segments alike */
 static struct {
@@ -220,6 +222,91 @@ static void test_compressed_body(void)
     hy_cycle_unref(c);
 }
 
+/* ---- a streaming producer: 1000 bytes of `small` in batches of 100, paced by proceed ---- */
+
+static int produced;
+
+static void produce_more(hy_req_t *req)
+{
+    hy_outq_push_mem(&req->body, small + produced, 100, NULL, NULL);
+    produced += 100;
+    if (produced == (int)sizeof(small))
+        hy_req_send(req, true);
+    else
+        hy_req_send_more(req, produce_more);
+}
+
+static int streaming_content(hy_req_t *req)
+{
+    req->status = 200;
+    req->content_length_n = sizeof(small);
+    req->accept_ranges = true; /* as a proxied response with a length would */
+    req->content_type = HY_STR("text/plain");
+    produced = 0;
+    produce_more(req);
+    return HY_DONE;
+}
+
+static struct hy_phase_engine *streaming_engine(hy_cycle_t *c)
+{
+    static void *main_conf[64];
+    hy_http_main_conf_t *m = hy_pcalloc(c->pool, sizeof(*m));
+    main_conf[hy_http_core_module.index] = m;
+    hy_conf_t cf = {.cycle = c, .pool = c->pool, .main_conf = main_conf};
+    hy_http_phase_add(&cf, HY_PHASE_CONTENT, streaming_content);
+    hy_http_phases_init(&cf);
+    return m->phases;
+}
+
+/* run target with a Range through the streaming producer, calling proceed as a protocol would */
+static int stream_get(hy_cycle_t *c, struct hy_phase_engine *e, const char *range)
+{
+    hy_pool_t *pool;
+    hy_req_t *r = lb_request(c, &pool, "GET", "/s", "localhost");
+    hy_header_t *h = hy_palloc(pool, sizeof(hy_header_t) * 2);
+    h[0] = r->headers[0];
+    h[1] = (hy_header_t){HY_STR("Range"), (hy_str_t){(char *)range, strlen(range)}};
+    r->headers = h;
+    r->num_headers = 2;
+    r->_engine = e;
+    ((hy_conn_t *)r->conn)->ops = &cap_ops;
+    free(out.body);
+    memset(&out, 0, sizeof(out));
+    lb_run(r);
+    int sends = 1;
+    while (!out.finished && r->_proceed && sends < 100) {
+        hy_req_proceed(r);
+        sends++;
+    }
+    ok(out.finished);
+    hy_pool_destroy(pool);
+    return sends;
+}
+
+static void test_streamed_body(void)
+{
+    hy_cycle_t *c = load("");
+    struct hy_phase_engine *e = streaming_engine(c);
+    is_int(stream_get(c, e, "bytes=250-649"), 10); /* ten batches, each cut as it passed */
+    is_int(out.status, 206);
+    is_str(out.content_range, "bytes 250-649/1000");
+    is_int(out.content_length, 400);
+    ok(out.len == 400 && memcmp(out.body, small + 250, 400) == 0);
+
+    stream_get(c, e, "bytes=-1"); /* the last byte only: every batch but the last is dropped */
+    is_int(out.status, 206);
+    ok(out.len == 1 && out.body[0] == small[999]);
+
+    stream_get(c, e, "bytes=0-1,5-6"); /* several ranges need the whole body at once: 200, all of it */
+    is_int(out.status, 200);
+    ok(out.len == sizeof(small) && memcmp(out.body, small, sizeof(small)) == 0);
+
+    stream_get(c, e, "bytes=2000-"); /* 416 replaces the response at its head; the producer stops */
+    is_int(out.status, 416);
+    is_str(out.content_range, "bytes */1000");
+    hy_cycle_unref(c);
+}
+
 int main(void)
 {
     hy_modules_init();
@@ -235,6 +322,7 @@ int main(void)
     subtest("uncompressed memory body", test_memory_body);
     subtest("uncompressed file body", test_file_body);
     subtest("compressed bodies", test_compressed_body);
+    subtest("streamed body", test_streamed_body);
     free(out.body);
     return done_testing();
 }
