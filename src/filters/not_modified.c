@@ -56,7 +56,8 @@ static int check_conditions(hy_req_t *req, const hy_http_loc_conf_t *lc)
         if (t >= 0 && req->last_modified > t)
             return 412;
     }
-    if (req->h_if_match && (req->etag.len == 0 || !etag_list_match(*req->h_if_match, req->etag, false)))
+    if (req->h_if_match && !hy_str_eq(*req->h_if_match, "*") &&
+        (req->etag.len == 0 || !etag_list_match(*req->h_if_match, req->etag, false))) /* nginx: "*" always holds */
         return 412;
     if (req->h_if_modified_since || req->h_if_none_match) {
         if (req->h_if_modified_since && !req->h_if_none_match) {
