@@ -75,3 +75,12 @@ def test_if_match_without_etag(server):
     r = s.get('/r.bin', headers={'If-Match': '*'})
     assert r.status == 200 and r.header('ETag') is None
     assert s.get('/r.bin', headers={'If-Match': '"x"'}).status == 412
+
+
+def test_416_headers_as_nginx(server):
+    """The 416 replaces a 200 whose headers the filters before range already set: nginx keeps them and runs the
+    header filters again for the error response, so an `always` header appears twice (nginx 1.22 does this)."""
+    s = server(simple('root {html}; add_header X-A 1 always; add_header X-B 2;'), files={'html/r.bin': DATA})
+    r = s.get('/r.bin', headers={'Range': 'bytes=5000-'})
+    assert r.status == 416 and r.header('Content-Range') == 'bytes */1024'
+    assert r.header_all('X-A') == ['1', '1'] and r.header_all('X-B') == ['2']
