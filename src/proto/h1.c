@@ -559,7 +559,9 @@ static void h1_send(hy_req_t *req, bool is_final)
         else
             hy_sock_read_stop(&h->sock);
         hy_sock_write(&h->sock, on_written);
-    } else {
+    } else { /* streaming (hy_req_send_more): send_timeout applies between batches too */
+        h->send_mark = h->sock.bytes_out;
+        hy_timer_link(h->sock.loop, &h->timer, (uint64_t)h->send_timeout_ms);
         hy_sock_write(&h->sock, on_written_partial);
     }
 }
@@ -796,7 +798,7 @@ static void on_timer(hy_timer_t *t)
         conn_close(h);
         return;
     case ST_REQ:
-        if (h->resp_done && !hy_outq_empty(&h->sock.outq) && h->sock.bytes_out != h->send_mark) {
+        if (!hy_outq_empty(&h->sock.outq) && h->sock.bytes_out != h->send_mark) {
             h->send_mark = h->sock.bytes_out; /* send_timeout is between two successive writes */
             hy_timer_link(h->sock.loop, &h->timer, (uint64_t)h->send_timeout_ms);
             return;

@@ -14,7 +14,7 @@ import zstandard
 
 from conftest import simple
 from helpers.http1 import build_request
-from helpers.process import status_field
+from helpers.process import status_field, wait_until
 
 pytestmark = pytest.mark.hayate_only  # the memory bound is hayate's; nginx streams too, with other buffers
 
@@ -165,3 +165,15 @@ def test_client_gone_mid_stream(server):
         c.close()
     r = srv.get('/big.txt', headers={'Accept-Encoding': 'gzip'})
     assert r.status == 200 and gzip.decompress(r.body) == data
+
+
+def test_stalled_client_times_out(server):
+    """send_timeout applies while a body streams: a client that stops reading is closed, not held forever."""
+    data = words_file(16 * MIB, 17)
+    srv = server(simple('root {html}; send_timeout 1s;', http_extra='gzip on; gzip_types text/plain;'),
+                 files={'html/big.txt': data})
+    c = srv.conn(rcvbuf=4096, timeout=15.0)
+    c.send(build_request('GET', '/big.txt', 'localhost', [('Accept-Encoding', 'gzip')]))
+    c.read_head()  # then read nothing: the server's output stops draining
+    assert wait_until(lambda: 'client timed out' in srv.error_log(), timeout=10.0)
+    assert c.is_closed(timeout=10.0)
