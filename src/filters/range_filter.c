@@ -21,9 +21,9 @@
 typedef struct range_ctx {
     hy_range_t *rs;
     int n;
-    int64_t size;   /* the representation's length */
-    int64_t pos;    /* single range: original body bytes seen so far */
-    hy_str_t type;  /* multipart: the representation's Content-Type */
+    int64_t size;  /* the representation's length */
+    int64_t pos;   /* single range: original body bytes seen so far */
+    hy_str_t type; /* multipart: the representation's Content-Type */
     char boundary[24];
 } range_ctx_t;
 

@@ -44,7 +44,9 @@ static void cap_send(hy_req_t *req, bool is_final)
     }
 }
 
-static void cap_abort(hy_req_t *req) {}
+static void cap_abort(hy_req_t *req)
+{
+}
 static const hy_conn_ops_t cap_ops = {.send = cap_send, .abort = cap_abort};
 
 #define BIG (10 << 20)
@@ -98,14 +100,14 @@ static void test_batches(void)
     hy_cycle_t *c = lb_load(conf, false);
     hy_pool_t *pool;
     hy_req_t *r = start(c, &pool, NULL);
-    ok(!out.finished);      /* the handler's final send became the first batch */
+    ok(!out.finished);       /* the handler's final send became the first batch */
     ok(r->_proceed != NULL); /* ... and the filter waits for the protocol to drain it */
     is_int(out.status, 200);
     is_int(out.content_length, -1); /* chunked */
     while (!out.finished && r->_proceed && out.sends < 10000)
         hy_req_proceed(r);
     ok(out.finished);
-    ok(out.sends > 10);                    /* really in batches */
+    ok(out.sends > 10); /* really in batches */
     /* each bounded: BATCH_OUT (64 KiB) plus the output of one 64 KiB read, whatever the body size */
     ok(out.max_batch <= 64 * 1024 + 64 * 1024 + 16384);
     diag_batches();

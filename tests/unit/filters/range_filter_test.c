@@ -72,7 +72,9 @@ static void cap_send(hy_req_t *req, bool is_final)
     }
 }
 
-static void cap_abort(hy_req_t *req) {}
+static void cap_abort(hy_req_t *req)
+{
+}
 static const hy_conn_ops_t cap_ops = {.send = cap_send, .abort = cap_abort};
 
 static char root[64];
