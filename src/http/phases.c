@@ -6,6 +6,7 @@
 #include "request.h"
 #include "uri.h"
 #include "vars.h"
+#include "path.h"
 #include "../conf/cycle.h"
 #include "../core/log.h"
 
@@ -138,6 +139,13 @@ static int check_content(hy_req_t *req, const step_t *s)
     }
     if (s->handler == NULL) { /* end of the chain: nobody took it */
         bool dir = req->uri.len && req->uri.ptr[req->uri.len - 1] == '/';
+        if (dir) { /* nginx's ngx_http_core_content_phase: index and autoindex declined */
+            size_t len;
+            const char *path = hy_http_map_uri_to_path(req, req->loc, req->uri, &len);
+            hy_req_log(req, HY_LOG_ERR, "directory index of \"%s\" is forbidden", path);
+        } else {
+            hy_req_log(req, HY_LOG_ERR, "no handler found");
+        }
         hy_req_error(req, dir ? 403 : 404);
         return -1;
     }

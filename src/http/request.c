@@ -298,15 +298,45 @@ void hy_req_send(hy_req_t *req, bool is_final)
         if (req->location.len && req->location.ptr[0] == '/' && req->srv &&
             (req->loc ? req->loc : req->srv->loc)->absolute_redirect)
             req->location = hy_http_absolute_url(req, req->location);
-        for (int i = 0; hy_modules[i]; i++)
-            if (hy_modules[i]->header_filter)
-                hy_modules[i]->header_filter(req);
+        for (int i = 0; hy_modules[i]; i++) {
+            if (hy_modules[i]->header_filter == NULL)
+                continue;
+            hy_modules[i]->header_filter(req);
+            if (req->_filter_status) { /* a filter replaced the response: answer the error instead */
+                int status = req->_filter_status;
+                req->_filter_status = 0;
+                req->filters_started = false;
+                hy_req_error(req, status);
+                return;
+            }
+        }
         hy_req_finalize_head(req);
     }
     for (int i = 0; hy_modules[i]; i++)
         if (hy_modules[i]->body_filter)
+            hy_modules[i]->body_filter(req, is_final && !req->_filter_held);
+    req->conn->ops->send(req, is_final && !req->_filter_held);
+}
+
+void hy_req_filter_hold(hy_req_t *req, hy_req_proceed_cb proceed)
+{
+    req->_filter_held = true;
+    req->_proceed = proceed;
+}
+
+void hy_req_filter_send(hy_req_t *req, const hy_module_t *m, bool is_final, hy_req_proceed_cb proceed)
+{
+    req->_filter_held = !is_final;
+    req->_proceed = is_final ? NULL : proceed;
+    for (int i = m->index + 1; hy_modules[i]; i++)
+        if (hy_modules[i]->body_filter)
             hy_modules[i]->body_filter(req, is_final);
     req->conn->ops->send(req, is_final);
+}
+
+void hy_req_filter_finalize(hy_req_t *req, int status)
+{
+    req->_filter_status = status;
 }
 
 void hy_req_send_more(hy_req_t *req, hy_req_proceed_cb proceed)

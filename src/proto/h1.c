@@ -600,7 +600,10 @@ static void h1_send(hy_req_t *req, bool is_final)
         else
             hy_sock_read_stop(&h->c->sock);
         hy_sock_write(&h->c->sock, on_written);
-    } else {
+    } else { /* streaming (hy_req_send_more): send_timeout applies between batches too */
+        h->send_mark = h->c->sock.bytes_out;
+        if (!h->body_reading) /* while the body is still read, client_body_timeout owns the timer */
+            hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->send_timeout_ms);
         hy_sock_write(&h->c->sock, on_written_partial);
     }
 }
@@ -847,7 +850,7 @@ static void on_timer(hy_timer_t *t)
         conn_close(h);
         return;
     case ST_REQ:
-        if (h->resp_done && !hy_outq_empty(&h->c->sock.outq) && h->c->sock.bytes_out != h->send_mark) {
+        if (!hy_outq_empty(&h->c->sock.outq) && h->c->sock.bytes_out != h->send_mark) {
             h->send_mark = h->c->sock.bytes_out; /* send_timeout is between two successive writes */
             hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->send_timeout_ms);
             return;

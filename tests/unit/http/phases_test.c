@@ -5,6 +5,7 @@
 #include "../harness.h"
 #include "../loopback.h"
 #include "http/phases.h"
+#include "conf/cycle.h"
 #include "handlers/rewrite.h"
 #include "conf/cycle.h"
 
