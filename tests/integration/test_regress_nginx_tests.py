@@ -1,5 +1,6 @@
-"""TRACE and CONNECT are answered at once and the connection closes (nginx-tests http_method.t: these requests
-timed out against hayate because they were served as ordinary requests on a kept-alive connection)."""
+"""Bugs found by nginx's own test suite (../shared/conformance), each with a test written from nginx's documentation and
+behaviour. http_method.t: TRACE and CONNECT are answered at once and the connection closes (the requests timed out
+against hayate because they were served as ordinary requests on a kept-alive connection)."""
 import pytest
 
 CONF = '''
@@ -50,3 +51,27 @@ def test_other_methods_keep_the_connection(server):
     for m in ('GET', 'POST', 'OPTIONS', 'DELETE'):
         r = c.request('%s / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n' % m, method=m)
         assert r.status == 200, m
+
+
+SERVER_NAMES = '''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        server_name localhost;
+        location / { return 200 "first\\n"; }
+    }
+    server {
+        listen 127.0.0.1:{port};
+        server_name "";
+        location / { return 200 "empty name\\n"; }
+    }
+}
+'''
+
+
+def test_server_name_empty_takes_requests_without_host(server):
+    """nginx-tests http_server_name.t: `server_name ""` serves requests that carry no Host (HTTP/1.0)."""
+    srv = server(SERVER_NAMES)
+    assert srv.raw('GET / HTTP/1.0\r\n\r\n').body == b'empty name\n'
+    assert srv.get('/', host='other').body == b'first\n'   # an unknown Host still goes to the default server
+    assert srv.get('/', host='localhost').body == b'first\n'
