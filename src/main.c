@@ -16,6 +16,7 @@
 #include "core/mem.h"
 #include "process/process.h"
 #include "process/core_conf.h"
+#include "process/title.h"
 #include "conf/lexer.h"
 
 #ifndef HY_CC
@@ -157,6 +158,9 @@ int main(int argc, char **argv)
     const char *prefix = NULL, *conf = NULL, *signal_name = NULL;
     bool show_version = false, show_configure = false, help = false;
     bool doctor = false;
+    hy_title_init(argc, argv);
+    if (hy_title_argv()) /* the originals become title space */
+        argv = (char **)hy_title_argv();
     for (int i = 1; i < argc; i++) {
         const char *p = argv[i];
         if (strcmp(p, "--doctor") == 0) {

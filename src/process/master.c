@@ -13,6 +13,7 @@
 #include "master.h"
 #include "worker.h"
 #include "limits.h"
+#include "title.h"
 #include "core_conf.h"
 #include "../core/log.h"
 #include "../core/clock.h"
@@ -174,6 +175,10 @@ int hy_master_run(hy_cycle_t *cycle, hy_lset_t *lset, int n, const hy_opts_t *op
     cur_lset = lset;
     num_workers = n;
     run_opts = opts;
+    hy_master_pid = getpid();
+    char title[1024];
+    snprintf(title, sizeof(title), "master process %s", hy_title_cmdline());
+    hy_title_set(title);
     sigset_t set;
     sigemptyset(&set);
     int sigs[] = {SIGHUP, SIGUSR1, SIGQUIT, SIGTERM, SIGINT, SIGCHLD};

@@ -14,6 +14,7 @@
 #include "worker.h"
 #include "core_conf.h"
 #include "limits.h"
+#include "title.h"
 #include "../core/log.h"
 #include "../core/clock.h"
 #include "../event/loop.h"
@@ -34,6 +35,7 @@ static hy_io_t sig_io;
 static bool quitting;
 static hy_timer_t shutdown_timer;
 static char *pid_path;
+pid_t hy_master_pid;
 
 void hy_process_conf_log_hook(const char *level, const char *msg)
 {
@@ -163,6 +165,8 @@ static void graceful_stop(void)
     if (quitting)
         return;
     quitting = true;
+    if (!is_single)
+        hy_title_set("worker process is shutting down");
     stop_listeners();
     /* our copies of the listening sockets go now: the master (or nobody, when single) keeps the originals */
     hy_lset_free(cur_lset, is_single);
@@ -243,12 +247,19 @@ int hy_worker_run(hy_cycle_t *cycle, hy_lset_t *lset, size_t slot, int num_worke
     is_single = single;
     hy_core_conf_t *core = hy_core_conf(cycle);
     if (!single) {
-        prctl(PR_SET_PDEATHSIG, SIGQUIT); /* an orphaned worker winds down instead of serving forever */
+        hy_title_set("worker process");
         hy_limits_set_affinity(core, (int)slot, num_workers);
         if (core->has_priority)
             setpriority(PRIO_PROCESS, 0, (int)core->worker_priority);
         if (hy_limits_drop_privileges(core) != 0)
             return 2;
+        /* an orphaned worker winds down instead of serving forever. Set after the privilege drop, which
+         * clears it (prctl(2)); a master that died before this line is caught by the getppid() check. */
+        prctl(PR_SET_PDEATHSIG, SIGQUIT);
+        if (getppid() != hy_master_pid) {
+            hy_log(HY_LOG_NOTICE, "master process %d is gone, worker exiting", (int)hy_master_pid);
+            return 0;
+        }
         if (core->working_directory.len && chdir(core->working_directory.ptr) != 0)
             hy_log(HY_LOG_ALERT, "chdir(\"%s\") failed (%d: %s)", core->working_directory.ptr, errno,
                    strerror(errno));
