@@ -131,6 +131,7 @@ struct hy_conf {
     void *_in;         /* current input (lexer state) */
     int _include_depth;
     void *_dump;       /* -T dump collector: list of (file, contents), NULL when not dumping */
+    int _unsupported;  /* "not supported yet" errors reported so far: parsing goes on to list them all */
 };
 
 /** Report a config error: writes "hayate: [emerg] <msg> in <file>:<line>" to stderr (and the startup error
@@ -139,6 +140,9 @@ int hy_conf_error(hy_conf_t *cf, const char *fmt, ...) HY_PRINTF(2, 3);
 /** Same line format at [warn] level; parsing continues. */
 void hy_conf_warn(hy_conf_t *cf, const char *fmt, ...) HY_PRINTF(2, 3);
 
+/** Count a "not supported by hayate yet" error already reported with hy_conf_error(): the parse goes on, so
+ * that one run lists them all, and hy_conf_parse_file()/hy_conf_parse_string() then return -1. */
+void hy_conf_unsupported(hy_conf_t *cf);
 /** Parse a whole file (top level: main context). -1 after an error was reported. */
 int hy_conf_parse_file(hy_conf_t *cf, const char *path);
 /** Parse an in-memory config (the embedded default) as if it were file `name`. */
