@@ -605,7 +605,7 @@ static void flush_worker(hy_cycle_t *cycle, bool reopen)
         if (f->buf)
             file_flush(f);
         if (reopen && f->fd >= 0) {
-            int fd = open_append(f->path);
+            int fd = hy_log_reopen_file(f->path); /* owner to the workers' user, as nginx */
             if (fd < 0) {
                 hy_log(HY_LOG_ALERT, "open() \"%s\" failed (%d: %s)", f->path, -fd, strerror(-fd));
                 continue;
