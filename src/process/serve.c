@@ -13,6 +13,7 @@
 #include "lset.h"
 #include "master.h"
 #include "worker.h"
+#include "upgrade.h"
 #include "../core/log.h"
 #include "../event/listen.h"
 #include "../conf/lexer.h"
@@ -50,10 +51,13 @@ int hy_serve(hy_cycle_t *cycle, const hy_opts_t *opts)
         hy_limits_worker_ids(core, &hy_log_owner_uid, &hy_log_owner_gid);
     const char *why = "master_process off";
     int n = single ? 1 : hy_limits_workers(core, &why);
-    hy_lset_t *lset = hy_lset_open(cycle, (size_t)n, NULL);
+    hy_lset_t *inherited = hy_upgrade_inherited(cycle); /* USR2 of an old master: its sockets */
+    hy_lset_t *lset = hy_lset_open(cycle, (size_t)n, inherited);
+    hy_lset_free(inherited, false); /* what the configuration did not take over */
     if (lset == NULL)
         return 1;
-    if (core->daemon && daemonize() != 0)
+    /* a new binary started by USR2 stays where the old master is (nginx: no daemon() when inherited) */
+    if (core->daemon && !hy_upgrade_was_inherited() && daemonize() != 0)
         return 1;
     if (hy_process_write_pid(cycle) != 0)
         return 1;

@@ -61,6 +61,30 @@ int hy_process_write_pid(hy_cycle_t *cycle)
     return 0;
 }
 
+int hy_process_pid_oldbin(bool to_oldbin)
+{
+    if (pid_path == NULL)
+        return -1;
+    size_t len = strlen(pid_path);
+    bool is_old = len > 7 && strcmp(pid_path + len - 7, ".oldbin") == 0;
+    if (is_old == to_oldbin)
+        return 0;
+    char *np = hy_alloc(len + 8);
+    memcpy(np, pid_path, len + 1);
+    if (to_oldbin)
+        memcpy(np + len, ".oldbin", 8);
+    else
+        np[len - 7] = '\0';
+    if (rename(pid_path, np) != 0) {
+        hy_log(HY_LOG_ALERT, "rename() %s to %s failed (%d: %s)", pid_path, np, errno, strerror(errno));
+        free(np);
+        return -1;
+    }
+    free(pid_path);
+    pid_path = np;
+    return 0;
+}
+
 void hy_process_remove_pid(void)
 {
     if (pid_path)

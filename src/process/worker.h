@@ -16,6 +16,8 @@ extern pid_t hy_master_pid;
 /** Process-wide helpers shared with the master. */
 int hy_process_write_pid(hy_cycle_t *cycle);
 void hy_process_remove_pid(void);
+/** Binary upgrade: rename the pid file to "<pid>.oldbin" (true) or back (false). 0, or -1 after logging. */
+int hy_process_pid_oldbin(bool to_oldbin);
 void hy_process_conf_log_hook(const char *level, const char *msg);
 
 #endif
