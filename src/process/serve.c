@@ -14,6 +14,7 @@
 #include "master.h"
 #include "worker.h"
 #include "upgrade.h"
+#include "perms.h"
 #include "../core/log.h"
 #include "../event/listen.h"
 #include "../conf/lexer.h"
@@ -38,6 +39,11 @@ static int daemonize(void)
             close(fd);
     }
     return 0;
+}
+
+static void warn_perm(void *ctx, const char *msg)
+{
+    hy_log(HY_LOG_WARN, "%s", msg);
 }
 
 int hy_serve(hy_cycle_t *cycle, const hy_opts_t *opts)
@@ -73,6 +79,7 @@ int hy_serve(hy_cycle_t *cycle, const hy_opts_t *opts)
     if (wc > nofile)
         hy_log(HY_LOG_WARN, "%lld worker_connections exceed open file resource limit: %lld", (long long)wc,
                (long long)nofile);
+    hy_perms_check(cycle, single, warn_perm, NULL); /* a root the workers cannot read: say so now, not per 403 */
     if (single)
         return hy_worker_run(cycle, lset, 0, 1, true, opts);
     return hy_master_run(cycle, lset, n, opts);
