@@ -15,6 +15,7 @@
 #include "limits.h"
 #include "title.h"
 #include "upgrade.h"
+#include "notify.h"
 #include "core_conf.h"
 #include "../core/log.h"
 #include "../core/clock.h"
@@ -227,6 +228,7 @@ int hy_master_run(hy_cycle_t *cycle, hy_lset_t *lset, int n, const hy_opts_t *op
     hy_conf_log_hook = hy_process_conf_log_hook;
     for (int i = 0; i < n; i++)
         spawn(cycle, (size_t)i);
+    hy_notify_ready();
     bool stopping = false;
     int status = 0;
     while (!stopping || live_workers() > 0) {
@@ -246,7 +248,9 @@ int hy_master_run(hy_cycle_t *cycle, hy_lset_t *lset, int n, const hy_opts_t *op
                 hy_log(HY_LOG_NOTICE, "start worker processes");
                 spawn_all();
             } else if (!stopping) {
+                hy_notify_reloading();
                 reload();
+                hy_notify_ready(); /* also after a failed reload: the old configuration still serves */
             }
             break;
         case SIGUSR2:
@@ -286,6 +290,7 @@ int hy_master_run(hy_cycle_t *cycle, hy_lset_t *lset, int n, const hy_opts_t *op
         case SIGQUIT:
             hy_log(HY_LOG_NOTICE, "signal %d (SIGQUIT) received from %u, shutting down", SIGQUIT, si.ssi_pid);
             stopping = true;
+            hy_notify_stopping();
             /* stop listening at once: new connections are refused instead of queueing for nobody */
             hy_lset_free(cur_lset, new_binary == 0); /* a new binary keeps serving unix sockets */
             cur_lset = NULL;
@@ -296,6 +301,7 @@ int hy_master_run(hy_cycle_t *cycle, hy_lset_t *lset, int n, const hy_opts_t *op
             hy_log(HY_LOG_NOTICE, "signal %d (%s) received from %u, exiting", si.ssi_signo,
                    si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT", si.ssi_pid);
             stopping = true;
+            hy_notify_stopping();
             hy_lset_free(cur_lset, new_binary == 0);
             cur_lset = NULL;
             signal_workers(SIGTERM, NULL);

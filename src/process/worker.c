@@ -15,6 +15,7 @@
 #include "core_conf.h"
 #include "limits.h"
 #include "title.h"
+#include "notify.h"
 #include "../core/log.h"
 #include "../core/clock.h"
 #include "../event/loop.h"
@@ -211,7 +212,9 @@ static void on_signal_io(hy_io_t *io, unsigned rev)
         case SIGHUP:
             if (is_single && !quitting) {
                 hy_log(HY_LOG_NOTICE, "signal %d (SIGHUP) received from %u, reconfiguring", SIGHUP, si.ssi_pid);
+                hy_notify_reloading();
                 reload_in_place();
+                hy_notify_ready();
             }
             break;
         case SIGUSR1:
@@ -221,17 +224,21 @@ static void on_signal_io(hy_io_t *io, unsigned rev)
             modules_flush(current, true);
             break;
         case SIGQUIT:
-            if (is_single)
+            if (is_single) {
                 hy_log(HY_LOG_NOTICE, "signal %d (SIGQUIT) received from %u, shutting down", SIGQUIT, si.ssi_pid);
+                hy_notify_stopping();
+            }
             else
                 hy_log(HY_LOG_NOTICE, "gracefully shutting down");
             graceful_stop();
             break;
         case SIGTERM:
         case SIGINT:
-            if (is_single)
+            if (is_single) {
                 hy_log(HY_LOG_NOTICE, "signal %d (%s) received from %u, exiting", si.ssi_signo,
                        si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT", si.ssi_pid);
+                hy_notify_stopping();
+            }
             loop.stop = true;
             break;
         default:
@@ -302,6 +309,8 @@ int hy_worker_run(hy_cycle_t *cycle, hy_lset_t *lset, size_t slot, int num_worke
         return 2;
     start_listeners(cycle);
     hy_conf_log_hook = hy_process_conf_log_hook;
+    if (single)
+        hy_notify_ready();
     while (!loop.stop) {
         if (hy_loop_run_once(&loop, quitting ? 100 : -1) != 0)
             break;
