@@ -79,7 +79,7 @@ static void version(bool verbose, const char *prefix)
 }
 
 /* The prefix: -p, else the compiled-in one (make install), else the directory above the one holding the
- * binary (build/hayate → the checkout). */
+ * binary when it has conf/mime.types (build/hayate → the checkout), else /usr/local/hayate/ (nginx's style). */
 static char *default_prefix(void)
 {
 #ifdef HY_PATH_PREFIX
@@ -97,8 +97,14 @@ static char *default_prefix(void)
         *s = '\0';
     }
     size_t len = strlen(exe);
-    char *p = hy_alloc(len + 2);
+    char *p = hy_alloc(len + sizeof("/conf/mime.types"));
     memcpy(p, exe, len);
+    memcpy(p + len, "/conf/mime.types", sizeof("/conf/mime.types"));
+    if (access(p, F_OK) != 0) { /* not a checkout nor a prefix tree: a copy in /usr/local/sbin must not write
+                                 * /usr/local/logs */
+        free(p);
+        return hy_strndup("/usr/local/hayate/", 18);
+    }
     p[len] = '/';
     p[len + 1] = '\0';
     return p;
