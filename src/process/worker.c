@@ -11,11 +11,13 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 #include "worker.h"
 #include "core_conf.h"
 #include "limits.h"
 #include "title.h"
 #include "notify.h"
+#include "upgrade.h"
 #include "../core/log.h"
 #include "../core/clock.h"
 #include "../event/loop.h"
@@ -36,6 +38,7 @@ static hy_io_t sig_io;
 static bool quitting;
 static hy_timer_t shutdown_timer;
 static char *pid_path;
+static pid_t new_binary; /* single process: the binary USR2 started, until it exits */
 pid_t hy_master_pid;
 
 void hy_process_conf_log_hook(const char *level, const char *msg)
@@ -194,13 +197,45 @@ static void graceful_stop(void)
         hy_title_set("worker process is shutting down");
     stop_listeners();
     /* our copies of the listening sockets go now: the master (or nobody, when single) keeps the originals */
-    hy_lset_free(cur_lset, is_single);
+    hy_lset_free(cur_lset, is_single && new_binary == 0); /* a new binary keeps serving unix sockets */
     cur_lset = NULL;
     hy_h1_shutdown(&loop);
     hy_core_conf_t *core = hy_core_conf(current);
     if (core->worker_shutdown_timeout_ms > 0) {
         shutdown_timer.cb = on_shutdown_timeout;
         hy_timer_link(&loop, &shutdown_timer, (uint64_t)core->worker_shutdown_timeout_ms);
+    }
+}
+
+/* master_process off: USR2 starts the new binary on the same sockets, as the master does (upgrade.h); QUIT
+ * then ends this process. */
+static void change_binary(uint32_t from)
+{
+    hy_log(HY_LOG_NOTICE, "signal %d (SIGUSR2) received from %u, changing binary", SIGUSR2, from);
+    if (new_binary > 0) {
+        hy_log(HY_LOG_ALERT, "the changing binary signal is ignored: you should shutdown or terminate before "
+               "either old or new binary's process");
+        return;
+    }
+    if (hy_process_pid_oldbin(true) != 0)
+        return;
+    new_binary = hy_upgrade_exec(cur_lset);
+    if (new_binary < 0) {
+        new_binary = 0;
+        hy_process_pid_oldbin(false);
+    }
+}
+
+static void reap_new_binary(void)
+{
+    int status;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        if (pid != new_binary)
+            continue;
+        hy_log(HY_LOG_NOTICE, "new binary process %d exited", (int)pid);
+        new_binary = 0;
+        hy_process_pid_oldbin(false);
     }
 }
 
@@ -216,6 +251,14 @@ static void on_signal_io(hy_io_t *io, unsigned rev)
                 reload_in_place();
                 hy_notify_ready();
             }
+            break;
+        case SIGUSR2:
+            if (is_single && !quitting)
+                change_binary(si.ssi_pid);
+            break;
+        case SIGCHLD:
+            if (is_single)
+                reap_new_binary();
             break;
         case SIGUSR1:
             if (is_single)
@@ -257,6 +300,8 @@ static int setup_signals(void)
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGUSR2);  /* binary upgrade (single process); workers ignore it, as WINCH */
+    sigaddset(&set, SIGWINCH);
     if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
         return -1;
     signal(SIGPIPE, SIG_IGN);
@@ -321,7 +366,7 @@ int hy_worker_run(hy_cycle_t *cycle, hy_lset_t *lset, size_t slot, int num_worke
     stop_listeners();
     hy_h1_close_all();
     hy_loop_run_once(&loop, 0); /* runs the deferred frees */
-    hy_lset_free(cur_lset, single);
+    hy_lset_free(cur_lset, single && new_binary == 0);
     cur_lset = NULL;
     if (single) {
         hy_log(HY_LOG_NOTICE, "exit");

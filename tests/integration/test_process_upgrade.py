@@ -11,15 +11,15 @@ import threading
 
 import pytest
 
-from conftest import HY_BIN, IS_NGINX, SANITIZER_RE, wait_port
+from conftest import HY_BIN, SANITIZER_RE
 from helpers.process import children, alive, wait_until, quick_get, kill_quietly
 
 AB = shutil.which('ab')
 
 
-def conf(prefix):
+def conf(prefix, single=False):
     return prefix.render('''daemon on;
-master_process on;
+master_process %s;
 worker_processes 2;
 user root;
 error_log {tmp}/logs/error.log info;
@@ -33,7 +33,14 @@ http {
         root {html};
     }
 }
-''')
+''' % ('off' if single else 'on'))
+
+
+def serving(port):
+    try:
+        return quick_get(port, '/a.txt')[0] == 200
+    except OSError:
+        return False
 
 
 def read_pid(path):
@@ -90,17 +97,21 @@ class Load:
 
 
 @pytest.fixture
-def daemon(hy_bin, prefix):
+def daemon(hy_bin, prefix, request):
     """Starts a daemonized master; yields (prefix, old master pid); kills whatever is left at the end."""
+    single = getattr(request, 'param', False)
     prefix.write('html/a.txt', 'hello\n')
-    path = prefix.write('conf/test.conf', conf(prefix))
+    path = prefix.write('conf/test.conf', conf(prefix, single))
     pidfile = prefix.path('logs/hy.pid')
     res = subprocess.run([hy_bin, '-p', prefix.tmp + '/', '-c', path], stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=10, cwd=prefix.tmp)
     assert res.returncode == 0, res
     assert wait_until(lambda: read_pid(pidfile), 5), 'no pid file'
     master = read_pid(pidfile)
-    assert wait_until(lambda: len(children(master)) == 2, 5), children(master)
+    if single:
+        assert wait_until(lambda: serving(prefix.port), 5)
+    else:
+        assert wait_until(lambda: len(children(master)) == 2, 5), children(master)
     seen = {master}
     yield prefix, master, seen
     for pid in list(seen):
@@ -206,3 +217,28 @@ def test_usr2_twice_is_refused(daemon):
     text = open(p).read()
     with open(p, 'w') as f:
         f.write('\n'.join(l for l in text.splitlines() if 'changing binary signal is ignored' not in l))
+
+
+@pytest.mark.parametrize('daemon', [True], ids=['master_process_off'], indirect=True)
+def test_upgrade_single_process_under_load(daemon):
+    """master_process off: USR2 starts the new binary on the same sockets; QUIT then ends the old process."""
+    prefix, old, seen = daemon
+    pidfile = prefix.path('logs/hy.pid')
+    load = Load(prefix.port, prefix.tmp)
+    try:
+        load.wait_some()
+        os.kill(old, signal.SIGUSR2)
+        assert wait_until(lambda: read_pid(pidfile + '.oldbin') == old and read_pid(pidfile) not in (0, old), 5), \
+            (os.listdir(prefix.path('logs')), prefix.error_log())
+        new = read_pid(pidfile)
+        seen.add(new)
+        load.wait_some()
+        os.kill(old, signal.SIGQUIT)
+        assert wait_until(lambda: not alive(old), 5)
+        load.wait_some()
+        assert alive(new) and read_pid(pidfile) == new
+    finally:
+        ab = load.finish()
+    assert not load.failures, load.failures[:10]
+    if AB:
+        assert re.search(r'^Failed requests:\s+0$', ab, re.M), ab
