@@ -69,10 +69,13 @@ static void version(bool verbose, const char *prefix)
             "built with brotli and zstd compression (hayate's own, with the directives of the common modules)\n",
             HY_CC, OPENSSL_VERSION_TEXT, OpenSSL_version(OPENSSL_VERSION), pcre_ver);
     char *p = prefix ? absolute(NULL, prefix, true) : default_prefix();
+    char *paths[] = {absolute(p, HY_PATH_CONF, false), absolute(p, HY_PATH_ERROR_LOG, false),
+                     absolute(p, HY_PATH_HTTP_LOG, false), absolute(p, HY_PATH_PID, false)};
     fprintf(stderr, "configure arguments: --prefix=%s --conf-path=%s --error-log-path=%s --http-log-path=%s "
-            "--pid-path=%s --with-http_gzip_static_module", p, absolute(p, HY_PATH_CONF, false),
-            absolute(p, HY_PATH_ERROR_LOG, false), absolute(p, HY_PATH_HTTP_LOG, false),
-            absolute(p, HY_PATH_PID, false));
+            "--pid-path=%s --with-http_gzip_static_module", p, paths[0], paths[1], paths[2], paths[3]);
+    for (size_t i = 0; i < HY_ARRAY_SIZE(paths); i++)
+        free(paths[i]);
+    free(p);
     for (size_t i = 0; i < HY_ARRAY_SIZE(without_modules); i++)
         fprintf(stderr, " --without-http_%s_module", without_modules[i]);
     fprintf(stderr, " --without-http-cache\n");

@@ -10,6 +10,7 @@ static char *area;      /* argv[0]: start of the writable area */
 static size_t area_len; /* through the last contiguous argv/environ string, including its NUL */
 static char **saved_argv;
 static char *cmdline = "";
+static char **env_strings; /* the copied environment strings, kept reachable when unsetenv() drops one */
 
 void hy_title_init(int argc, char **argv)
 {
@@ -41,10 +42,11 @@ void hy_title_init(int argc, char **argv)
     while (environ[n])
         n++;
     char **env = hy_calloc(sizeof(char *) * (n + 1));
+    env_strings = hy_calloc(sizeof(char *) * (n + 1));
     for (size_t i = 0; i < n; i++) {
         if (environ[i] == end)
             end = environ[i] + strlen(environ[i]) + 1;
-        env[i] = hy_strndup(environ[i], strlen(environ[i]));
+        env[i] = env_strings[i] = hy_strndup(environ[i], strlen(environ[i]));
     }
     environ = env; /* getenv() and exec now read the copy: the old strings become title space */
     area_len = (size_t)(end - area);
