@@ -71,6 +71,9 @@ int hy_serve(hy_cycle_t *cycle, const hy_opts_t *opts)
     hy_conf_log_hook = NULL;
     int64_t wc = hy_limits_worker_connections(core, nofile);
     hy_log(HY_LOG_NOTICE, "hayate/%s, %s", HY_VERSION, single ? "single process" : "master process");
+    if (hy_upgrade_was_inherited())
+        hy_log(HY_LOG_NOTICE, "using %zu inherited listening socket%s (binary upgrade)", hy_upgrade_num_inherited(),
+               hy_upgrade_num_inherited() == 1 ? "" : "s");
     hy_log(HY_LOG_NOTICE, "using %d worker process%s (%s)", n, n == 1 ? "" : "es", why);
     hy_log(HY_LOG_NOTICE, "limits: open files %lld per process, worker_connections %lld%s, listen backlog %d "
            "(net.core.somaxconn), %zu listening address%s", (long long)nofile, (long long)wc,

@@ -19,6 +19,7 @@
 #define MAX_INHERITED 4096
 
 static bool inherited;
+static size_t num_inherited; /* sockets taken from HAYATE */
 
 pid_t hy_upgrade_exec(const hy_lset_t *lset)
 {
@@ -69,6 +70,11 @@ bool hy_upgrade_was_inherited(void)
     return inherited;
 }
 
+size_t hy_upgrade_num_inherited(void)
+{
+    return num_inherited;
+}
+
 /* Does the bound address of `fd` name spec's address? */
 static bool same_address(int fd, const hy_listen_spec_t *spec)
 {
@@ -99,7 +105,6 @@ hy_lset_t *hy_upgrade_inherited(hy_cycle_t *cycle)
     inherited = true;
     int fds[MAX_INHERITED];
     size_t nfds = 0;
-    hy_log_stderr(HY_LOG_NOTICE, "using inherited sockets from \"%s\"", v);
     for (const char *p = v; *p && nfds < MAX_INHERITED;) {
         size_t len = strcspn(p, ";");
         int64_t fd = hy_parse_int(p, len);
@@ -117,6 +122,7 @@ hy_lset_t *hy_upgrade_inherited(hy_cycle_t *cycle)
         if (*p == ';')
             p++;
     }
+    num_inherited = nfds;
     unsetenv(ENV_NAME); /* not passed on to anything this process starts */
     hy_http_main_conf_t *m = hy_http_main(cycle);
     size_t n = m ? m->addrs->nelts : 0;

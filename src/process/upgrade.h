@@ -17,5 +17,7 @@ pid_t hy_upgrade_exec(const hy_lset_t *lset);
 hy_lset_t *hy_upgrade_inherited(hy_cycle_t *cycle);
 /** True when this process was started by a master's USR2 (HAYATE was set). */
 bool hy_upgrade_was_inherited(void);
+/** How many valid sockets HAYATE named. */
+size_t hy_upgrade_num_inherited(void);
 
 #endif

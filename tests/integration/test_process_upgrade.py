@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from conftest import HY_BIN, SANITIZER_RE
+from conftest import HY_BIN, IS_NGINX, SANITIZER_RE
 from helpers.process import children, alive, wait_until, quick_get, kill_quietly
 
 AB = shutil.which('ab')
@@ -137,6 +137,9 @@ def upgrade(prefix, old, seen):
     new = read_pid(pidfile)
     seen.add(new)
     assert new in children(old), (new, children(old))  # nginx's model: the new master is the old one's child
+    if not IS_NGINX:  # two workers: one SO_REUSEPORT socket each, all of them taken over
+        assert wait_until(lambda: re.search(r'\[notice\] %d#\d+: using 2 inherited listening sockets' % new,
+                                            prefix.error_log()), 5), prefix.error_log()
     assert wait_until(lambda: len(children(new)) == 2, 5), children(new)
     return new
 
