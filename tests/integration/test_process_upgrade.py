@@ -36,6 +36,22 @@ http {
 ''' % ('off' if single else 'on'))
 
 
+def masters_under(tmp):
+    """Pids of every master process whose command line names this test's prefix."""
+    found = []
+    for d in os.listdir('/proc'):
+        if not d.isdigit():
+            continue
+        try:
+            with open('/proc/%s/cmdline' % d, 'rb') as f:
+                cmd = f.read().decode(errors='replace')
+        except OSError:
+            continue
+        if 'master process' in cmd and tmp + '/' in cmd:
+            found.append(int(d))
+    return found
+
+
 def serving(port):
     try:
         return quick_get(port, '/a.txt')[0] == 200
@@ -114,6 +130,7 @@ def daemon(hy_bin, prefix, request):
         assert wait_until(lambda: len(children(master)) == 2, 5), children(master)
     seen = {master}
     yield prefix, master, seen
+    seen.update(masters_under(prefix.tmp))  # also one a broken upgrade left behind, daemonized
     for pid in list(seen):
         kill_quietly(pid, signal.SIGQUIT)
     ok = wait_until(lambda: not any(alive(p) for p in seen), 5)
