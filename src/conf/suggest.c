@@ -4,6 +4,7 @@
 
 /* nginx 1.22's variables (core and the modules Debian builds) that hayate does not have; names ending in "_"
  * are families ($sent_trailer_name). Names hayate implements are found before this list is consulted. */
+/* clang-format off */
 const char *const hy_suggest_variables[] = {
     "ancient_browser", "connection_time", "connections_active", "connections_reading", "connections_waiting",
     "connections_writing", "date_gmt", "date_local", "fastcgi_path_info", "fastcgi_script_name", "geoip_area_code",
@@ -22,6 +23,7 @@ const char *const hy_suggest_variables[] = {
     "ssl_session_reused", "tcpinfo_rcv_space", "tcpinfo_rtt", "tcpinfo_rttvar", "tcpinfo_snd_cwnd", "uid_got",
     "uid_reset", "uid_set", "upstream_trailer_", NULL,
 };
+/* clang-format on */
 
 bool hy_suggest_variable(const char *name, size_t len)
 {

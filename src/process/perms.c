@@ -136,16 +136,18 @@ static void check_path(checker_t *c, const char *what, const char *shown, const 
         bool last = i == len;
         if (S_ISDIR(st.st_mode) && !may(&c->who, &st, 1)) {
             describe(&st, d, sizeof(d));
-            problem(c, "the workers' user \"%s\" cannot reach the %s \"%s\": no search (x) permission on \"%s\" "
-                    "(%s); `chmod o+x %s`, move it, or set `user` to one who can", c->who.name, what, shown, path, d,
-                    path);
+            problem(c,
+                    "the workers' user \"%s\" cannot reach the %s \"%s\": no search (x) permission on \"%s\" "
+                    "(%s); `chmod o+x %s`, move it, or set `user` to one who can",
+                    c->who.name, what, shown, path, d, path);
             return;
         }
         if (last && want && !may(&c->who, &st, want)) {
             describe(&st, d, sizeof(d));
-            problem(c, "the workers' user \"%s\" cannot %s the %s \"%s\" (%s); `chmod o+%s %s`, or set `user` to "
-                    "one who can", c->who.name, want == 4 ? "read" : "write", what, shown, d,
-                    want == 4 ? "r" : "w", path);
+            problem(c,
+                    "the workers' user \"%s\" cannot %s the %s \"%s\" (%s); `chmod o+%s %s`, or set `user` to "
+                    "one who can",
+                    c->who.name, want == 4 ? "read" : "write", what, shown, d, want == 4 ? "r" : "w", path);
             return;
         }
         path[i] = save;

@@ -111,13 +111,15 @@ hy_lset_t *hy_upgrade_inherited(hy_cycle_t *cycle)
         int type = 0;
         socklen_t tl = sizeof(type);
         if (fd < 0 || fd > INT32_MAX || getsockopt((int)fd, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 ||
-            type != SOCK_STREAM)
-            hy_log_stderr(HY_LOG_EMERG, "invalid socket number \"%.*s\" in " ENV_NAME " environment variable, ignoring "
-                   "the rest of the variable", (int)len, p);
-        else {
-            fds[nfds++] = (int)fd;
-            fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+            type != SOCK_STREAM) {
+            hy_log_stderr(HY_LOG_EMERG,
+                          "invalid socket number \"%.*s\" in " ENV_NAME " environment variable, "
+                          "ignoring the rest of the variable",
+                          (int)len, p);
+            break; /* as nginx */
         }
+        fds[nfds++] = (int)fd;
+        fcntl((int)fd, F_SETFD, FD_CLOEXEC);
         p += len;
         if (*p == ';')
             p++;
