@@ -30,9 +30,10 @@ bool hy_suggest_variable(const char *name, size_t len)
     for (size_t i = 0; hy_suggest_variables[i]; i++) {
         const char *v = hy_suggest_variables[i];
         size_t vl = strlen(v);
-        if (vl == len && memcmp(v, name, len) == 0)
+        bool family = v[vl - 1] == '_'; /* "sent_trailer_": a prefix, never a name of its own */
+        if (!family && vl == len && memcmp(v, name, len) == 0)
             return true;
-        if (v[vl - 1] == '_' && len > vl && memcmp(v, name, vl) == 0)
+        if (family && len > vl && memcmp(v, name, vl) == 0)
             return true;
     }
     return false;
