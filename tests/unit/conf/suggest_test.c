@@ -14,8 +14,8 @@ static const char *nearest(const char *name, const char *const *cands)
 static void test_near(void)
 {
     static const char *const dirs[] = {"server_name", "server_tokens", "root", "listen", "location", NULL};
-    is_str(nearest("server_nmae", dirs), "server_name"); /* transposition: 1 */
-    is_str(nearest("servr_name", dirs), "server_name");  /* deletion */
+    is_str(nearest("server_nmae", dirs), "server_name");  /* transposition: 1 */
+    is_str(nearest("servr_name", dirs), "server_name");   /* deletion */
     is_str(nearest("server_namee", dirs), "server_name"); /* insertion */
     is_str(nearest("lisen", dirs), "listen");
     is_str(nearest("locaiton", dirs), "location");
