@@ -5,13 +5,12 @@ import grp
 import os
 import pwd
 import shutil
-import signal
 import stat
 import tempfile
 
 import pytest
 
-from helpers.process import master_conf, workers_of, wait_until, quick_get
+from helpers.process import master_conf, workers_of, wait_until, quick_get, cli
 
 N = 20
 
@@ -71,7 +70,8 @@ def test_group_and_mode_kept_over_start_and_reopen(server):
         for p in (acc, err):
             os.rename(p, p + '.1')
             make_log(p, adm.gr_gid, 0o640)
-        os.kill(s.proc.pid, signal.SIGUSR1)
+        res = cli(s, '-s', 'reopen')
+        assert res.returncode == 0, res
         assert wait_until(lambda: os.stat(acc).st_uid == nobody.pw_uid, 5), os.stat(acc)
         for p in (acc, err):
             st = os.stat(p)
