@@ -147,3 +147,19 @@ def test_make_deb_installs_and_starts(root):
     args = configure_args(root + '/usr/sbin/hayate')
     assert args['conf-path'] == '/etc/hayate/hayate.conf', args
     serve_installed(root, root + '/usr/sbin/hayate', root + '/etc/hayate/hayate.conf')
+
+
+def test_copied_development_binary_does_not_use_its_parent_as_prefix(root, hy_bin):
+    """A development build copied to .../sbin/ (no conf/mime.types above it) must not take the directory above
+    as its prefix, or its first -t creates .../logs there (/usr/local/logs for /usr/local/sbin)."""
+    os.makedirs(root + '/sbin')
+    shutil.copy(hy_bin, root + '/sbin/hayate')
+    args = configure_args(root + '/sbin/hayate')
+    if args['conf-path'].startswith('/etc/') or not args['prefix'].startswith('/'):
+        pytest.skip('an installed build: its prefix is compiled in')
+    assert args['prefix'] != root + '/', args
+    assert args['prefix'] == '/usr/local/hayate/', args
+    # with conf/mime.types above it, the tree is a prefix (a checkout, or nginx's /usr/local/nginx layout)
+    os.makedirs(root + '/conf')
+    shutil.copy(os.path.join(REPO, 'conf', 'mime.types'), root + '/conf/mime.types')
+    assert configure_args(root + '/sbin/hayate')['prefix'] == root + '/'
