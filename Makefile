@@ -15,6 +15,12 @@ SAN ?=
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g $(OPT) -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
   -Wno-unused-parameter -Werror=implicit-function-declaration -Werror=incompatible-pointer-types -fno-strict-aliasing
 ALL_CFLAGS := -Isrc $(CFLAGS_BASE) $(WERROR) $(SAN) $(DEP_CFLAGS) $(CFLAGS) -DHY_CC='"$(shell $(CC) --version | head -1)"'
+# `make install` builds in build-install with the compiled-in paths of the install layout (core/paths.h); a
+# development build has none (its prefix is the checkout).
+ifdef HY_INSTALL_PATHS
+ALL_CFLAGS += -include $(BUILD)/gen/paths.h
+$(OBJ) $(BUILD)/src/main.o: | $(BUILD)/gen/paths.h
+endif
 ALL_LDFLAGS := $(SAN) $(LDFLAGS)
 
 SRC := $(filter-out src/main.c,$(wildcard src/*/*.c))
@@ -24,7 +30,7 @@ BIN := $(BUILD)/hayate
 UNIT_SRC := $(wildcard tests/unit/*/*_test.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all run test unit integration bench deps deps-test clean fuzz fuzz-smoke asan
+.PHONY: all run test unit integration bench deps deps-test clean fuzz fuzz-smoke asan install deb FORCE
 
 all: $(BIN)
 
@@ -56,7 +62,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/harness.h
 
 # Debian packages: build, run, test. Installed only when missing (apt-get, as root).
 DEPS_BUILD := build-essential pkg-config libpcre2-dev libssl-dev zlib1g-dev libbrotli-dev libzstd-dev libdeflate-dev
-DEPS_TEST := python3 python3-pytest python3-h2 python3-brotli python3-zstandard curl clang libclang-rt-14-dev
+DEPS_TEST := python3 python3-pytest python3-h2 python3-brotli python3-zstandard curl apache2-utils
+DEPS_FUZZ := clang libclang-rt-14-dev
 deps:
 	$(Q)tools/install-deps.sh $(DEPS_BUILD)
 deps-test:
@@ -84,6 +91,7 @@ asan:
 FUZZ_SRC := $(wildcard tests/fuzz/*_fuzz.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 build-fuzz/%: tests/fuzz/%.c
+	$(Q)tools/install-deps.sh $(DEPS_BUILD) $(DEPS_FUZZ)
 	$(Q)$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT=-O1 \
 	  SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" build-fuzz/libhayate.a
 	$(Q)clang $(CFLAGS_BASE) $(DEP_CFLAGS) -O1 -fsanitize=fuzzer,address,undefined -Isrc -o $@ $< \
@@ -100,5 +108,55 @@ fuzz-smoke: fuzz
 bench: all
 	$(Q)bench/run.sh
 
+# ---------------------------------------------------------------- installation
+# PREFIX=/usr: /usr/sbin/hayate, /etc/hayate/hayate.conf (+ mime.types, params), /var/log/hayate, /run/hayate.pid,
+# /usr/share/hayate/html, hayate(8), the systemd unit, /etc/logrotate.d/hayate. DESTDIR stages it elsewhere.
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+DATADIR ?= $(PREFIX)/share/hayate
+MANDIR ?= $(PREFIX)/share/man
+LOGDIR ?= /var/log/hayate
+PIDFILE ?= /run/hayate.pid
+UNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+VERSION := $(shell sed -n 's/^\#define HY_VERSION "\(.*\)"/\1/p' src/core/hayate.h)
+INSTALL_BUILD := build-install
+SUBST := sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' \
+  -e 's|@LOGDIR@|$(LOGDIR)|g' -e 's|@PIDFILE@|$(PIDFILE)|g' -e 's|@VERSION@|$(VERSION)|g' \
+  -e 's|@PREFIX@|$(DATADIR)/|g' -e 's|@CONF@|$(SYSCONFDIR)/hayate/hayate.conf|g' -e 's|@PID@|$(PIDFILE)|g' \
+  -e 's|@ERROR_LOG@|$(LOGDIR)/error.log|g' -e 's|@HTTP_LOG@|$(LOGDIR)/access.log|g'
+
+# rewritten only when the paths change, so objects rebuild exactly then
+$(BUILD)/gen/paths.h: FORCE
+	@mkdir -p $(dir $@)
+	@printf '#define HY_PATH_PREFIX "%s/"\n#define HY_PATH_CONF "%s"\n#define HY_PATH_ERROR_LOG "%s"\n#define HY_PATH_HTTP_LOG "%s"\n#define HY_PATH_PID "%s"\n' \
+	  '$(DATADIR)' '$(SYSCONFDIR)/hayate/hayate.conf' '$(LOGDIR)/error.log' '$(LOGDIR)/access.log' '$(PIDFILE)' >$@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+FORCE:
+
+install:
+	$(Q)$(MAKE) --no-print-directory BUILD=$(INSTALL_BUILD) HY_INSTALL_PATHS=1 PREFIX=$(PREFIX) SYSCONFDIR=$(SYSCONFDIR) \
+	  DATADIR=$(DATADIR) LOGDIR=$(LOGDIR) PIDFILE=$(PIDFILE) $(INSTALL_BUILD)/hayate
+	install -D -m 0755 $(INSTALL_BUILD)/hayate $(DESTDIR)$(SBINDIR)/hayate
+	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/hayate/conf.d $(DESTDIR)$(DATADIR)/html $(DESTDIR)$(MANDIR)/man8 \
+	  $(DESTDIR)$(UNITDIR) $(DESTDIR)/etc/logrotate.d
+	install -d -m 0755 $(DESTDIR)$(LOGDIR)
+	install -m 0644 conf/mime.types dist/fastcgi_params dist/scgi_params dist/uwsgi_params $(DESTDIR)$(SYSCONFDIR)/hayate/
+	[ -e $(DESTDIR)$(SYSCONFDIR)/hayate/hayate.conf ] || \
+	  $(SUBST) dist/hayate.conf >$(DESTDIR)$(SYSCONFDIR)/hayate/hayate.conf
+	install -m 0644 html/index.html $(DESTDIR)$(DATADIR)/html/
+	$(SUBST) dist/hayate.8.in >$(DESTDIR)$(MANDIR)/man8/hayate.8
+	$(SUBST) dist/hayate.service.in >$(DESTDIR)$(UNITDIR)/hayate.service
+	$(SUBST) dist/hayate.logrotate.in >$(DESTDIR)/etc/logrotate.d/hayate
+
+# A Debian package (debhelper): dist/debian becomes debian/ in a copy of the tree; the .deb lands in build-deb/.
+deb:
+	$(Q)tools/install-deps.sh $(DEPS_BUILD) debhelper
+	$(Q)rm -rf build-deb && mkdir -p build-deb/hayate-$(VERSION)
+	$(Q)git ls-files -z | grep -zv '^dist/debian/' | xargs -0 cp --parents -t build-deb/hayate-$(VERSION)
+	$(Q)cp -r dist/debian build-deb/hayate-$(VERSION)/debian
+	$(Q)cd build-deb/hayate-$(VERSION) && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || { tail -40 ../build.log; exit 1; }
+	$(Q)ls build-deb/*.deb
+
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz
+	rm -rf $(BUILD) build-asan build-fuzz build-install build-deb

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include "log.h"
 #include "clock.h"
@@ -48,8 +49,22 @@ int hy_log_open_file(const char *path)
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
         return -errno;
-    if (hy_log_owner_uid >= 0) /* so workers running as `user` can reopen it after USR1 (nginx does the same) */
-        (void)!fchown(fd, (uid_t)hy_log_owner_uid, (gid_t)hy_log_owner_gid);
+    return fd;
+}
+
+int hy_log_reopen_file(const char *path)
+{
+    int fd = hy_log_open_file(path);
+    if (fd < 0 || hy_log_owner_uid < 0 || geteuid() != 0 || strcmp(path, "stderr") == 0)
+        return fd;
+    /* nginx's ngx_reopen_files(): the owner becomes the workers' user, so their own reopen succeeds; the group
+     * and the other permission bits stay as logrotate's `create 0640 www-data adm` made them */
+    struct stat st;
+    if (fchown(fd, (uid_t)hy_log_owner_uid, (gid_t)-1) != 0)
+        hy_log(HY_LOG_ALERT, "fchown(\"%s\", %d) failed (%d: %s)", path, hy_log_owner_uid, errno, strerror(errno));
+    else if (fstat(fd, &st) == 0 && (st.st_mode & (S_IRUSR | S_IWUSR)) != (S_IRUSR | S_IWUSR) &&
+             fchmod(fd, st.st_mode | S_IRUSR | S_IWUSR) != 0)
+        hy_log(HY_LOG_ALERT, "fchmod(\"%s\") failed (%d: %s)", path, errno, strerror(errno));
     return fd;
 }
 
@@ -58,7 +73,7 @@ void hy_log_reopen(void)
     for (size_t i = 0; i < num_targets; i++) {
         if (strcmp(targets[i].path, "stderr") == 0)
             continue;
-        int fd = hy_log_open_file(targets[i].path);
+        int fd = hy_log_reopen_file(targets[i].path);
         if (fd < 0) {
             hy_log(HY_LOG_ALERT, "open() \"%s\" failed (%d: %s)", targets[i].path, -fd, strerror(-fd));
             continue;

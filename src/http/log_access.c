@@ -20,6 +20,7 @@
 #include "../core/clock.h"
 #include "../core/httpdate.h"
 #include "../core/log.h"
+#include "../core/paths.h"
 
 #define LOG_IDX (hy_http_log_module.index)
 
@@ -565,7 +566,7 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     log_main_t *lm = log_main(cf);
     c->logs = hy_array_create(cf->pool, 1, sizeof(log_entry_t));
     log_entry_t *e = hy_array_push(c->logs);
-    e->file = file_get(cf, lm, hy_cycle_path(cf->cycle, "logs/access.log", 15));
+    e->file = file_get(cf, lm, hy_cycle_path(cf->cycle, HY_PATH_HTTP_LOG, strlen(HY_PATH_HTTP_LOG)));
     e->fmt = find_format(cf, lm, HY_STR("combined"));
     return 0;
 }
@@ -609,7 +610,7 @@ static void flush_worker(hy_cycle_t *cycle, bool reopen)
         if (f->buf)
             file_flush(f);
         if (reopen && f->fd >= 0) {
-            int fd = open_append(f->path);
+            int fd = hy_log_reopen_file(f->path); /* owner to the workers' user, as nginx */
             if (fd < 0) {
                 hy_log(HY_LOG_ALERT, "open() \"%s\" failed (%d: %s)", f->path, -fd, strerror(-fd));
                 continue;

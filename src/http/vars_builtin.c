@@ -770,6 +770,12 @@ static const builtin_t prefixes[] = {
     {"upstream_trailer_", get_not_found, 0, HY_VAR_NOCACHE},
 };
 
+void hy_vars__suggest_builtin(hy_suggest_t *near, const char *name, size_t len)
+{
+    for (size_t i = 0; i < HY_ARRAY_SIZE(builtins); i++)
+        hy_suggest_near(near, name, len, builtins[i].name);
+}
+
 bool hy_vars_is_builtin(hy_str_t name)
 {
     for (size_t i = 0; i < HY_ARRAY_SIZE(builtins); i++)
