@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "vars.h"
+#include "log_access.h"
 #include "phases.h"
 #include "log_escape.h"
 #include "../conf/cycle.h"
@@ -641,3 +642,17 @@ hy_module_t hy_http_log_module = {
     .postconfiguration = postconfiguration,
     .flush_worker = flush_worker,
 };
+
+size_t hy_http_access_log_paths(hy_cycle_t *cycle, const char **out, size_t cap)
+{
+    if (cycle == NULL || cycle->http_main_conf == NULL)
+        return 0;
+    log_main_t *lm = cycle->http_main_conf[LOG_IDX];
+    size_t n = 0;
+    for (log_file_t *f = lm ? lm->files : NULL; f; f = f->next) {
+        if (n < cap)
+            out[n] = f->path;
+        n++;
+    }
+    return n;
+}

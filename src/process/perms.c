@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "perms.h"
+#include "../http/log_access.h"
 #include "core_conf.h"
 #include "limits.h"
 #include "../core/log.h"
@@ -173,6 +174,22 @@ static void check_locations(checker_t *c, hy_http_loc_conf_t *lc)
     }
 }
 
+/* A log file's directory must let the workers' user reach it (reopen after USR1 happens in the workers too). */
+static void check_log(checker_t *c, const char *what, const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    if (slash == NULL || strcmp(path, "stderr") == 0)
+        return;
+    char dir[4096];
+    size_t dl = (size_t)(slash - path);
+    if (dl == 0 || dl >= sizeof(dir))
+        return;
+    memcpy(dir, path, dl);
+    dir[dl] = '\0';
+    if (!seen(c, path))
+        check_path(c, what, path, dir, 0);
+}
+
 int hy_perms_check(hy_cycle_t *cycle, bool single, hy_perms_report_fn report, void *ctx)
 {
     checker_t *c = hy_calloc(sizeof(*c));
@@ -186,19 +203,12 @@ int hy_perms_check(hy_cycle_t *cycle, bool single, hy_perms_report_fn report, vo
                 check_locations(c, s[i]->loc);
         }
         hy_log_target_t *t = cycle->error_logs ? cycle->error_logs->elts : NULL;
-        for (size_t i = 0; t && i < cycle->error_logs->nelts; i++) {
-            const char *slash = t[i].path ? strrchr(t[i].path, '/') : NULL;
-            if (slash == NULL || strcmp(t[i].path, "stderr") == 0)
-                continue;
-            char dir[4096];
-            size_t dl = (size_t)(slash - t[i].path);
-            if (dl == 0 || dl >= sizeof(dir))
-                continue;
-            memcpy(dir, t[i].path, dl);
-            dir[dl] = '\0';
-            if (!seen(c, t[i].path))
-                check_path(c, "log file", t[i].path, dir, 0);
-        }
+        for (size_t i = 0; t && i < cycle->error_logs->nelts; i++)
+            check_log(c, "log file", t[i].path);
+        const char *access[64];
+        size_t na = hy_http_access_log_paths(cycle, access, HY_ARRAY_SIZE(access));
+        for (size_t i = 0; i < na && i < HY_ARRAY_SIZE(access); i++)
+            check_log(c, "access log", access[i]);
     }
     int n = c->problems;
     for (size_t i = 0; i < c->nseen; i++)

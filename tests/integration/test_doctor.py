@@ -210,3 +210,24 @@ def test_start_warns_about_a_root_the_workers_cannot_read(server):
         assert m, s.error_log()
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+def test_doctor_access_log_the_workers_cannot_reach(run_cli, prefix):
+    """Access logs are log files too: a directory the workers' user cannot enter is reported (as error logs)."""
+    if os.geteuid() != 0 or nobody_ids() is None:
+        pytest.skip('needs root and nobody/nogroup')
+    d = tempfile.mkdtemp(prefix='hy-alog-')
+    os.chmod(d, 0o700)
+    try:
+        conf = master_conf(one_server('root %s; access_log %s/logs/access.log;' % (d, d)), user='nobody nogroup')
+        os.makedirs(d + '/logs', exist_ok=True)
+        os.chmod(d + '/logs', 0o700)
+        res = doctor(run_cli, prefix, conf)
+        assert res.rc == 1, res
+        assert any('access log "%s/logs/access.log"' % d in l for l in limit_lines(res.out)), res.out
+        os.chmod(d, 0o755)
+        os.chmod(d + '/logs', 0o777)
+        res = doctor(run_cli, prefix, conf)
+        assert not [l for l in limit_lines(res.out) if 'access log "%s' % d in l], res.out
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
