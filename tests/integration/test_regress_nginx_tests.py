@@ -75,3 +75,25 @@ def test_server_name_empty_takes_requests_without_host(server):
     assert srv.raw('GET / HTTP/1.0\r\n\r\n').body == b'empty name\n'
     assert srv.get('/', host='other').body == b'first\n'   # an unknown Host still goes to the default server
     assert srv.get('/', host='localhost').body == b'first\n'
+
+
+def test_connection_time(server):
+    """nginx-tests http_keepalive.t: $connection_time is the connection's age in seconds with milliseconds."""
+    srv = server('''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        location / { return 200 "$connection_requests:$connection_time\\n"; }
+    }
+}
+''')
+    import re
+    c = srv.conn()
+    got = []
+    for _ in range(2):
+        r = c.request('GET / HTTP/1.1\r\nHost: localhost\r\n\r\n')
+        m = re.fullmatch(rb'(\d+):(\d+)\.(\d{3})\n', r.body)
+        assert m, r.body
+        got.append((int(m.group(1)), float(m.group(2) + b'.' + m.group(3))))
+    assert [n for n, _ in got] == [1, 2]
+    assert got[1][1] >= got[0][1]
