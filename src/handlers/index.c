@@ -10,10 +10,11 @@
 #include "../http/phases.h"
 #include "../http/path.h"
 #include "../http/open_file_cache.h"
+#include "../http/vars.h"
 #include "../core/log.h"
 
 typedef struct index_loc {
-    hy_array_t *index; /* hy_str_t names; NULL → inherit ("index.html") */
+    hy_array_t *index; /* hy_complex_t names (variables allowed, nginx 0.7.x+); NULL → inherit ("index.html") */
 } index_loc_t;
 
 static int index_content_phase(hy_req_t *req)
@@ -26,11 +27,14 @@ static int index_content_phase(hy_req_t *req)
     const index_loc_t *ic = lc->loc_conf[hy_http_index_module.index];
     size_t dlen;
     char *dir = hy_http_map_uri_to_path(req, lc, req->uri, &dlen);
-    const hy_str_t *names = ic->index->elts;
+    const hy_complex_t *names = ic->index->elts;
     bool dir_checked = false;
     for (size_t i = 0; i < ic->index->nelts; i++) {
-        hy_str_t nm = names[i];
-        if (nm.len && nm.ptr[0] == '/') { /* absolute index: redirect without checking */
+        hy_str_t nm;
+        hy_vars_eval(req, &names[i], &nm);
+        if (nm.len == 0)
+            continue;
+        if (nm.ptr[0] == '/') { /* absolute index: redirect without checking */
             hy_req_internal_redirect(req, nm, req->args);
             return HY_DONE;
         }
@@ -57,7 +61,8 @@ static int index_content_phase(hy_req_t *req)
             dir_checked = true;
             struct stat st;
             if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-                hy_req_log(req, HY_LOG_ERR, "\"%s\" is not found (2: No such file or directory)", dir);
+                if (lc->log_not_found)
+                    hy_req_log(req, HY_LOG_ERR, "\"%s\" is not found (2: No such file or directory)", dir);
                 return 404;
             }
         }
@@ -82,8 +87,9 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
         if (p->index) {
             c->index = p->index;
         } else {
-            c->index = hy_array_create(cf->pool, 1, sizeof(hy_str_t));
-            *(hy_str_t *)hy_array_push(c->index) = HY_STR("index.html");
+            c->index = hy_array_create(cf->pool, 1, sizeof(hy_complex_t));
+            if (hy_vars_compile(cf, HY_STR("index.html"), hy_array_push(c->index)) != 0)
+                return -1;
         }
     }
     return 0;
@@ -95,11 +101,12 @@ static int set_index(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     size_t n;
     hy_str_t *a = hy_conf_args(cf, &n);
     if (c->index == NULL)
-        c->index = hy_array_create(cf->pool, n, sizeof(hy_str_t));
+        c->index = hy_array_create(cf->pool, n, sizeof(hy_complex_t));
     for (size_t i = 1; i < n; i++) {
         if (a[i].len == 0)
             return hy_conf_error(cf, "index \"%s\" in \"index\" directive is invalid", a[1].ptr);
-        *(hy_str_t *)hy_array_push(c->index) = hy_str_dup(cf->pool, a[i]);
+        if (hy_vars_compile(cf, a[i], hy_array_push(c->index)) != 0)
+            return -1;
     }
     return 0;
 }

@@ -97,3 +97,40 @@ http {
         got.append((int(m.group(1)), float(m.group(2) + b'.' + m.group(3))))
     assert [n for n, _ in got] == [1, 2]
     assert got[1][1] >= got[0][1]
+
+
+def test_index_with_variables(server):
+    """nginx-tests index.t: index names may hold variables, relative (checked) or absolute (redirected)."""
+    srv = server('''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        server_name localhost;
+        location /var/ { alias {html}/; index $server_name.html; }
+        location /va2/ { alias {html}/; index ${server_name}.html; }
+        location /var_redirect/ { index /$server_name.html; }
+        location / { }
+    }
+}
+''')
+    srv.write('html/localhost.html', 'varbody')
+    assert srv.get('/var/').body == b'varbody'
+    assert srv.get('/va2/').body == b'varbody'
+    assert srv.get('/var_redirect/').body == b'varbody'
+
+
+def test_index_directory_not_found_respects_log_not_found(server):
+    """nginx-tests index.t: with log_not_found off, a missing directory is a 404 and no error line."""
+    srv = server('''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        location /on/ { }
+        location /off/ { log_not_found off; }
+    }
+}
+''')
+    assert srv.get('/off/').status == 404
+    assert 'is not found' not in srv.error_log()
+    assert srv.get('/on/').status == 404
+    assert 'is not found' in srv.error_log()
