@@ -134,3 +134,25 @@ http {
     assert 'is not found' not in srv.error_log()
     assert srv.get('/on/').status == 404
     assert 'is not found' in srv.error_log()
+
+
+def test_if_x_on_directories(server):
+    """nginx-tests rewrite_if.t: -x tests the execute bit, so a (searchable) directory is "executable"."""
+    srv = server('''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        location /exec { if (-x {tmp}/$arg_c) { return 204; } return 200; }
+        location /not_exec { if (!-x {tmp}/$arg_c) { return 204; } return 200; }
+    }
+}
+''')
+    import os
+    os.makedirs(srv.tmp + '/dir', exist_ok=True)
+    with open(srv.tmp + '/file', 'w') as f:
+        f.write('x')
+    os.chmod(srv.tmp + '/file', 0o644)
+    assert srv.get('/exec?c=dir').status == 204
+    assert srv.get('/exec?c=file').status == 200
+    assert srv.get('/not_exec?c=file').status == 204
+    assert srv.get('/not_exec?c=dir').status == 200
