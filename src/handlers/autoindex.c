@@ -485,6 +485,35 @@ typedef struct autoindex_loc {
     int enable, exact_size, localtime, format;
 } autoindex_loc_t;
 
+/* nginx's jsonp callback: the "callback" argument, up to 50 characters of letters, digits, '_' and '.';
+ * anything else is a bad request. Returns false after logging. */
+static bool jsonp_callback(hy_req_t *req, hy_str_t *cb)
+{
+    *cb = HY_STR_NULL;
+    const char *p = req->args.ptr, *end = req->args.ptr + req->args.len;
+    while (p && p < end) {
+        const char *amp = memchr(p, '&', (size_t)(end - p));
+        const char *e = amp ? amp : end;
+        if (e - p >= 9 && memcmp(p, "callback=", 9) == 0) {
+            *cb = (hy_str_t){(char *)p + 9, (size_t)(e - p - 9)};
+            break;
+        }
+        p = amp ? amp + 1 : NULL;
+    }
+    if (cb->len > 50) {
+        hy_req_log(req, HY_LOG_ERR, "client sent too long callback name: \"%.*s...\"", 50, cb->ptr);
+        return false;
+    }
+    for (size_t i = 0; i < cb->len; i++) {
+        char c = cb->ptr[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.')) {
+            hy_req_log(req, HY_LOG_ERR, "client sent invalid callback name: \"%.*s\"", (int)cb->len, cb->ptr);
+            return false;
+        }
+    }
+    return true;
+}
+
 static int autoindex_content_phase(hy_req_t *req)
 {
     if (req->uri.len == 0 || req->uri.ptr[req->uri.len - 1] != '/')
@@ -499,6 +528,8 @@ static int autoindex_content_phase(hy_req_t *req)
     char *dir = hy_http_map_uri_to_path(req, lc, req->uri, &plen);
     hy_autoindex_opts_t o = {.exact_size = ac->exact_size != 0, .localtime = ac->localtime == 1,
                              .format = ac->format};
+    if (o.format == HY_AUTOINDEX_JSONP && !jsonp_callback(req, &o.callback))
+        return 400;
     char *out = NULL;
     size_t out_len = 0;
     int r = hy_autoindex_render(dir, req->uri, &o, &out, &out_len);

@@ -1,6 +1,8 @@
 """Bugs found by nginx's own test suite (../shared/conformance), each with a test written from nginx's documentation and
 behaviour. http_method.t: TRACE and CONNECT are answered at once and the connection closes (the requests timed out
 against hayate because they were served as ordinary requests on a kept-alive connection)."""
+import re
+
 import pytest
 
 CONF = '''
@@ -156,3 +158,25 @@ http {
     assert srv.get('/exec?c=file').status == 200
     assert srv.get('/not_exec?c=file').status == 204
     assert srv.get('/not_exec?c=dir').status == 200
+
+
+def test_autoindex_jsonp_callback(server):
+    """nginx-tests autoindex_format.t: jsonp wraps the listing in the "callback" argument; without one it is
+    plain JSON; an invalid name is a bad request."""
+    import os
+    srv = server('''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        location / { root {html}; autoindex on; autoindex_format jsonp; }
+    }
+}
+''')
+    os.makedirs(srv.html + '/d', exist_ok=True)
+    r = srv.get('/d/?callback=foo')
+    assert r.status == 200
+    assert re.fullmatch(rb'\s*(/\* callback \*/\s*)?foo\s*\(\s*\[\s*\]\s*\)\s*;\s*', r.body), r.body
+    assert r.header('Content-Type') == 'application/javascript'
+    r = srv.get('/d/?callback=')
+    assert re.fullmatch(rb'\s*\[\s*\]\s*', r.body), r.body
+    assert srv.get('/d/?callback=a-b').status == 400
