@@ -180,3 +180,30 @@ http {
     r = srv.get('/d/?callback=')
     assert re.fullmatch(rb'\s*\[\s*\]\s*', r.body), r.body
     assert srv.get('/d/?callback=a-b').status == 400
+
+
+def test_add_header_last_modified_replaces_the_field(server):
+    """nginx-tests range_if_range.t: add_header Last-Modified replaces the response's own (empty: removes it),
+    and If-Range compares against what is sent."""
+    srv = server('''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        root {html};
+        location /t2.html { add_header Last-Modified ""; }
+        location /t3.html { add_header Last-Modified "Mon, 28 Sep 1970 06:00:00 GMT"; }
+    }
+}
+''')
+    body = ''.join('X%03dXXXXXX' % i for i in range(100))
+    for n in ('t1', 't2', 't3'):
+        srv.write('html/%s.html' % n, body)
+    r = srv.get('/t2.html', headers={'Range': 'bytes=0-9', 'If-Range': 'wrong'})
+    assert r.status == 200 and r.header('Last-Modified') is None
+    r = srv.get('/t3.html', headers={'Range': 'bytes=0-9', 'If-Range': 'wrong'})
+    assert r.status == 200 and r.header('Last-Modified') == 'Mon, 28 Sep 1970 06:00:00 GMT'
+    r = srv.get('/t3.html', headers={'Range': 'bytes=0-9', 'If-Range': 'Mon, 28 Sep 1970 06:00:00 GMT'})
+    assert r.status == 206 and r.body == body[:10].encode()
+    r = srv.get('/t1.html')
+    last = r.header('Last-Modified')
+    assert srv.get('/t1.html', headers={'Range': 'bytes=0-9', 'If-Range': last}).status == 206
