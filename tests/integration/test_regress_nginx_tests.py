@@ -207,3 +207,18 @@ http {
     r = srv.get('/t1.html')
     last = r.header('Last-Modified')
     assert srv.get('/t1.html', headers={'Range': 'bytes=0-9', 'If-Range': last}).status == 206
+
+
+def test_decoded_control_character_in_a_header_value(server):
+    """nginx-tests http_uri.t: a %02 that $uri decoded goes out as the byte (nginx); CR/LF stay encoded so a
+    request cannot add header lines (hayate's deliberate difference)."""
+    srv = server('''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        location / { add_header X-URI "x $uri x"; return 204; }
+    }
+}
+''')
+    r = srv.get('/%02')
+    assert r.header('X-URI') == 'x /\x02 x'
