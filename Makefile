@@ -24,7 +24,7 @@ BIN := $(BUILD)/hayate
 UNIT_SRC := $(wildcard tests/unit/*/*_test.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all run test unit integration bench deps deps-test clean fuzz fuzz-build fuzz-smoke asan lib FORCE
+.PHONY: all run test unit integration bench deps deps-test clean fuzz fuzz-build fuzz-smoke asan soak lib FORCE
 
 all: $(BIN)
 
@@ -85,6 +85,14 @@ asan:
 # `make fuzz-build` builds them all; `make fuzz TARGET=NAME [FUZZ_SECONDS=N]` runs one (NAME or NAME_fuzz) for N
 # seconds (default 600), `make fuzz` without TARGET runs each in turn; `make fuzz-smoke` (CI) runs each for
 # FUZZ_SECONDS (default 30). The growing corpus lives in build-fuzz/corpus/NAME_fuzz; crashes land in build-fuzz/.
+# Sanitizer soak (CI): a few thousand mixed keep-alive, pipelined, malformed and abandoned connections against
+# the ASan+UBSan build, then SIGQUIT; fails on a non-zero exit or any sanitizer/leak report (tests/soak/soak.py).
+SOAK_CONNS ?= 4000
+soak:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
+	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" all
+	$(Q)HY_BIN=$(abspath build-asan/hayate) /usr/bin/python3 tests/soak/soak.py --conns $(SOAK_CONNS) --seconds 300
+
 FUZZ_SRC := $(wildcard tests/fuzz/*_fuzz.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 build-fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h FORCE
