@@ -300,7 +300,8 @@ int hy_h1_parse_request(const char *buf, size_t len, size_t last_len, size_t max
 
     if (last_len > 0 && last_len <= len) {
         /* cheap path: buf[0..last_len) was parsed before without an error. Unless a line was completed by the new
-         * bytes, only the limit on the current line needs checking. (So the full parse runs at most once per line.) */
+         * bytes (or a bare CR arrived: 400 now), only the limit on the current line needs checking. (So the full
+         * parse runs at most once per line.) */
         size_t from = last_len > s ? last_len : s;
         const char *cr_from = buf + (from > s ? from - 1 : s); /* a CR that ended the old bytes */
         if (memchr(buf + from, '\n', len - from) == NULL && !has_bare_cr(cr_from, buf + len)) {
