@@ -755,6 +755,9 @@ static void test_hosts(void)
     /* NUL inside */
     char nul[] = "a\0b";
     is_int(hy_http_validate_host(nul, 3), -1);
+    /* NUL inside an IPv6 literal: inet_pton stopped at it and took "[::\0!]" for [::] (found by target_fuzz) */
+    char nul6[] = "[::\0!]:81";
+    is_int(hy_http_validate_host(nul6, sizeof(nul6) - 1), -1);
 }
 
 int main(void)
