@@ -30,7 +30,7 @@ BIN := $(BUILD)/hayate
 UNIT_SRC := $(wildcard tests/unit/*/*_test.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all run test unit integration bench deps deps-test clean fuzz fuzz-smoke asan install deb FORCE
+.PHONY: all run test unit integration bench deps deps-test clean fuzz fuzz-build fuzz-smoke asan soak lib install deb FORCE
 
 all: $(BIN)
 
@@ -88,22 +88,46 @@ asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" all unit integration
 
+# libFuzzer drivers: one file tests/fuzz/NAME_fuzz.c (+ seeds in tests/fuzz/corpus/NAME_fuzz/) is a driver.
+# `make fuzz-build` builds them all; `make fuzz TARGET=NAME [FUZZ_SECONDS=N]` runs one (NAME or NAME_fuzz) for N
+# seconds (default 600), `make fuzz` without TARGET runs each in turn; `make fuzz-smoke` (CI) runs each for
+# FUZZ_SECONDS (default 30). The growing corpus lives in build-fuzz/corpus/NAME_fuzz; crashes land in build-fuzz/.
+# Sanitizer soak (CI): a few thousand mixed keep-alive, pipelined, malformed and abandoned connections against
+# the ASan+UBSan build, then SIGQUIT; fails on a non-zero exit or any sanitizer/leak report (tests/soak/soak.py).
+SOAK_CONNS ?= 4000
+soak:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
+	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" all
+	$(Q)HY_BIN=$(abspath build-asan/hayate) /usr/bin/python3 tests/soak/soak.py --conns $(SOAK_CONNS) --seconds 300
+
 FUZZ_SRC := $(wildcard tests/fuzz/*_fuzz.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
-build-fuzz/%: tests/fuzz/%.c
+build-fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h FORCE
 	$(Q)tools/install-deps.sh $(DEPS_BUILD) $(DEPS_FUZZ)
 	$(Q)$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT=-O1 \
-	  SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" build-fuzz/libhayate.a
-	$(Q)clang $(CFLAGS_BASE) $(DEP_CFLAGS) -O1 -fsanitize=fuzzer,address,undefined -Isrc -o $@ $< \
-	  build-fuzz/libhayate.a $(DEP_LIBS)
-fuzz: $(FUZZ_BIN)
-FUZZ_SECONDS ?= 30
-fuzz-smoke: fuzz
-	$(Q)for f in $(FUZZ_BIN); do n=$$(basename $$f); echo "== fuzz $$n ($(FUZZ_SECONDS)s)"; \
+	  SAN="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" lib
+	$(Q)if [ ! -e $@ ] || [ -n "$$(find $< tests/fuzz/fuzz.h build-fuzz/libhayate.a -newer $@)" ]; then \
+	  echo "  FUZZ $@"; clang $(CFLAGS_BASE) $(DEP_CFLAGS) -O1 -fsanitize=fuzzer,address,undefined -Isrc \
+	  -o $@ $< build-fuzz/libhayate.a $(DEP_LIBS); fi
+FORCE:
+lib: $(LIB)
+	@:
+fuzz-build: $(FUZZ_BIN)
+FUZZ_TARGETS = $(if $(TARGET),build-fuzz/$(patsubst %_fuzz,%,$(TARGET))_fuzz,$(FUZZ_BIN))
+# run-fuzz SECONDS: run each of $(FUZZ_TARGETS) from its seeds for SECONDS; the last stats line is printed
+define run-fuzz
+	$(Q)for f in $(FUZZ_TARGETS); do n=$$(basename $$f); echo "== fuzz $$n ($(1)s)"; \
+	  [ -x $$f ] || { echo "no driver $$f (have: $(notdir $(FUZZ_BIN)))"; exit 1; }; \
 	  work=build-fuzz/corpus/$$n; mkdir -p $$work; \
 	  [ -d tests/fuzz/corpus/$$n ] && cp -r tests/fuzz/corpus/$$n/. $$work/ ; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -max_len=8192 $$work >build-fuzz/$$n.log 2>&1 \
-	  || { tail -50 build-fuzz/$$n.log; exit 1; }; done; echo "fuzz smoke: ok"
+	  $$f -max_total_time=$(1) -max_len=8192 -artifact_prefix=build-fuzz/$$n- $$work >build-fuzz/$$n.log 2>&1 \
+	  || { tail -50 build-fuzz/$$n.log; exit 1; }; grep -E '^#[0-9]+' build-fuzz/$$n.log | tail -1; done
+endef
+fuzz: fuzz-build
+	$(call run-fuzz,$(or $(FUZZ_SECONDS),600))
+fuzz-smoke: fuzz-build
+	$(call run-fuzz,$(or $(FUZZ_SECONDS),30))
+	@echo "fuzz smoke: ok"
 
 bench: all
 	$(Q)bench/run.sh

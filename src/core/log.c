@@ -83,6 +83,39 @@ void hy_log_reopen(void)
     }
 }
 
+/* Escape control characters in line[from, *n) in place as "\xHH", so that no message (a decoded URI, a header a
+ * client sent) can end its line early and forge another one. Truncates to cap - 1 bytes (room for the '\n'). */
+static void escape_ctl(char *line, size_t from, size_t *n, size_t cap)
+{
+    size_t nctl = 0;
+    for (size_t i = from; i < *n; i++)
+        nctl += (unsigned char)line[i] < 0x20 || line[i] == 0x7f;
+    if (nctl == 0)
+        return;
+    char tmp[4096];
+    size_t len = *n - from;
+    if (len > sizeof(tmp))
+        len = sizeof(tmp);
+    memcpy(tmp, line + from, len);
+    size_t w = from;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)tmp[i];
+        if (c >= 0x20 && c != 0x7f) {
+            if (w + 1 > cap - 1)
+                break;
+            line[w++] = (char)c;
+        } else {
+            if (w + 4 > cap - 1)
+                break;
+            line[w++] = '\\';
+            line[w++] = 'x';
+            line[w++] = "0123456789abcdef"[c >> 4];
+            line[w++] = "0123456789abcdef"[c & 15];
+        }
+    }
+    *n = w;
+}
+
 static void vlog(int level, uint64_t conn_id, const char *fmt, va_list ap)
 {
     char line[4096];
@@ -96,12 +129,14 @@ static void vlog(int level, uint64_t conn_id, const char *fmt, va_list ap)
         if (conn_id)
             n += (size_t)snprintf(line + n, sizeof(line) - n, "*%llu ", (unsigned long long)conn_id);
     }
+    size_t prefix_len = n;
     int w = vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
     if (w < 0)
         w = 0;
     n += (size_t)w;
     if (n > sizeof(line) - 2)
         n = sizeof(line) - 2;
+    escape_ctl(line, prefix_len, &n, sizeof(line) - 1);
     line[n++] = '\n';
     if (num_targets == 0) {
         if (!(hy_log_quiet && level > HY_LOG_WARN))
@@ -138,8 +173,11 @@ void hy_log_stderr(int level, const char *fmt, ...)
     char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    int mn = vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    size_t ml = mn < 0 ? 0 : HY_MIN((size_t)mn, sizeof(msg) - 1);
+    escape_ctl(msg, 0, &ml, sizeof(msg));
+    msg[ml] = '\0';
     if (!(hy_log_quiet && level > HY_LOG_WARN)) {
         char line[2200];
         int n = snprintf(line, sizeof(line), "hayate: [%s] %s\n", level_names[level], msg);

@@ -31,7 +31,7 @@ static int check_host(const char *h, size_t len, size_t *host_len)
         size_t al = (size_t)(rb - h) - 1;
         char addr[INET6_ADDRSTRLEN];
         struct in6_addr a6;
-        if (al == 0 || al >= sizeof(addr))
+        if (al == 0 || al >= sizeof(addr) || memchr(h + 1, '\0', al) != NULL) /* inet_pton stops at a NUL */
             return -1;
         memcpy(addr, h + 1, al);
         addr[al] = '\0';
