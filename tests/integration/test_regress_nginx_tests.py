@@ -222,3 +222,24 @@ http {
 ''')
     r = srv.get('/%02')
     assert r.header('X-URI') == 'x /\x02 x'
+
+
+@pytest.mark.hayate_only  # nginx 1.29.3+ (the suite's version); Debian's 1.22 accepts both
+def test_host_port_above_65535_and_ipvfuture(server):
+    """nginx-tests http_host.t: a port above 65535 is a bad Host; an IPvFuture literal is a valid one."""
+    srv = server('''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        location / { return 200 "$host\\n"; }
+    }
+}
+''')
+    assert srv.get('/', host='123.49.0.78:98777').status == 400
+    assert srv.raw('GET http://123.40.56.78:123456/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n').status == 400
+    assert srv.get('/', host='123.49.0.78:65535').status == 200
+    lit = "[v0123456789abcdef.!$&'()*+,;=-._~abcdefghijklmnopqrstuvwxyz0123456789:]"
+    r = srv.get('/', host=lit)
+    assert r.status == 200 and r.body == lit.encode() + b'\n'
+    assert srv.get('/', host='[v1.]').status == 400
+    assert srv.get('/', host='[vg.x]').status == 400
