@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 #include "vars.h"
 #include "log_access.h"
 #include "phases.h"
@@ -51,6 +52,7 @@ typedef struct log_file {
     bool iter;        /* buf is the per-iteration buffer of an unbuffered log */
     hy_pool_t *pool;  /* the generation's, for that buffer */
     int64_t flush_ms; /* 0: only when full / on signals */
+    int gzip_level;   /* gzip[=level]: each flushed buffer is written as one gzip member (0: plain) */
     hy_timer_t timer;
     bool pending;    /* unbuffered file with lines gathered in this loop iteration (on the dirty list) */
     struct log_file *next, *next_dirty;
@@ -85,11 +87,55 @@ static const char combined_text[] =
 
 /* ---------------------------------------------------------------- files */
 
+/* nginx's access_log gzip: the buffer is compressed into one gzip member (RFC 1952); a file of concatenated
+ * members is a valid gzip stream (`zcat` reads it whole). Returns the bytes to write in *out (malloc'd), or -1. */
+static ssize_t gzip_member(const log_file_t *f, char **out)
+{
+    z_stream z;
+    memset(&z, 0, sizeof(z));
+    if (deflateInit2(&z, f->gzip_level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return -1;
+    uLong cap = deflateBound(&z, (uLong)f->pos);
+    char *buf = malloc(cap);
+    if (buf == NULL) {
+        deflateEnd(&z);
+        return -1;
+    }
+    z.next_in = (Bytef *)f->buf;
+    z.avail_in = (uInt)f->pos;
+    z.next_out = (Bytef *)buf;
+    z.avail_out = (uInt)cap;
+    int rc = deflate(&z, Z_FINISH);
+    size_t n = cap - z.avail_out;
+    deflateEnd(&z);
+    if (rc != Z_STREAM_END) {
+        free(buf);
+        return -1;
+    }
+    *out = buf;
+    return (ssize_t)n;
+}
+
 static void file_flush(log_file_t *f)
 {
     if (f->pos == 0)
         return;
-    ssize_t n = write(f->fd, f->buf, f->pos);
+    ssize_t n;
+    if (f->gzip_level) {
+        char *z = NULL;
+        ssize_t zl = gzip_member(f, &z);
+        if (zl < 0) {
+            hy_log(HY_LOG_ALERT, "gzip of the access log \"%s\" failed", f->path);
+            f->pos = 0;
+            return;
+        }
+        n = write(f->fd, z, (size_t)zl);
+        free(z);
+        if (n == zl)
+            n = (ssize_t)f->pos; /* all of it went out */
+    } else {
+        n = write(f->fd, f->buf, f->pos);
+    }
     if (n < 0)
         hy_log(HY_LOG_ALERT, "write() to \"%s\" failed (%d: %s)", f->path, errno, strerror(errno));
     else if ((size_t)n != f->pos)
@@ -463,6 +509,7 @@ static int set_access_log(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     if (fmt == NULL)
         return hy_conf_error(cf, "unknown log format \"%s\"", a[2].ptr);
     int64_t size = 0, flush = 0;
+    int gzip = 0;
     hy_complex_t *cond = NULL;
     for (size_t i = 3; i < n; i++) {
         hy_str_t o = a[i];
@@ -474,8 +521,13 @@ static int set_access_log(hy_conf_t *cf, const hy_directive_t *d, void *conf)
             flush = hy_parse_msec(o.ptr + 6, o.len - 6);
             if (flush <= 0)
                 return hy_conf_error(cf, "invalid flush time \"%s\"", o.ptr + 6);
-        } else if (hy_str_eq(o, "gzip") || (o.len > 5 && memcmp(o.ptr, "gzip=", 5) == 0)) {
-            return hy_conf_error(cf, "gzip access logs are not supported by hayate (\"%s\")", o.ptr);
+        } else if (hy_str_eq(o, "gzip")) {
+            gzip = 1; /* nginx's default level */
+        } else if (o.len > 5 && memcmp(o.ptr, "gzip=", 5) == 0) {
+            int64_t lvl = hy_parse_int(o.ptr + 5, o.len - 5);
+            if (lvl < 1 || lvl > 9)
+                return hy_conf_error(cf, "invalid compression level \"%s\"", o.ptr + 5);
+            gzip = (int)lvl;
         } else if (o.len > 3 && memcmp(o.ptr, "if=", 3) == 0) {
             cond = hy_palloc(cf->pool, sizeof(*cond));
             if (hy_vars_compile(cf, (hy_str_t){o.ptr + 3, o.len - 3}, cond) != 0)
@@ -484,17 +536,20 @@ static int set_access_log(hy_conf_t *cf, const hy_directive_t *d, void *conf)
             return hy_conf_error(cf, "invalid parameter \"%s\"", o.ptr);
         }
     }
+    if (gzip && size == 0)
+        size = 64 * 1024; /* nginx: gzip buffers 64K by default */
     if (flush && size == 0)
         return hy_conf_error(cf, "no buffer is defined for access_log \"%s\"", a[1].ptr);
     log_file_t *f = file_get(cf, lm, hy_cycle_path(cf->cycle, a[1].ptr, a[1].len));
     if (size) {
         if (f->size) {
-            if ((int64_t)f->size != size || f->flush_ms != flush)
+            if ((int64_t)f->size != size || f->flush_ms != flush || f->gzip_level != gzip)
                 return hy_conf_error(cf, "access_log \"%s\" already defined with conflicting parameters", a[1].ptr);
         } else {
             f->buf = hy_palloc(cf->pool, (size_t)size);
             f->size = (size_t)size;
             f->flush_ms = flush;
+            f->gzip_level = gzip;
         }
     }
     if (ll->logs == NULL)

@@ -321,7 +321,6 @@ def test_open_log_file_cache_accepted(run_cli, prefix):
 @pytest.mark.hayate_only
 @pytest.mark.parametrize('extra,msg', [
     ("access_log syslog:server=127.0.0.1;", 'syslog access logs are not supported'),
-    ("access_log logs/x.log combined gzip;", 'gzip access logs are not supported'),
 ])
 def test_unsupported_rejected_clearly(run_cli, prefix, extra, msg):
     conf = prefix.conf(http('', extra))

@@ -243,3 +243,48 @@ http {
     assert r.status == 200 and r.body == lit.encode() + b'\n'
     assert srv.get('/', host='[v1.]').status == 400
     assert srv.get('/', host='[vg.x]').status == 400
+
+
+def test_access_log_gzip(server):
+    """nginx-tests access_log.t: `access_log ... gzip[=level]` writes buffered lines as gzip members (64K buffer
+    by default), flushed when full, on flush= and at exit; the file is one valid gzip stream."""
+    import gzip
+    srv = server('''
+http {
+    log_format short "$uri $status";
+    server {
+        listen 127.0.0.1:{port};
+        location / { return 200 "ok\\n"; }
+        access_log {tmp}/logs/gz.log short gzip;
+        access_log {tmp}/logs/gz9.log short gzip=9 buffer=1k;
+    }
+}
+''')
+    c = srv.conn()
+    for i in range(300):
+        assert c.request('GET /r%d HTTP/1.1\r\nHost: x\r\n\r\n' % i).status == 200
+    c.close()
+    assert srv.stop() == 0
+    with open(srv.tmp + '/logs/gz.log', 'rb') as f:
+        data = f.read()
+    assert data[:2] == b'\x1f\x8b'
+    lines = gzip.decompress(data).decode().splitlines()
+    assert lines == ['/r%d 200' % i for i in range(300)]
+    with open(srv.tmp + '/logs/gz9.log', 'rb') as f:
+        data9 = f.read()
+    assert data9.count(b'\x1f\x8b\x08') >= 2  # a 1k buffer fills more than once: several members
+    assert gzip.decompress(data9).decode().splitlines() == lines
+
+
+def test_access_log_gzip_bad_level(prefix, run_cli):
+    path = prefix.conf('''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        access_log {tmp}/logs/a.log combined gzip=10;
+    }
+}
+''')
+    res = run_cli(['-p', prefix.tmp + '/', '-c', path, '-t'])
+    assert res.rc == 1
+    assert 'invalid compression level "10"' in res.err, res.err
