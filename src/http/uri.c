@@ -31,7 +31,7 @@ static bool ipvfuture(const char *p, size_t n)
         unsigned char c = (unsigned char)p[i];
         bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                   strchr("-._~!$&'()*+,;=:", c) != NULL;
-        if (!ok || c == '\0')
+        if (!ok || c == '\0' || (c == '.' && p[i - 1] == '.')) /* no ".." anywhere in a host ($host in paths) */
             return false;
     }
     return true;
