@@ -217,6 +217,11 @@ static void tls_release(hy_sock_t *s)
 {
     tls_conn_t *t = s->tls;
     s->tls = NULL;
+    /* a connection that ended without an error keeps its session resumable: OpenSSL drops the session of an SSL
+     * freed without a shutdown (RFC 5246 §7.2.1 asks that only for errors, and a client closing first or our
+     * lingering close are not errors) */
+    if (!t->failed && SSL_is_init_finished(t->ssl))
+        SSL_set_shutdown(t->ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
     SSL_free(t->ssl);
     hy_buf_release(&t->wbuf);
     free(t);
