@@ -220,8 +220,17 @@ static void tls_release(hy_sock_t *s)
     /* a connection that ended without an error keeps its session resumable: OpenSSL drops the session of an SSL
      * freed without a shutdown (RFC 5246 §7.2.1 asks that only for errors, and a client closing first or our
      * lingering close are not errors) */
-    if (!t->failed && SSL_is_init_finished(t->ssl))
+    if (!t->failed && SSL_is_init_finished(t->ssl)) {
+        /* close_notify before the fd closes (RFC 8446 §6.1), best effort: a client that reads to EOF (ab, HTTP/1.0)
+         * otherwise sees a truncation. The protocol closes without hy_sock_shutdown_write when it skips the
+         * lingering close, so this is the one place every clean end passes through. */
+        if (!(SSL_get_shutdown(t->ssl) & SSL_SENT_SHUTDOWN)) {
+            ERR_clear_error();
+            SSL_shutdown(t->ssl);
+            ERR_clear_error();
+        }
         SSL_set_shutdown(t->ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+    }
     SSL_free(t->ssl);
     hy_buf_release(&t->wbuf);
     free(t);

@@ -208,3 +208,20 @@ http {
     r = run_cli(['-t', '-c', s.prefix.conf_path])
     assert r.rc == 0
     assert 'the "ssl" directive is deprecated, use the "listen ... ssl" directive instead in ' in r.err
+
+
+def test_close_notify_before_close(server, certs):
+    """A response that ends the connection ends with close_notify: a client reading to EOF sees no truncation."""
+    s = server(tls_server(certs, ''), files={'html/a.txt': 'abc\n'})
+    for req in (b'GET /a.txt HTTP/1.0\r\n\r\n', b'GET /a.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'):
+        raw = socket.create_connection(('127.0.0.1', s.prefix.port), timeout=5)
+        c = client_ctx().wrap_socket(raw, server_hostname='localhost', suppress_ragged_eofs=False)
+        c.sendall(req)
+        data = b''
+        while True:
+            chunk = c.recv(65536)  # SSLEOFError here if the server closed without close_notify
+            if not chunk:
+                break
+            data += chunk
+        c.close()
+        assert data.startswith(b'HTTP/1.1 200') and data.endswith(b'abc\n')
