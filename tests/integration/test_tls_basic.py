@@ -215,7 +215,9 @@ def test_close_notify_before_close(server, certs):
     s = server(tls_server(certs, ''), files={'html/a.txt': 'abc\n'})
     for req in (b'GET /a.txt HTTP/1.0\r\n\r\n', b'GET /a.txt HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'):
         raw = socket.create_connection(('127.0.0.1', s.prefix.port), timeout=5)
-        c = client_ctx().wrap_socket(raw, server_hostname='localhost', suppress_ragged_eofs=False)
+        ctx = client_ctx()
+        ctx.options &= ~getattr(ssl, 'OP_IGNORE_UNEXPECTED_EOF', 0x80)  # Python sets it: we want to see a truncation
+        c = ctx.wrap_socket(raw, server_hostname='localhost', suppress_ragged_eofs=False)
         c.sendall(req)
         data = b''
         while True:
