@@ -227,3 +227,13 @@ def test_close_notify_before_close(server, certs):
             data += chunk
         c.close()
         assert data.startswith(b'HTTP/1.1 200') and data.endswith(b'abc\n')
+
+
+def test_request_without_host_uses_default_server(server, certs):
+    """nginx 1.22 serves a request without Host from the address's default server, whatever the SNI name."""
+    s = server(sni_conf(certs))
+    c = tls_connect(s.prefix.port, sni='b.test')
+    c.sendall(b'GET / HTTP/1.0\r\n\r\n')
+    st, _, body = read_response(c)
+    c.close()
+    assert st == 200 and body.startswith(b'a.test ')
