@@ -349,6 +349,8 @@ static const char *explain(int status)
     case 421: return "This server does not answer for that host.";
     case 429: return "Too many requests: slow down and try again later.";
     case 431: case 494: return "The request header fields are too large.";
+    case 495: return "The SSL certificate error.";
+    case 496: return "No required SSL certificate was sent.";
     case 497: return "The plain HTTP request was sent to HTTPS port.";
     case 500: return "hayate hit an internal error while answering.";
     case 501: return "This server does not implement that method.";

@@ -14,6 +14,7 @@
 #include "ssl_session.h"
 #include "conn.h"
 #include "request.h"
+#include "phases.h"
 #include "vars.h"
 #include "../conf/cycle.h"
 #include "../core/log.h"
@@ -56,6 +57,8 @@ static void *create_srv(hy_conf_t *cf)
     c->session_timeout_s = HY_UNSET;
     c->cache_mode = HY_UNSET;
     c->builtin_size = HY_UNSET;
+    c->verify = HY_UNSET;
+    c->verify_depth = HY_UNSET;
     return c;
 }
 
@@ -187,6 +190,21 @@ static int set_dhparam(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return set_path_str(cf, &((hy_http_ssl_srv_conf_t *)conf)->dhparam, d->name);
 }
 
+static int set_client_certificate(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    return set_path_str(cf, &((hy_http_ssl_srv_conf_t *)conf)->client_certificate, d->name);
+}
+
+static int set_trusted_certificate(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    return set_path_str(cf, &((hy_http_ssl_srv_conf_t *)conf)->trusted_certificate, d->name);
+}
+
+static int set_crl(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    return set_path_str(cf, &((hy_http_ssl_srv_conf_t *)conf)->crl, d->name);
+}
+
 static int set_ticket_key(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     hy_http_ssl_srv_conf_t *c = conf;
@@ -272,6 +290,38 @@ static int apply_protocols(SSL_CTX *ctx, int p)
 }
 
 static int on_servername(SSL *ssl, int *alert, void *arg);
+static int on_verify(int ok, X509_STORE_CTX *store)
+{
+    return 1; /* as nginx: the handshake goes on; the request is answered 495/496 by the verify phase */
+}
+
+static int setup_verify(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
+{
+    SSL_CTX *ctx = c->ctx;
+    if (c->verify != HY_SSL_VERIFY_OFF) {
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, on_verify);
+        SSL_CTX_set_verify_depth(ctx, (int)c->verify_depth);
+    }
+    if (c->client_certificate.ptr) {
+        if (SSL_CTX_load_verify_locations(ctx, c->client_certificate.ptr, NULL) != 1)
+            return ssl_fail(cf, "SSL_CTX_load_verify_locations(\"%s\") failed", c->client_certificate.ptr);
+        STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(c->client_certificate.ptr);
+        if (names == NULL)
+            return ssl_fail(cf, "SSL_load_client_CA_file(\"%s\") failed", c->client_certificate.ptr);
+        SSL_CTX_set_client_CA_list(ctx, names); /* the CA names the client is asked for */
+    }
+    if (c->trusted_certificate.ptr && SSL_CTX_load_verify_locations(ctx, c->trusted_certificate.ptr, NULL) != 1)
+        return ssl_fail(cf, "SSL_CTX_load_verify_locations(\"%s\") failed", c->trusted_certificate.ptr);
+    if (c->crl.ptr) {
+        X509_STORE *store = SSL_CTX_get_cert_store(ctx);
+        X509_LOOKUP *lookup = X509_STORE_add_lookup(store, X509_LOOKUP_file());
+        if (lookup == NULL || X509_LOOKUP_load_file(lookup, c->crl.ptr, X509_FILETYPE_PEM) != 1)
+            return ssl_fail(cf, "X509_LOOKUP_load_file(\"%s\") failed", c->crl.ptr);
+        X509_STORE_set_flags(store, X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL);
+    }
+    return 0;
+}
+
 static int on_alpn(SSL *ssl, const unsigned char **out, unsigned char *outlen, const unsigned char *in,
                    unsigned inlen, void *arg);
 
@@ -325,6 +375,8 @@ static int build_ctx(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
         if (load_key(cf, ctx, keys[i], c->passwords) != 0)
             return -1;
     }
+    if (setup_verify(cf, c) != 0)
+        return -1;
     SSL_CTX_set_tlsext_servername_callback(ctx, on_servername);
     SSL_CTX_set_alpn_select_cb(ctx, on_alpn, NULL);
     if (hy_http_ssl_session_setup(cf, c) != 0)
@@ -384,6 +436,14 @@ static int merge_srv(hy_conf_t *cf, void *parent, void *child)
     }
     if (c->ticket_key_files == NULL)
         c->ticket_key_files = p->ticket_key_files, c->ticket_file = p->ticket_file, c->ticket_line = p->ticket_line;
+    hy_merge_value(c->verify, p->verify, HY_SSL_VERIFY_OFF);
+    hy_merge_value(c->verify_depth, p->verify_depth, 1);
+    if (c->client_certificate.ptr == NULL)
+        c->client_certificate = p->client_certificate;
+    if (c->trusted_certificate.ptr == NULL)
+        c->trusted_certificate = p->trusted_certificate;
+    if (c->crl.ptr == NULL)
+        c->crl = p->crl;
     const char *file = cf->file;
     unsigned line = cf->line;
     if (c->enable && c->certificates == NULL && !c->reject_handshake) {
@@ -395,6 +455,11 @@ static int merge_srv(hy_conf_t *cf, void *parent, void *child)
         hy_str_t *certs = c->certificates->elts;
         return hy_conf_error(cf, "no \"ssl_certificate_key\" is defined for certificate \"%s\"",
                              certs[c->keys ? c->keys->nelts : 0].ptr);
+    }
+    if (c->certificates && (c->verify == HY_SSL_VERIFY_ON || c->verify == HY_SSL_VERIFY_OPTIONAL) &&
+        c->client_certificate.ptr == NULL && c->trusted_certificate.ptr == NULL) {
+        cf->file = c->cert_file, cf->line = c->cert_line;
+        return hy_conf_error(cf, "no ssl_client_certificate for ssl_verify_client"); /* nginx's words */
     }
     if (c->certificates == NULL && !c->reject_handshake)
         return 0; /* no context: the server cannot be reached over TLS (postconfiguration checks listens) */
@@ -440,6 +505,8 @@ static int on_servername(SSL *ssl, int *alert, void *arg)
         SSL_set_SSL_CTX(ssl, sc->ctx);
         SSL_clear_options(ssl, SSL_get_options(ssl) & ~SSL_CTX_get_options(sc->ctx));
         SSL_set_options(ssl, SSL_CTX_get_options(sc->ctx));
+        SSL_set_verify(ssl, SSL_CTX_get_verify_mode(sc->ctx), SSL_CTX_get_verify_callback(sc->ctx));
+        SSL_set_verify_depth(ssl, SSL_CTX_get_verify_depth(sc->ctx));
     }
     return SSL_TLSEXT_ERR_OK;
 }
@@ -478,7 +545,104 @@ static void set_cstr(hy_var_value_t *v, const char *s)
     v->len = strlen(s);
 }
 
-enum { V_PROTOCOL, V_CIPHER, V_CIPHERS, V_CURVE, V_CURVES, V_SESSION_ID, V_REUSED, V_SERVER_NAME, V_ALPN };
+enum { V_PROTOCOL, V_CIPHER, V_CIPHERS, V_CURVE, V_CURVES, V_SESSION_ID, V_REUSED, V_SERVER_NAME, V_ALPN,
+       V_CLIENT_VERIFY, V_CLIENT_S_DN, V_CLIENT_I_DN, V_CLIENT_SERIAL, V_CLIENT_FINGERPRINT, V_CLIENT_RAW_CERT,
+       V_CLIENT_CERT, V_CLIENT_ESCAPED_CERT };
+
+/* a memory BIO's contents copied into the request pool */
+static void from_bio(hy_req_t *req, BIO *bio, char **buf, size_t *len)
+{
+    char *p = NULL;
+    long n = BIO_get_mem_data(bio, &p);
+    *buf = hy_palloc(req->pool, n > 0 ? (size_t)n + 1 : 1);
+    *len = n > 0 ? (size_t)n : 0;
+    if (*len)
+        memcpy(*buf, p, *len);
+    (*buf)[*len] = '\0';
+}
+
+static void client_cert_var(hy_req_t *req, SSL *ssl, hy_var_value_t *v, uintptr_t what)
+{
+    X509 *cert = SSL_get0_peer_certificate(ssl);
+    if (what == V_CLIENT_VERIFY) {
+        long rc = SSL_get_verify_result(ssl);
+        if (cert == NULL) {
+            set_cstr(v, "NONE");
+        } else if (rc == X509_V_OK) {
+            set_cstr(v, "SUCCESS");
+        } else {
+            const char *why = X509_verify_cert_error_string(rc);
+            size_t n = strlen(why);
+            char *b = hy_palloc(req->pool, n + 8);
+            memcpy(b, "FAILED:", 7);
+            memcpy(b + 7, why, n);
+            v->ptr = b, v->len = n + 7;
+        }
+        return;
+    }
+    if (cert == NULL) {
+        v->ptr = "", v->len = 0; /* nginx: empty when the client sent none */
+        return;
+    }
+    BIO *bio = BIO_new(BIO_s_mem());
+    char *buf = NULL;
+    size_t len = 0;
+    switch (what) {
+    case V_CLIENT_S_DN:
+    case V_CLIENT_I_DN:
+        X509_NAME_print_ex(bio, what == V_CLIENT_S_DN ? X509_get_subject_name(cert) : X509_get_issuer_name(cert), 0,
+                           XN_FLAG_RFC2253);
+        from_bio(req, bio, &buf, &len);
+        break;
+    case V_CLIENT_SERIAL:
+        i2a_ASN1_INTEGER(bio, X509_get0_serialNumber(cert));
+        from_bio(req, bio, &buf, &len);
+        break;
+    case V_CLIENT_FINGERPRINT: {
+        unsigned char md[EVP_MAX_MD_SIZE];
+        unsigned n = 0;
+        X509_digest(cert, EVP_sha1(), md, &n);
+        buf = hy_palloc(req->pool, (size_t)n * 2 + 1);
+        for (unsigned i = 0; i < n; i++)
+            snprintf(buf + i * 2, 3, "%02x", md[i]);
+        len = (size_t)n * 2;
+        break;
+    }
+    default: { /* the PEM forms */
+        PEM_write_bio_X509(bio, cert);
+        char *pem;
+        size_t n;
+        from_bio(req, bio, &pem, &n);
+        if (what == V_CLIENT_RAW_CERT) {
+            buf = pem, len = n;
+        } else if (what == V_CLIENT_CERT) { /* every line but the first starts with a tab (deprecated form) */
+            buf = hy_palloc(req->pool, n * 2 + 1);
+            for (size_t i = 0; i < n; i++) {
+                buf[len++] = pem[i];
+                if (pem[i] == '\n' && i + 1 < n)
+                    buf[len++] = '\t';
+            }
+            while (len && buf[len - 1] == '\n')
+                len--; /* nginx drops the last newline */
+        } else { /* escaped: a URI component */
+            static const char hex[] = "0123456789ABCDEF";
+            buf = hy_palloc(req->pool, n * 3 + 1);
+            for (size_t i = 0; i < n; i++) {
+                unsigned char ch = (unsigned char)pem[i];
+                if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' ||
+                    ch == '.' || ch == '_' || ch == '~') {
+                    buf[len++] = (char)ch;
+                } else {
+                    buf[len++] = '%', buf[len++] = hex[ch >> 4], buf[len++] = hex[ch & 15];
+                }
+            }
+        }
+        break;
+    }
+    }
+    BIO_free(bio);
+    v->ptr = buf ? buf : "", v->len = len;
+}
 
 static void put_name(hy_req_t *req, char **buf, size_t *len, size_t *cap, const char *name)
 {
@@ -502,6 +666,10 @@ static void get_ssl_var(hy_req_t *req, hy_var_value_t *v, uintptr_t what)
     v->ptr = "", v->len = 0, v->not_found = false;
     if (ssl == NULL) {
         v->not_found = true;
+        return;
+    }
+    if (what >= V_CLIENT_VERIFY) {
+        client_cert_var(req, ssl, v, what);
         return;
     }
     char *buf = NULL;
@@ -577,6 +745,52 @@ static void get_ssl_var(hy_req_t *req, hy_var_value_t *v, uintptr_t what)
     }
 }
 
+/* nginx's ngx_ssl_verify_error_optional: what optional_no_ca lets through */
+static bool verify_error_optional(long rc)
+{
+    return rc == X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT || rc == X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN ||
+           rc == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT || rc == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY ||
+           rc == X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE;
+}
+
+/* Client certificates are checked for the request's server, before anything else runs (nginx does it when the
+ * request head is complete): 495 for a certificate that failed, 496 for none when required, 421 when Host names
+ * another server than the SNI name that chose the verification settings. */
+static int verify_phase(hy_req_t *req)
+{
+    SSL *ssl = req_ssl(req);
+    if (ssl == NULL)
+        return HY_DECLINED;
+    hy_http_ssl_srv_conf_t *sc = ssl_conf(req->srv);
+    if (sc->verify == HY_SSL_VERIFY_OFF)
+        return HY_DECLINED;
+    hy_str_t sni = req->conn->server_name;
+    if (sni.len && req->host.len && (sni.len != req->host.len || strncasecmp(sni.ptr, req->host.ptr, sni.len) != 0)) {
+        char host[256];
+        size_t n = HY_MIN(sni.len, sizeof(host) - 1);
+        for (size_t i = 0; i < n; i++)
+            host[i] = (char)(sni.ptr[i] >= 'A' && sni.ptr[i] <= 'Z' ? sni.ptr[i] + 32 : sni.ptr[i]);
+        host[n] = '\0';
+        if (hy_http_find_server(req->conn->addr, host, n, NULL) != req->srv) {
+            hy_req_log(req, HY_LOG_INFO,
+                       "client attempted to request the server name different from the one that was negotiated");
+            return 421;
+        }
+    }
+    X509 *cert = SSL_get0_peer_certificate(ssl);
+    long rc = SSL_get_verify_result(ssl);
+    if (cert && rc != X509_V_OK && (sc->verify != HY_SSL_VERIFY_OPTIONAL_NO_CA || !verify_error_optional(rc))) {
+        hy_req_log(req, HY_LOG_INFO, "client SSL certificate verify error: (%ld:%s)", rc,
+                   X509_verify_cert_error_string(rc));
+        return 495;
+    }
+    if (cert == NULL && sc->verify == HY_SSL_VERIFY_ON) {
+        hy_req_log(req, HY_LOG_INFO, "client sent no required SSL certificate");
+        return 496;
+    }
+    return HY_DECLINED;
+}
+
 static int postconfiguration(hy_conf_t *cf)
 {
     static const struct {
@@ -586,12 +800,23 @@ static int postconfiguration(hy_conf_t *cf)
                 {"ssl_ciphers", V_CIPHERS},           {"ssl_curve", V_CURVE},
                 {"ssl_curves", V_CURVES},             {"ssl_session_id", V_SESSION_ID},
                 {"ssl_session_reused", V_REUSED},     {"ssl_server_name", V_SERVER_NAME},
-                {"ssl_alpn_protocol", V_ALPN}};
+                {"ssl_alpn_protocol", V_ALPN},        {"ssl_client_verify", V_CLIENT_VERIFY},
+                {"ssl_client_s_dn", V_CLIENT_S_DN},   {"ssl_client_i_dn", V_CLIENT_I_DN},
+                {"ssl_client_serial", V_CLIENT_SERIAL}, {"ssl_client_fingerprint", V_CLIENT_FINGERPRINT},
+                {"ssl_client_raw_cert", V_CLIENT_RAW_CERT}, {"ssl_client_cert", V_CLIENT_CERT},
+                {"ssl_client_escaped_cert", V_CLIENT_ESCAPED_CERT}};
     for (size_t i = 0; i < HY_ARRAY_SIZE(vars); i++)
         hy_vars_define(cf, (hy_str_t){(char *)vars[i].name, strlen(vars[i].name)}, get_ssl_var,
                        (uintptr_t)vars[i].what, 0);
-    /* every TLS address needs a certificate in its default server (nginx's ngx_http_ssl_init) */
     hy_http_main_conf_t *m = cf->main_conf[hy_http_core_module.index];
+    hy_http_srv_conf_t **srvs = m->servers->elts;
+    for (size_t i = 0; i < m->servers->nelts; i++)
+        if (ssl_conf(srvs[i])->verify != HY_SSL_VERIFY_OFF) {
+            if (hy_http_phase_add(cf, HY_PHASE_POST_READ, verify_phase) != 0)
+                return -1;
+            break;
+        }
+    /* every TLS address needs a certificate in its default server (nginx's ngx_http_ssl_init) */
     hy_http_addr_t *addrs = m->addrs->elts;
     for (size_t i = 0; i < m->addrs->nelts; i++) {
         if (!addrs[i].spec.ssl)
@@ -609,6 +834,12 @@ static int postconfiguration(hy_conf_t *cf)
 #define SCTX (HY_CTX_HTTP | HY_CTX_SERVER)
 
 static const hy_bounds_t buffer_bounds = {1, 16384};
+static const hy_bounds_t depth_bounds = {0, 100};
+static const hy_enum_t verify_modes[] = {{"off", HY_SSL_VERIFY_OFF},
+                                         {"on", HY_SSL_VERIFY_ON},
+                                         {"optional", HY_SSL_VERIFY_OPTIONAL},
+                                         {"optional_no_ca", HY_SSL_VERIFY_OPTIONAL_NO_CA},
+                                         {NULL, 0}};
 
 static const hy_directive_t directives[] = {
     {.name = "ssl", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = set_ssl_on, SSRV(enable)},
@@ -628,6 +859,15 @@ static const hy_directive_t directives[] = {
      SSRV(handshake_timeout_ms)},
     {.name = "ssl_reject_handshake", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag,
      SSRV(reject_handshake)},
+    {.name = "ssl_verify_client", .ctx = SCTX, .args = HY_ARGS_1, .set = hy_slot_enum, SSRV(verify),
+     .post = verify_modes},
+    {.name = "ssl_verify_depth", .ctx = SCTX, .args = HY_ARGS_1, .set = hy_slot_num, SSRV(verify_depth),
+     .post = &depth_bounds},
+    {.name = "ssl_client_certificate", .ctx = SCTX, .args = HY_ARGS_1, .set = set_client_certificate,
+     SSRV(client_certificate)},
+    {.name = "ssl_trusted_certificate", .ctx = SCTX, .args = HY_ARGS_1, .set = set_trusted_certificate,
+     SSRV(trusted_certificate)},
+    {.name = "ssl_crl", .ctx = SCTX, .args = HY_ARGS_1, .set = set_crl, SSRV(crl)},
     {.name = "ssl_session_cache", .ctx = SCTX, .args = HY_ARGS_12, .set = hy_http_ssl_set_session_cache,
      SSRV(cache_mode)},
     {.name = "ssl_session_timeout", .ctx = SCTX, .args = HY_ARGS_1, .set = hy_slot_sec, SSRV(session_timeout_s)},

@@ -12,6 +12,8 @@ extern hy_module_t hy_http_ssl_module;
 enum hy_ssl_cache_mode { HY_SSL_CACHE_OFF = 0, HY_SSL_CACHE_NONE, HY_SSL_CACHE_BUILTIN, HY_SSL_CACHE_SHARED,
                          HY_SSL_CACHE_BOTH };
 
+enum hy_ssl_verify { HY_SSL_VERIFY_OFF = 0, HY_SSL_VERIFY_ON, HY_SSL_VERIFY_OPTIONAL, HY_SSL_VERIFY_OPTIONAL_NO_CA };
+
 /* A server's (or http{}'s) ssl settings; the context is built when the server's configuration is merged. */
 typedef struct hy_http_ssl_srv_conf {
     int enable;                     /* deprecated "ssl on" */
@@ -32,6 +34,9 @@ typedef struct hy_http_ssl_srv_conf {
     hy_array_t *ticket_key_files;   /* hy_str_t full paths */
     const char *ticket_file;
     unsigned ticket_line;
+    int verify;                     /* ssl_verify_client: enum hy_ssl_verify */
+    int64_t verify_depth;
+    hy_str_t client_certificate, trusted_certificate, crl;
     SSL_CTX *ctx;                   /* owned by the generation (freed with its arena) */
 } hy_http_ssl_srv_conf_t;
 

@@ -91,3 +91,47 @@ def https_get(port, path='/', host='localhost', sni='localhost', ctx=None, close
         s.close()
         return st, h, b, None
     return st, h, b, s
+
+
+def make_ca(dirpath, name='ca'):
+    """A CA certificate and key: (crt, key)."""
+    crt = os.path.join(dirpath, name + '.crt')
+    key = os.path.join(dirpath, name + '.key')
+    r = openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key,
+                '-out', crt, '-days', '2', '-subj', '/CN=Test CA ' + name, '-addext', 'basicConstraints=critical,CA:TRUE',
+                '-addext', 'keyUsage=critical,keyCertSign,cRLSign')
+    assert r.returncode == 0, r.stderr.decode()
+    return crt, key
+
+
+def make_client_cert(dirpath, name, cn, ca, serial):
+    """A client certificate signed by ca (crt, key): (crt, key)."""
+    key = os.path.join(dirpath, name + '.key')
+    csr = os.path.join(dirpath, name + '.csr')
+    crt = os.path.join(dirpath, name + '.crt')
+    r = openssl('req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key,
+                '-out', csr, '-subj', '/O=Hayate Test/CN=' + cn)
+    assert r.returncode == 0, r.stderr.decode()
+    r = openssl('x509', '-req', '-in', csr, '-CA', ca[0], '-CAkey', ca[1], '-set_serial', str(serial), '-days', '2',
+                '-out', crt)
+    assert r.returncode == 0, r.stderr.decode()
+    return crt, key
+
+
+def make_crl(dirpath, ca, revoked):
+    """A CRL of ca revoking the certificate files in `revoked`: its path."""
+    db = os.path.join(dirpath, 'crl-index.txt')
+    open(db, 'w').close()
+    with open(os.path.join(dirpath, 'crlnumber'), 'w') as f:
+        f.write('01\n')
+    cfg = os.path.join(dirpath, 'crl.cnf')
+    with open(cfg, 'w') as f:
+        f.write('[ca]\ndefault_ca = d\n[d]\ndatabase = %s\ncrlnumber = %s/crlnumber\ndefault_md = sha256\n'
+                'default_crl_days = 2\n' % (db, dirpath))
+    for crt in revoked:
+        r = openssl('ca', '-config', cfg, '-keyfile', ca[1], '-cert', ca[0], '-revoke', crt)
+        assert r.returncode == 0, r.stderr.decode()
+    out = os.path.join(dirpath, 'ca.crl')
+    r = openssl('ca', '-config', cfg, '-keyfile', ca[1], '-cert', ca[0], '-gencrl', '-out', out)
+    assert r.returncode == 0, r.stderr.decode()
+    return out
