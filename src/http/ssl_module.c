@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <openssl/err.h>
+#include <openssl/ocsp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include "ssl_module.h"
@@ -59,6 +60,8 @@ static void *create_srv(hy_conf_t *cf)
     c->builtin_size = HY_UNSET;
     c->verify = HY_UNSET;
     c->verify_depth = HY_UNSET;
+    c->stapling = HY_UNSET;
+    c->stapling_verify = HY_UNSET;
     return c;
 }
 
@@ -205,6 +208,11 @@ static int set_crl(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return set_path_str(cf, &((hy_http_ssl_srv_conf_t *)conf)->crl, d->name);
 }
 
+static int set_stapling_file(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    return set_path_str(cf, &((hy_http_ssl_srv_conf_t *)conf)->stapling_file, d->name);
+}
+
 static int set_ticket_key(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     hy_http_ssl_srv_conf_t *c = conf;
@@ -322,6 +330,56 @@ static int setup_verify(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
     return 0;
 }
 
+/* OCSP stapling from a file: the response is read once at configuration time and sent to every client that
+ * asks (status_request, RFC 6066 §8). OpenSSL frees what it is given, hence the copy per handshake. */
+static int on_status(SSL *ssl, void *arg)
+{
+    hy_str_t *resp = arg;
+    if (resp == NULL || resp->len == 0)
+        return SSL_TLSEXT_ERR_NOACK;
+    unsigned char *p = OPENSSL_malloc(resp->len);
+    if (p == NULL)
+        return SSL_TLSEXT_ERR_NOACK;
+    memcpy(p, resp->ptr, resp->len);
+    if (SSL_set_tlsext_status_ocsp_resp(ssl, p, (long)resp->len) != 1) {
+        OPENSSL_free(p);
+        return SSL_TLSEXT_ERR_NOACK;
+    }
+    return SSL_TLSEXT_ERR_OK;
+}
+
+static int setup_stapling(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
+{
+    if (!c->stapling)
+        return 0;
+    if (c->stapling_file.ptr == NULL) {
+        /* nginx would ask the certificate's OCSP responder; hayate has no client for it yet. A warning, never a
+         * failed start (an unreachable responder is not fatal in nginx either). */
+        hy_conf_warn(cf, "\"ssl_stapling\" ignored, hayate does not query OCSP responders yet (use "
+                         "\"ssl_stapling_file\")");
+        return 0;
+    }
+    BIO *bio = BIO_new_file(c->stapling_file.ptr, "rb");
+    if (bio == NULL)
+        return ssl_fail(cf, "BIO_new_file(\"%s\") failed", c->stapling_file.ptr);
+    OCSP_RESPONSE *resp = d2i_OCSP_RESPONSE_bio(bio, NULL);
+    BIO_free(bio);
+    if (resp == NULL)
+        return ssl_fail(cf, "d2i_OCSP_RESPONSE_bio(\"%s\") failed", c->stapling_file.ptr);
+    unsigned char *der = NULL;
+    int len = i2d_OCSP_RESPONSE(resp, &der);
+    OCSP_RESPONSE_free(resp);
+    if (len <= 0)
+        return ssl_fail(cf, "i2d_OCSP_RESPONSE(\"%s\") failed", c->stapling_file.ptr);
+    c->stapled.ptr = hy_palloc(cf->pool, (size_t)len);
+    memcpy(c->stapled.ptr, der, (size_t)len);
+    c->stapled.len = (size_t)len;
+    OPENSSL_free(der);
+    SSL_CTX_set_tlsext_status_cb(c->ctx, on_status);
+    SSL_CTX_set_tlsext_status_arg(c->ctx, &c->stapled);
+    return 0;
+}
+
 static int on_alpn(SSL *ssl, const unsigned char **out, unsigned char *outlen, const unsigned char *in,
                    unsigned inlen, void *arg);
 
@@ -375,7 +433,7 @@ static int build_ctx(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
         if (load_key(cf, ctx, keys[i], c->passwords) != 0)
             return -1;
     }
-    if (setup_verify(cf, c) != 0)
+    if (setup_verify(cf, c) != 0 || setup_stapling(cf, c) != 0)
         return -1;
     SSL_CTX_set_tlsext_servername_callback(ctx, on_servername);
     SSL_CTX_set_alpn_select_cb(ctx, on_alpn, NULL);
@@ -444,6 +502,10 @@ static int merge_srv(hy_conf_t *cf, void *parent, void *child)
         c->trusted_certificate = p->trusted_certificate;
     if (c->crl.ptr == NULL)
         c->crl = p->crl;
+    hy_merge_value(c->stapling, p->stapling, 0);
+    hy_merge_value(c->stapling_verify, p->stapling_verify, 0);
+    if (c->stapling_file.ptr == NULL)
+        c->stapling_file = p->stapling_file;
     const char *file = cf->file;
     unsigned line = cf->line;
     if (c->enable && c->certificates == NULL && !c->reject_handshake) {
@@ -868,6 +930,11 @@ static const hy_directive_t directives[] = {
     {.name = "ssl_trusted_certificate", .ctx = SCTX, .args = HY_ARGS_1, .set = set_trusted_certificate,
      SSRV(trusted_certificate)},
     {.name = "ssl_crl", .ctx = SCTX, .args = HY_ARGS_1, .set = set_crl, SSRV(crl)},
+    {.name = "ssl_stapling", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag, SSRV(stapling)},
+    {.name = "ssl_stapling_file", .ctx = SCTX, .args = HY_ARGS_1, .set = set_stapling_file, SSRV(stapling_file)},
+    {.name = "ssl_stapling_verify", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag, SSRV(stapling_verify)},
+    {.name = "ssl_stapling_responder", .ctx = SCTX, .args = HY_ARGS_1, .set = hy_slot_str,
+     SSRV(stapling_responder)},
     {.name = "ssl_session_cache", .ctx = SCTX, .args = HY_ARGS_12, .set = hy_http_ssl_set_session_cache,
      SSRV(cache_mode)},
     {.name = "ssl_session_timeout", .ctx = SCTX, .args = HY_ARGS_1, .set = hy_slot_sec, SSRV(session_timeout_s)},

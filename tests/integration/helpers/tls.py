@@ -135,3 +135,18 @@ def make_crl(dirpath, ca, revoked):
     r = openssl('ca', '-config', cfg, '-keyfile', ca[1], '-cert', ca[0], '-gencrl', '-out', out)
     assert r.returncode == 0, r.stderr.decode()
     return out
+
+
+def make_ocsp_response(dirpath, ca, cert):
+    """A DER OCSP response from ca saying `cert` (signed by ca) is good: its path."""
+    idx = os.path.join(dirpath, 'ocsp-index.txt')
+    serial = openssl('x509', '-in', cert, '-noout', '-serial').stdout.decode().strip().split('=')[1]
+    subj = openssl('x509', '-in', cert, '-noout', '-subject', '-nameopt', 'compat').stdout.decode().strip()
+    subj = subj.split('=', 1)[1].strip()
+    with open(idx, 'w') as f:
+        f.write('V\t301231000000Z\t\t%s\tunknown\t%s\n' % (serial, subj))
+    out = os.path.join(dirpath, 'ocsp.der')
+    r = openssl('ocsp', '-index', idx, '-rsigner', ca[0], '-rkey', ca[1], '-CA', ca[0], '-issuer', ca[0],
+                '-cert', cert, '-respout', out, '-ndays', '1')
+    assert r.returncode == 0 and os.path.getsize(out) > 0, r.stderr.decode()
+    return out
