@@ -33,14 +33,17 @@ static ssize_t tls_read(hy_sock_t *s, char *buf, size_t len)
 {
     tls_conn_t *t = s->tls;
     size_t total = 0;
-    /* drain every record OpenSSL can decrypt now, so that a short result means "nothing more buffered" to the
-     * caller (sock.c stops reading on a short read) */
+    /* drain what OpenSSL holds already, so that a short result means "nothing more buffered" to the caller
+     * (sock.c stops reading on a short read); not the kernel's queue: that would cost a read() ending in EAGAIN
+     * per request, and the level-triggered loop tells us when more arrived */
     while (total < len) {
         size_t n = 0;
         ERR_clear_error();
         int r = SSL_read_ex(t->ssl, buf + total, len - total, &n);
         if (r == 1) {
             total += n;
+            if (!SSL_has_pending(t->ssl))
+                break; /* OpenSSL holds no more bytes; more from the kernel wakes the (level-triggered) loop */
             continue;
         }
         if (total > 0)

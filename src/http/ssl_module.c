@@ -402,7 +402,7 @@ static int build_ctx(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
     if (c->prefer_server_ciphers)
         SSL_CTX_set_options(ctx, SSL_OP_CIPHER_SERVER_PREFERENCE);
     SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS | SSL_MODE_NO_AUTO_CHAIN);
-    SSL_CTX_set_read_ahead(ctx, 0);
+    SSL_CTX_set_read_ahead(ctx, 1); /* one read(2) per burst instead of two per record (header, then body) */
     if (apply_protocols(ctx, c->protocols) != 0)
         return ssl_fail(cf, "%s", "SSL_CTX_set_min_proto_version() failed");
     if (SSL_CTX_set_cipher_list(ctx, c->ciphers.ptr) != 1)
