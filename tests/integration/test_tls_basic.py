@@ -237,3 +237,39 @@ def test_request_without_host_uses_default_server(server, certs):
     st, _, body = read_response(c)
     c.close()
     assert st == 200 and body.startswith(b'a.test ')
+
+
+@pytest.mark.hayate_only  # nginx logs some of these at [crit], which the teardown refuses
+def test_bad_clients_do_not_hurt_the_worker(server, certs):
+    """Garbage, truncated hellos, resets mid-handshake and mid-response: the worker keeps serving."""
+    import os as _os
+    big = b'x' * (4 << 20)
+    s = server(tls_server(certs, ''), files={'html/big.bin': big, 'html/a.txt': 'a\n'})
+    port = s.prefix.port
+    for payload in (b'\x16\x03\x01\x00\x05hello', b'\x16\x03\x01\xff\xff' + _os.urandom(300), b'\x80' + _os.urandom(64),
+                    _os.urandom(2000), b'\x16'):
+        with socket.create_connection(('127.0.0.1', port), timeout=5) as c:
+            c.sendall(payload)
+            c.shutdown(socket.SHUT_WR)
+            try:
+                while c.recv(4096):
+                    pass
+            except ConnectionResetError:
+                pass
+    # a TLS connection that sends garbage records after the handshake
+    c = tls_connect(port)
+    raw = socket.socket(fileno=_os.dup(c.fileno()))
+    raw.sendall(b'\x17\x03\x03\x00\x10' + _os.urandom(16))
+    raw.close()
+    try:
+        c.recv(100)
+    except (ssl.SSLError, ConnectionResetError, OSError):
+        pass
+    c.close()
+    # a client that goes away in the middle of a large response
+    c = tls_connect(port)
+    c.sendall(b'GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n')
+    c.recv(1000)
+    c.close()
+    st, _, body, _ = https_get(port, '/a.txt')
+    assert st == 200 and body == b'a\n'
