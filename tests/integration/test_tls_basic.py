@@ -1,4 +1,5 @@
 """TLS: listen ... ssl, certificates (RSA + ECDSA), protocols, ciphers, SNI, ALPN, $ssl_* variables, 497."""
+import re
 import socket
 import ssl
 import subprocess
@@ -273,3 +274,25 @@ def test_bad_clients_do_not_hurt_the_worker(server, certs):
     c.close()
     st, _, body, _ = https_get(port, '/a.txt')
     assert st == 200 and body == b'a\n'
+
+
+@pytest.mark.hayate_only  # nginx 1.22's defaults enable TLS 1.0/1.1 and CBC suites
+def test_default_configuration_has_no_weak_finding(server, certs):
+    """sslscan (Debian) against a server with only a certificate: no TLS 1.0/1.1, no CBC or RSA key exchange,
+    no compression, no client renegotiation."""
+    import shutil
+    if shutil.which('sslscan') is None:
+        pytest.skip('sslscan not installed (make deps-test installs it)')
+    s = server(tls_server(certs, ''))
+    r = subprocess.run(['sslscan', '--no-colour', '127.0.0.1:%d' % s.prefix.port], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=120)
+    out = r.stdout.decode()
+    for proto in ('SSLv2', 'SSLv3', 'TLSv1.0', 'TLSv1.1'):
+        assert re.search(r'^%s\s+disabled' % re.escape(proto), out, re.M), out
+    assert re.search(r'^TLSv1\.2\s+enabled', out, re.M) and re.search(r'^TLSv1\.3\s+enabled', out, re.M)
+    assert 'Session renegotiation not supported' in out or 'Insecure session renegotiation' not in out
+    assert 'Compression enabled' not in out
+    suites = re.findall(r'^(?:Preferred|Accepted)\s+TLSv1\.[23]\s+\d+ bits\s+(\S+)', out, re.M)
+    assert suites, out
+    for name in suites:
+        assert name.startswith('TLS_') or (name.startswith('ECDHE-') and ('GCM' in name or 'CHACHA20' in name)), name
