@@ -34,26 +34,33 @@ typedef struct sess_node {
     unsigned char der[];
 } sess_node_t;
 
-typedef struct sess_shared {
-    uint32_t nbuckets;
-    sess_node_t *lru_head, *lru_tail;
-    uint64_t stored, evicted;
-    sess_node_t *buckets[];
-} sess_shared_t;
-
-typedef struct sess_cache {
-    hy_zone_t *zone;
-    sess_shared_t *sh; /* in the zone */
-} sess_cache_t;
-
 typedef struct ticket_key {
     unsigned char name[16], hmac[32], aes[32];
     size_t size; /* 48 or 80 */
 } ticket_key_t;
 
+#define ZONE_KEYS 3 /* the current ticket key and two retired ones that still decrypt */
+
+typedef struct sess_shared {
+    uint32_t nbuckets;
+    sess_node_t *lru_head, *lru_tail;
+    uint64_t stored, evicted;
+    ticket_key_t keys[ZONE_KEYS]; /* with a shared cache and no key files: rotated by whichever worker sees */
+    uint32_t nkeys;               /* the current one expire (nginx 1.23's scheme) */
+    int64_t rotate_at_s;
+    sess_node_t *buckets[];
+} sess_shared_t;
+
+typedef struct sess_cache {
+    hy_zone_t *zone;
+    sess_shared_t *sh;        /* in the zone */
+    int64_t key_period_s;     /* ticket key rotation: the longest ssl_session_timeout of the servers using it */
+} sess_cache_t;
+
 typedef struct ticket_keys {
-    ticket_key_t *keys;
+    ticket_key_t *keys;   /* key files, or the per-start key */
     size_t n;
+    sess_cache_t *zone;   /* set: the keys live in the shared cache's zone and rotate */
 } ticket_keys_t;
 
 static int cache_idx = -1, ticket_idx = -1;
@@ -231,10 +238,60 @@ static void on_remove_session(SSL_CTX *ctx, SSL_SESSION *sess)
 
 /* ---------------- tickets ---------------- */
 
+static void key_from_bytes(ticket_key_t *k, const unsigned char *b, size_t size)
+{
+    k->size = size;
+    memcpy(k->name, b, 16);
+    if (size == 48) {
+        memcpy(k->aes, b + 16, 16);
+        memcpy(k->hmac, b + 32, 16);
+    } else {
+        memcpy(k->hmac, b + 16, 32);
+        memcpy(k->aes, b + 48, 32);
+    }
+}
+
+static void new_key(ticket_key_t *k)
+{
+    unsigned char b[80];
+    if (RAND_bytes(b, sizeof(b)) != 1)
+        return; /* keeps the previous bytes: still a valid (if not fresh) key */
+    key_from_bytes(k, b, sizeof(b));
+    explicit_bzero(b, sizeof(b));
+}
+
+/* The zone's ticket keys, rotated when the current one is older than the period: copied out under the lock so
+ * the crypto runs without it. */
+static size_t zone_keys(sess_cache_t *c, ticket_key_t *out)
+{
+    lock_cache(c);
+    sess_shared_t *sh = c->sh;
+    int64_t now = hy_clock_time();
+    if (sh->nkeys == 0 || now >= sh->rotate_at_s) {
+        memmove(&sh->keys[1], &sh->keys[0], sizeof(ticket_key_t) * (ZONE_KEYS - 1));
+        new_key(&sh->keys[0]);
+        if (sh->nkeys < ZONE_KEYS)
+            sh->nkeys++;
+        sh->rotate_at_s = now + (c->key_period_s > 0 ? c->key_period_s : 300);
+    }
+    size_t n = sh->nkeys;
+    memcpy(out, sh->keys, sizeof(ticket_key_t) * n);
+    hy_slab_unlock(c->zone->slab);
+    return n;
+}
+
 static int on_ticket(SSL *ssl, unsigned char *name, unsigned char *iv, EVP_CIPHER_CTX *ectx, EVP_MAC_CTX *hctx,
                      int enc)
 {
     ticket_keys_t *tk = SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), ticket_idx);
+    ticket_key_t zkeys[ZONE_KEYS];
+    ticket_keys_t zone_view;
+    if (tk && tk->zone) {
+        zone_view.n = zone_keys(tk->zone, zkeys);
+        zone_view.keys = zkeys;
+        zone_view.zone = NULL;
+        tk = &zone_view;
+    }
     if (tk == NULL || tk->n == 0)
         return enc ? -1 : 0;
     size_t i = 0;
@@ -261,19 +318,6 @@ static int on_ticket(SSL *ssl, unsigned char *name, unsigned char *iv, EVP_CIPHE
     if (EVP_MAC_CTX_set_params(hctx, params) != 1 || EVP_DecryptInit_ex(ectx, cipher, NULL, k->aes, iv) != 1)
         return -1;
     return i == 0 ? 1 : 2; /* 2: decrypted with an older key, issue a fresh ticket */
-}
-
-static void key_from_bytes(ticket_key_t *k, const unsigned char *b, size_t size)
-{
-    k->size = size;
-    memcpy(k->name, b, 16);
-    if (size == 48) {
-        memcpy(k->aes, b + 16, 16);
-        memcpy(k->hmac, b + 32, 16);
-    } else {
-        memcpy(k->hmac, b + 16, 32);
-        memcpy(k->aes, b + 48, 32);
-    }
 }
 
 static int load_ticket_keys(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c, ticket_keys_t *tk)
@@ -396,6 +440,11 @@ int hy_http_ssl_session_setup(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
         cf->file = file, cf->line = line;
         if (rc != 0)
             return -1;
+    } else if (c->cache_zone) { /* keys in the zone: shared by workers and instances of a reload, rotated */
+        sess_cache_t *sc = c->cache_zone->data;
+        if (c->session_timeout_s > sc->key_period_s)
+            sc->key_period_s = c->session_timeout_s;
+        tk->zone = sc;
     } else {
         if (!have_start_key) {
             unsigned char b[80];

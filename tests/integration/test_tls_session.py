@@ -1,6 +1,8 @@
 """TLS session resumption: the shared cache (TLS 1.2 session ids) and tickets (TLS 1.3) across two workers,
 ticket-key files shared by two separately started instances."""
 import os
+import re
+import time
 import ssl
 
 import pytest
@@ -141,3 +143,33 @@ def test_bad_ticket_key_file_fails_t(prefix, run_cli):
     path = prefix.conf('http {%s\n}\n' % srv_body(cert, 'ssl_session_ticket_key %s;' % bad))
     r = run_cli(['-t', '-c', path])
     assert r.rc != 0 and 'must be 48 or 80 bytes' in r.err and path + ':' in r.err
+
+
+def ticket_key_name(port, sess_file):
+    """A TLS 1.2 handshake with a ticket: (worker pid, the ticket's key name in hex)."""
+    from helpers.tls import openssl
+    r = openssl('s_client', '-connect', '127.0.0.1:%d' % port, '-tls1_2', '-quiet', '-sess_out', sess_file,
+                input=b'GET / HTTP/1.0\r\n\r\n')
+    pid = r.stdout.decode().strip().split('\n')[-1].split()[0]
+    t = openssl('sess_id', '-in', sess_file, '-noout', '-text').stdout.decode()
+    m = re.search(r'TLS session ticket:\s*\n((?:\s*[0-9a-f]{4} - .*\n)+)', t)
+    assert m, t
+    hexbytes = re.findall(r'\b[0-9a-f]{2}\b', ' '.join(l.split(' - ', 1)[1][:48] for l in m.group(1).splitlines()))
+    return pid, ''.join(hexbytes[:16])
+
+
+@pytest.mark.hayate_only  # nginx 1.22 keeps one ticket key per configuration (rotation came in 1.23)
+def test_ticket_keys_in_the_shared_zone_rotate(server, prefix):
+    cert = make_cert(prefix.tmp, 'c', 'localhost', kind='ec')
+    s = server(master_conf(srv_body(cert, 'ssl_session_cache shared:SSL:1m; ssl_session_timeout 2s;'), workers=2),
+               full=True)
+    workers_of(s, 2)
+    seen = {}  # key name -> set of worker pids that issued tickets with it
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        pid, name = ticket_key_name(s.prefix.port, prefix.tmp + '/sess.pem')
+        seen.setdefault(name, set()).add(pid)
+        if len(seen) >= 2 and any(len(p) >= 2 for p in seen.values()):
+            break
+    assert len(seen) >= 2, seen                      # the key rotated
+    assert any(len(p) >= 2 for p in seen.values()), seen  # and both workers used the same key
