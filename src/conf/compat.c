@@ -341,7 +341,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"ssi_silent_errors", HY_COMPAT_NOT_YET, "not planned"},
     {"ssi_types", HY_COMPAT_NOT_YET, "not planned"},
     {"ssi_value_length", HY_COMPAT_NOT_YET, "not planned"},
-    {"ssl_early_data", HY_COMPAT_NOT_YET, "TLS issue"},
     {"ssl_engine", HY_COMPAT_NOT_YET, "TLS issue"},
     {"ssl_ocsp", HY_COMPAT_NOT_YET, "TLS issue"},
     {"ssl_ocsp_cache", HY_COMPAT_NOT_YET, "TLS issue"},

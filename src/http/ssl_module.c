@@ -61,6 +61,7 @@ static void *create_srv(hy_conf_t *cf)
     c->verify = HY_UNSET;
     c->verify_depth = HY_UNSET;
     c->stapling = HY_UNSET;
+    c->early_data = HY_UNSET;
     c->stapling_verify = HY_UNSET;
     return c;
 }
@@ -206,6 +207,15 @@ static int set_trusted_certificate(hy_conf_t *cf, const hy_directive_t *d, void 
 static int set_crl(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     return set_path_str(cf, &((hy_http_ssl_srv_conf_t *)conf)->crl, d->name);
+}
+
+static int set_early_data(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (hy_str_eq(a[1], "on")) /* TLS 1.3 0-RTT needs replay protection we do not have yet */
+        return hy_conf_error(cf, "\"ssl_early_data on\" is not supported by hayate yet");
+    return hy_slot_flag(cf, d, conf);
 }
 
 static int set_stapling_file(hy_conf_t *cf, const hy_directive_t *d, void *conf)
@@ -609,7 +619,7 @@ static void set_cstr(hy_var_value_t *v, const char *s)
 
 enum { V_PROTOCOL, V_CIPHER, V_CIPHERS, V_CURVE, V_CURVES, V_SESSION_ID, V_REUSED, V_SERVER_NAME, V_ALPN,
        V_CLIENT_VERIFY, V_CLIENT_S_DN, V_CLIENT_I_DN, V_CLIENT_SERIAL, V_CLIENT_FINGERPRINT, V_CLIENT_RAW_CERT,
-       V_CLIENT_CERT, V_CLIENT_ESCAPED_CERT };
+       V_CLIENT_CERT, V_CLIENT_ESCAPED_CERT, V_EARLY_DATA };
 
 /* a memory BIO's contents copied into the request pool */
 static void from_bio(hy_req_t *req, BIO *bio, char **buf, size_t *len)
@@ -728,6 +738,10 @@ static void get_ssl_var(hy_req_t *req, hy_var_value_t *v, uintptr_t what)
     v->ptr = "", v->len = 0, v->not_found = false;
     if (ssl == NULL) {
         v->not_found = true;
+        return;
+    }
+    if (what == V_EARLY_DATA) { /* "1" while a request arrives in 0-RTT data: never, early data is off */
+        v->ptr = "", v->len = 0;
         return;
     }
     if (what >= V_CLIENT_VERIFY) {
@@ -866,7 +880,7 @@ static int postconfiguration(hy_conf_t *cf)
                 {"ssl_client_s_dn", V_CLIENT_S_DN},   {"ssl_client_i_dn", V_CLIENT_I_DN},
                 {"ssl_client_serial", V_CLIENT_SERIAL}, {"ssl_client_fingerprint", V_CLIENT_FINGERPRINT},
                 {"ssl_client_raw_cert", V_CLIENT_RAW_CERT}, {"ssl_client_cert", V_CLIENT_CERT},
-                {"ssl_client_escaped_cert", V_CLIENT_ESCAPED_CERT}};
+                {"ssl_client_escaped_cert", V_CLIENT_ESCAPED_CERT}, {"ssl_early_data", V_EARLY_DATA}};
     for (size_t i = 0; i < HY_ARRAY_SIZE(vars); i++)
         hy_vars_define(cf, (hy_str_t){(char *)vars[i].name, strlen(vars[i].name)}, get_ssl_var,
                        (uintptr_t)vars[i].what, 0);
@@ -930,6 +944,7 @@ static const hy_directive_t directives[] = {
     {.name = "ssl_trusted_certificate", .ctx = SCTX, .args = HY_ARGS_1, .set = set_trusted_certificate,
      SSRV(trusted_certificate)},
     {.name = "ssl_crl", .ctx = SCTX, .args = HY_ARGS_1, .set = set_crl, SSRV(crl)},
+    {.name = "ssl_early_data", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = set_early_data, SSRV(early_data)},
     {.name = "ssl_stapling", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag, SSRV(stapling)},
     {.name = "ssl_stapling_file", .ctx = SCTX, .args = HY_ARGS_1, .set = set_stapling_file, SSRV(stapling_file)},
     {.name = "ssl_stapling_verify", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag, SSRV(stapling_verify)},

@@ -164,3 +164,14 @@ def test_reload_swaps_certificate_keeps_connections(server, prefix):
     old.close()
     head, rest = got.split(b'\r\n\r\n', 1)
     assert head.startswith(b'HTTP/1.1 200') and rest == big
+
+
+@pytest.mark.hayate_only
+def test_early_data(prefix, run_cli, server):
+    crt, key = make_cert(prefix.tmp, 'good', 'localhost', kind='ec')
+    path = prefix.conf(conf_with(crt, key, 'ssl_early_data on;'))
+    r = run_cli(['-t', '-c', path])
+    assert r.rc != 0 and '"ssl_early_data on" is not supported by hayate yet' in r.err and path + ':' in r.err
+    s = server(conf_with(crt, key, 'ssl_early_data off; location /e { return 200 "[$ssl_early_data]\\n"; }'))
+    st, _, body, _ = https_get(s.prefix.port, '/e')
+    assert body == b'[]\n'
