@@ -403,13 +403,18 @@ for s in "${SCENARIOS[@]}"; do
     fi
     table="$table
 | $label | $n_rps | $h_rps | $ratio | $n_fail / $h_fail |"
+    shown="http://127.0.0.1:PORT$path"
+    case "$path" in
+    tls:*) shown="https://127.0.0.1:PORT+1000${path#tls:}" ;;
+    tls12:*) shown="https://127.0.0.1:PORT+2000${path#tls12:}" ;;
+    esac
     if [ "$tool" = wrk ]; then
         cmds="$cmds
-    taskset -c $cli_cpu wrk -t1 -c$conc -d${secs}s --timeout 5s${hdr:+ -H '$hdr'} http://127.0.0.1:PORT$path"
+    taskset -c $cli_cpu wrk -t1 -c$conc -d${secs}s --timeout 5s${hdr:+ -H '$hdr'} $shown"
     else
         n=$reqs; [ "$n" -lt "$conc" ] && n=$conc
         cmds="$cmds
-    (ulimit -n 20000; taskset -c $cli_cpu ab -q -r -s 30 -n $n -c $conc${hdr:+ -H '$hdr'} http://127.0.0.1:PORT$path)"
+    (ulimit -n 20000; taskset -c $cli_cpu ab -q -r -s 30 -n $n -c $conc${hdr:+ -H '$hdr'} $shown)"
     fi
 done
 
