@@ -15,16 +15,16 @@
 #include "../core/log.h"
 #include "../core/mem.h"
 
-#define RECORD_FIRST 1400   /* the first record fits one TCP segment: the client can start parsing at once */
-#define RECORD_MAX 16384    /* TLS's limit (RFC 8446 §5.1) */
+#define RECORD_FIRST 1400 /* the first record fits one TCP segment: the client can start parsing at once */
+#define RECORD_MAX 16384  /* TLS's limit (RFC 8446 §5.1) */
 
 typedef struct tls_conn {
     SSL *ssl;
-    hy_buf_t wbuf;         /* the plaintext of the record being written (recycled block); empty between writes */
-    size_t record;         /* size of the next record: grows from RECORD_FIRST to record_max */
+    hy_buf_t wbuf; /* the plaintext of the record being written (recycled block); empty between writes */
+    size_t record; /* size of the next record: grows from RECORD_FIRST to record_max */
     size_t record_max;
-    bool peeked;           /* the first byte was checked for a plain HTTP request */
-    bool failed;           /* a fatal error: no close_notify may be sent (RFC 8446 §6.2) */
+    bool peeked; /* the first byte was checked for a plain HTTP request */
+    bool failed; /* a fatal error: no close_notify may be sent (RFC 8446 §6.2) */
 } tls_conn_t;
 
 static char plain_marker; /* s->tls after a plain HTTP request arrived on a TLS port */
@@ -174,7 +174,8 @@ static int tls_handshake(hy_sock_t *s)
     if (e == SSL_ERROR_SYSCALL)
         return errno ? -errno : -ECONNRESET;
     char buf[256];
-    hy_log(HY_LOG_INFO, "SSL_do_handshake() failed (SSL: %s) while SSL handshaking", hy_tls_error_text(buf, sizeof(buf)));
+    hy_log(HY_LOG_INFO, "SSL_do_handshake() failed (SSL: %s) while SSL handshaking",
+           hy_tls_error_text(buf, sizeof(buf)));
     return -EPROTO;
 }
 

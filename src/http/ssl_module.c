@@ -22,14 +22,18 @@
 #include "../event/tls.h"
 
 enum {
-    PROTO_SSLv2 = 0x01, PROTO_SSLv3 = 0x02, PROTO_TLSv1 = 0x04, PROTO_TLSv1_1 = 0x08, PROTO_TLSv1_2 = 0x10,
+    PROTO_SSLv2 = 0x01,
+    PROTO_SSLv3 = 0x02,
+    PROTO_TLSv1 = 0x04,
+    PROTO_TLSv1_1 = 0x08,
+    PROTO_TLSv1_2 = 0x10,
     PROTO_TLSv1_3 = 0x20,
 };
 
 /* nginx's default is "HIGH:!aNULL:!MD5"; ours keeps only forward-secret key exchange and AEAD ciphers (TLS 1.2:
  * ECDHE with AES-GCM or ChaCha20-Poly1305; TLS 1.3's suites are AEAD by definition). See docs/DIFFERENCES.md. */
-#define DEFAULT_CIPHERS                                                                                            \
-    "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:"                     \
+#define DEFAULT_CIPHERS                                                                                                \
+    "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:"                         \
     "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
 
 static const unsigned char alpn_protos[] = "\x08http/1.1\x08http/1.0";
@@ -145,9 +149,13 @@ static int set_password_file(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 
 static int set_protocols(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
-    static const hy_enum_t names[] = {{"SSLv2", PROTO_SSLv2},     {"SSLv3", PROTO_SSLv3},
-                                      {"TLSv1", PROTO_TLSv1},     {"TLSv1.1", PROTO_TLSv1_1},
-                                      {"TLSv1.2", PROTO_TLSv1_2}, {"TLSv1.3", PROTO_TLSv1_3}, {NULL, 0}};
+    static const hy_enum_t names[] = {{"SSLv2", PROTO_SSLv2},
+                                      {"SSLv3", PROTO_SSLv3},
+                                      {"TLSv1", PROTO_TLSv1},
+                                      {"TLSv1.1", PROTO_TLSv1_1},
+                                      {"TLSv1.2", PROTO_TLSv1_2},
+                                      {"TLSv1.3", PROTO_TLSv1_3},
+                                      {NULL, 0}};
     hy_http_ssl_srv_conf_t *c = conf;
     size_t n;
     hy_str_t *a = hy_conf_args(cf, &n);
@@ -390,8 +398,8 @@ static int setup_stapling(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
     return 0;
 }
 
-static int on_alpn(SSL *ssl, const unsigned char **out, unsigned char *outlen, const unsigned char *in,
-                   unsigned inlen, void *arg);
+static int on_alpn(SSL *ssl, const unsigned char **out, unsigned char *outlen, const unsigned char *in, unsigned inlen,
+                   void *arg);
 
 static void free_ctx(void *p)
 {
@@ -460,8 +468,7 @@ static int build_ctx(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
             if (SSL_CONF_cmd(cctx, cmd[i].name.ptr, cmd[i].value.ptr) <= 0) {
                 SSL_CONF_CTX_free(cctx);
                 char what[512];
-                snprintf(what, sizeof(what), "SSL_CONF_cmd(\"%s\", \"%s\") failed", cmd[i].name.ptr,
-                         cmd[i].value.ptr);
+                snprintf(what, sizeof(what), "SSL_CONF_cmd(\"%s\", \"%s\") failed", cmd[i].name.ptr, cmd[i].value.ptr);
                 return ssl_fail(cf, "%s", what);
             }
         }
@@ -583,8 +590,8 @@ static int on_servername(SSL *ssl, int *alert, void *arg)
     return SSL_TLSEXT_ERR_OK;
 }
 
-static int on_alpn(SSL *ssl, const unsigned char **out, unsigned char *outlen, const unsigned char *in,
-                   unsigned inlen, void *arg)
+static int on_alpn(SSL *ssl, const unsigned char **out, unsigned char *outlen, const unsigned char *in, unsigned inlen,
+                   void *arg)
 {
     return hy_tls_alpn_select(out, outlen, in, inlen, alpn_protos, sizeof(alpn_protos) - 1);
 }
@@ -617,9 +624,26 @@ static void set_cstr(hy_var_value_t *v, const char *s)
     v->len = strlen(s);
 }
 
-enum { V_PROTOCOL, V_CIPHER, V_CIPHERS, V_CURVE, V_CURVES, V_SESSION_ID, V_REUSED, V_SERVER_NAME, V_ALPN,
-       V_CLIENT_VERIFY, V_CLIENT_S_DN, V_CLIENT_I_DN, V_CLIENT_SERIAL, V_CLIENT_FINGERPRINT, V_CLIENT_RAW_CERT,
-       V_CLIENT_CERT, V_CLIENT_ESCAPED_CERT, V_EARLY_DATA };
+enum {
+    V_PROTOCOL,
+    V_CIPHER,
+    V_CIPHERS,
+    V_CURVE,
+    V_CURVES,
+    V_SESSION_ID,
+    V_REUSED,
+    V_SERVER_NAME,
+    V_ALPN,
+    V_CLIENT_VERIFY,
+    V_CLIENT_S_DN,
+    V_CLIENT_I_DN,
+    V_CLIENT_SERIAL,
+    V_CLIENT_FINGERPRINT,
+    V_CLIENT_RAW_CERT,
+    V_CLIENT_CERT,
+    V_CLIENT_ESCAPED_CERT,
+    V_EARLY_DATA
+};
 
 /* a memory BIO's contents copied into the request pool */
 static void from_bio(hy_req_t *req, BIO *bio, char **buf, size_t *len)
@@ -696,7 +720,7 @@ static void client_cert_var(hy_req_t *req, SSL *ssl, hy_var_value_t *v, uintptr_
             }
             while (len && buf[len - 1] == '\n')
                 len--; /* nginx drops the last newline */
-        } else { /* escaped: a URI component */
+        } else {       /* escaped: a URI component */
             static const char hex[] = "0123456789ABCDEF";
             buf = hy_palloc(req->pool, n * 3 + 1);
             for (size_t i = 0; i < n; i++) {
@@ -872,18 +896,27 @@ static int postconfiguration(hy_conf_t *cf)
     static const struct {
         const char *name;
         int what;
-    } vars[] = {{"ssl_protocol", V_PROTOCOL},         {"ssl_cipher", V_CIPHER},
-                {"ssl_ciphers", V_CIPHERS},           {"ssl_curve", V_CURVE},
-                {"ssl_curves", V_CURVES},             {"ssl_session_id", V_SESSION_ID},
-                {"ssl_session_reused", V_REUSED},     {"ssl_server_name", V_SERVER_NAME},
-                {"ssl_alpn_protocol", V_ALPN},        {"ssl_client_verify", V_CLIENT_VERIFY},
-                {"ssl_client_s_dn", V_CLIENT_S_DN},   {"ssl_client_i_dn", V_CLIENT_I_DN},
-                {"ssl_client_serial", V_CLIENT_SERIAL}, {"ssl_client_fingerprint", V_CLIENT_FINGERPRINT},
-                {"ssl_client_raw_cert", V_CLIENT_RAW_CERT}, {"ssl_client_cert", V_CLIENT_CERT},
-                {"ssl_client_escaped_cert", V_CLIENT_ESCAPED_CERT}, {"ssl_early_data", V_EARLY_DATA}};
+    } vars[] = {{"ssl_protocol", V_PROTOCOL},
+                {"ssl_cipher", V_CIPHER},
+                {"ssl_ciphers", V_CIPHERS},
+                {"ssl_curve", V_CURVE},
+                {"ssl_curves", V_CURVES},
+                {"ssl_session_id", V_SESSION_ID},
+                {"ssl_session_reused", V_REUSED},
+                {"ssl_server_name", V_SERVER_NAME},
+                {"ssl_alpn_protocol", V_ALPN},
+                {"ssl_client_verify", V_CLIENT_VERIFY},
+                {"ssl_client_s_dn", V_CLIENT_S_DN},
+                {"ssl_client_i_dn", V_CLIENT_I_DN},
+                {"ssl_client_serial", V_CLIENT_SERIAL},
+                {"ssl_client_fingerprint", V_CLIENT_FINGERPRINT},
+                {"ssl_client_raw_cert", V_CLIENT_RAW_CERT},
+                {"ssl_client_cert", V_CLIENT_CERT},
+                {"ssl_client_escaped_cert", V_CLIENT_ESCAPED_CERT},
+                {"ssl_early_data", V_EARLY_DATA}};
     for (size_t i = 0; i < HY_ARRAY_SIZE(vars); i++)
-        hy_vars_define(cf, (hy_str_t){(char *)vars[i].name, strlen(vars[i].name)}, get_ssl_var,
-                       (uintptr_t)vars[i].what, 0);
+        hy_vars_define(cf, (hy_str_t){(char *)vars[i].name, strlen(vars[i].name)}, get_ssl_var, (uintptr_t)vars[i].what,
+                       0);
     hy_http_main_conf_t *m = cf->main_conf[hy_http_core_module.index];
     hy_http_srv_conf_t **srvs = m->servers->elts;
     for (size_t i = 0; i < m->servers->nelts; i++)
@@ -924,39 +957,58 @@ static const hy_directive_t directives[] = {
     {.name = "ssl_password_file", .ctx = SCTX, .args = HY_ARGS_1, .set = set_password_file, SSRV(passwords)},
     {.name = "ssl_protocols", .ctx = SCTX, .args = HY_ARGS_1MORE, .set = set_protocols, SSRV(protocols)},
     {.name = "ssl_ciphers", .ctx = SCTX, .args = HY_ARGS_1, .set = hy_slot_str, SSRV(ciphers)},
-    {.name = "ssl_prefer_server_ciphers", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag,
+    {.name = "ssl_prefer_server_ciphers",
+     .ctx = SCTX,
+     .args = HY_ARGS_FLAG,
+     .set = hy_slot_flag,
      SSRV(prefer_server_ciphers)},
     {.name = "ssl_ecdh_curve", .ctx = SCTX, .args = HY_ARGS_1, .set = hy_slot_str, SSRV(ecdh_curve)},
     {.name = "ssl_dhparam", .ctx = SCTX, .args = HY_ARGS_1, .set = set_dhparam, SSRV(dhparam)},
     {.name = "ssl_conf_command", .ctx = SCTX, .args = HY_ARGS_2, .set = set_conf_command, SSRV(conf_commands)},
-    {.name = "ssl_buffer_size", .ctx = SCTX, .args = HY_ARGS_1, .set = hy_slot_size, SSRV(buffer_size),
+    {.name = "ssl_buffer_size",
+     .ctx = SCTX,
+     .args = HY_ARGS_1,
+     .set = hy_slot_size,
+     SSRV(buffer_size),
      .post = &buffer_bounds},
-    {.name = "ssl_handshake_timeout", .ctx = SCTX, .args = HY_ARGS_1, .set = hy_slot_msec,
-     SSRV(handshake_timeout_ms)},
-    {.name = "ssl_reject_handshake", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag,
-     SSRV(reject_handshake)},
-    {.name = "ssl_verify_client", .ctx = SCTX, .args = HY_ARGS_1, .set = hy_slot_enum, SSRV(verify),
+    {.name = "ssl_handshake_timeout", .ctx = SCTX, .args = HY_ARGS_1, .set = hy_slot_msec, SSRV(handshake_timeout_ms)},
+    {.name = "ssl_reject_handshake", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag, SSRV(reject_handshake)},
+    {.name = "ssl_verify_client",
+     .ctx = SCTX,
+     .args = HY_ARGS_1,
+     .set = hy_slot_enum,
+     SSRV(verify),
      .post = verify_modes},
-    {.name = "ssl_verify_depth", .ctx = SCTX, .args = HY_ARGS_1, .set = hy_slot_num, SSRV(verify_depth),
+    {.name = "ssl_verify_depth",
+     .ctx = SCTX,
+     .args = HY_ARGS_1,
+     .set = hy_slot_num,
+     SSRV(verify_depth),
      .post = &depth_bounds},
-    {.name = "ssl_client_certificate", .ctx = SCTX, .args = HY_ARGS_1, .set = set_client_certificate,
+    {.name = "ssl_client_certificate",
+     .ctx = SCTX,
+     .args = HY_ARGS_1,
+     .set = set_client_certificate,
      SSRV(client_certificate)},
-    {.name = "ssl_trusted_certificate", .ctx = SCTX, .args = HY_ARGS_1, .set = set_trusted_certificate,
+    {.name = "ssl_trusted_certificate",
+     .ctx = SCTX,
+     .args = HY_ARGS_1,
+     .set = set_trusted_certificate,
      SSRV(trusted_certificate)},
     {.name = "ssl_crl", .ctx = SCTX, .args = HY_ARGS_1, .set = set_crl, SSRV(crl)},
     {.name = "ssl_early_data", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = set_early_data, SSRV(early_data)},
     {.name = "ssl_stapling", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag, SSRV(stapling)},
     {.name = "ssl_stapling_file", .ctx = SCTX, .args = HY_ARGS_1, .set = set_stapling_file, SSRV(stapling_file)},
     {.name = "ssl_stapling_verify", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag, SSRV(stapling_verify)},
-    {.name = "ssl_stapling_responder", .ctx = SCTX, .args = HY_ARGS_1, .set = hy_slot_str,
-     SSRV(stapling_responder)},
-    {.name = "ssl_session_cache", .ctx = SCTX, .args = HY_ARGS_12, .set = hy_http_ssl_set_session_cache,
+    {.name = "ssl_stapling_responder", .ctx = SCTX, .args = HY_ARGS_1, .set = hy_slot_str, SSRV(stapling_responder)},
+    {.name = "ssl_session_cache",
+     .ctx = SCTX,
+     .args = HY_ARGS_12,
+     .set = hy_http_ssl_set_session_cache,
      SSRV(cache_mode)},
     {.name = "ssl_session_timeout", .ctx = SCTX, .args = HY_ARGS_1, .set = hy_slot_sec, SSRV(session_timeout_s)},
-    {.name = "ssl_session_tickets", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag,
-     SSRV(session_tickets)},
-    {.name = "ssl_session_ticket_key", .ctx = SCTX, .args = HY_ARGS_1, .set = set_ticket_key,
-     SSRV(ticket_key_files)},
+    {.name = "ssl_session_tickets", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag, SSRV(session_tickets)},
+    {.name = "ssl_session_ticket_key", .ctx = SCTX, .args = HY_ARGS_1, .set = set_ticket_key, SSRV(ticket_key_files)},
     {0},
 };
 

@@ -24,8 +24,8 @@
 #define MAX_SESSION_DER 4096
 
 typedef struct sess_node {
-    struct sess_node *hnext;           /* hash chain */
-    struct sess_node *lprev, *lnext;   /* LRU: newest at the head */
+    struct sess_node *hnext;         /* hash chain */
+    struct sess_node *lprev, *lnext; /* LRU: newest at the head */
     uint32_t hash;
     uint8_t id_len;
     uint8_t id[SSL_MAX_SSL_SESSION_ID_LENGTH];
@@ -53,14 +53,14 @@ typedef struct sess_shared {
 
 typedef struct sess_cache {
     hy_zone_t *zone;
-    sess_shared_t *sh;        /* in the zone */
-    int64_t key_period_s;     /* ticket key rotation: the longest ssl_session_timeout of the servers using it */
+    sess_shared_t *sh;    /* in the zone */
+    int64_t key_period_s; /* ticket key rotation: the longest ssl_session_timeout of the servers using it */
 } sess_cache_t;
 
 typedef struct ticket_keys {
-    ticket_key_t *keys;   /* key files, or the per-start key */
+    ticket_key_t *keys; /* key files, or the per-start key */
     size_t n;
-    sess_cache_t *zone;   /* set: the keys live in the shared cache's zone and rotate */
+    sess_cache_t *zone; /* set: the keys live in the shared cache's zone and rotate */
 } ticket_keys_t;
 
 static int cache_idx = -1, ticket_idx = -1;
@@ -280,8 +280,7 @@ static size_t zone_keys(sess_cache_t *c, ticket_key_t *out)
     return n;
 }
 
-static int on_ticket(SSL *ssl, unsigned char *name, unsigned char *iv, EVP_CIPHER_CTX *ectx, EVP_MAC_CTX *hctx,
-                     int enc)
+static int on_ticket(SSL *ssl, unsigned char *name, unsigned char *iv, EVP_CIPHER_CTX *ectx, EVP_MAC_CTX *hctx, int enc)
 {
     ticket_keys_t *tk = SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), ticket_idx);
     ticket_key_t zkeys[ZONE_KEYS];
