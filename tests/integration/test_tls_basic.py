@@ -296,3 +296,37 @@ def test_default_configuration_has_no_weak_finding(server, certs):
     assert suites, out
     for name in suites:
         assert name.startswith('TLS_') or (name.startswith('ECDHE-') and ('GCM' in name or 'CHACHA20' in name)), name
+
+
+def record_sizes(port, path):
+    """Plaintext sizes of the application-data records of a TLS 1.2 AES-GCM response, as `openssl s_client -msg`
+    shows their headers (each record carries 24 bytes more: explicit nonce and tag)."""
+    r = openssl('s_client', '-connect', '127.0.0.1:%d' % port, '-tls1_2', '-cipher', 'ECDHE-ECDSA-AES128-GCM-SHA256',
+                '-ign_eof', '-msg', input=('GET %s HTTP/1.0\r\n\r\n' % path).encode())
+    out = r.stdout.decode('latin-1')
+    sizes = [int(m.group(1) + m.group(2), 16) - 24
+             for m in re.finditer(r'<<< [^\n]*RecordHeader[^\n]*\n\s+17 03 03 ([0-9a-f]{2}) ([0-9a-f]{2})', out)]
+    assert sizes, out[-2000:]
+    return sizes
+
+
+@pytest.mark.hayate_only  # nginx writes ssl_buffer_size records from the first byte
+def test_records_start_small_and_grow(server, certs):
+    big = b'r' * 300000
+    two = tls_server(certs, '').replace('    }\n}\n', """    }
+    server {
+        listen 127.0.0.1:{port2} ssl;
+        ssl_certificate %s;
+        ssl_certificate_key %s;
+        ssl_buffer_size 4k;
+        root {html};
+    }
+}
+""" % certs['ec'])
+    s = server(two, files={'html/r.bin': big})
+    sizes = record_sizes(s.prefix.port, '/r.bin')
+    assert sizes[0] <= 1400 and sizes[1] > sizes[0]            # a fast first byte
+    assert max(sizes) == 16384 and sizes.count(16384) >= 10   # then full records
+    assert sum(sizes) > len(big)                              # head + body, nothing lost
+    sizes = record_sizes(s.prefix.port2, '/r.bin')
+    assert sizes[0] <= 1400 and max(sizes) == 4096             # ssl_buffer_size caps them
