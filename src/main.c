@@ -14,8 +14,10 @@
 #include "core/hayate.h"
 #include "core/log.h"
 #include "core/mem.h"
+#include "core/paths.h"
 #include "process/process.h"
 #include "process/core_conf.h"
+#include "process/title.h"
 #include "conf/lexer.h"
 
 #ifndef HY_CC
@@ -42,7 +44,18 @@ static void usage(void)
             "  --doctor      : report what this machine limits for the configuration, with the fixes\n\n");
 }
 
-static void version(bool verbose)
+/* nginx's default HTTP modules (auto/options: the ones with a --without-http_*_module switch) that hayate
+ * does not have. -V names each as nginx's configure would, so tools that read -V see what is missing. */
+static const char *const without_modules[] = {
+    "ssi", "userid", "access", "auth_basic", "mirror", "geo", "split_clients", "referer", "proxy", "fastcgi",
+    "uwsgi", "scgi", "grpc", "memcached", "limit_conn", "limit_req", "empty_gif", "browser", "upstream_hash",
+    "upstream_ip_hash", "upstream_least_conn", "upstream_random", "upstream_keepalive", "upstream_zone",
+};
+
+static char *default_prefix(void);
+static char *absolute(const char *base, const char *name, bool dir);
+
+static void version(bool verbose, const char *prefix)
 {
     fprintf(stderr, "hayate version: hayate/%s (nginx/%s compatible)\n", HY_VERSION, HY_NGINX_COMPAT_VERSION);
     if (!verbose)
@@ -53,16 +66,28 @@ static void version(bool verbose)
             "built by %s\n"
             "built with %s (running with %s)\n"
             "built with PCRE2 %s\n"
-            "configure arguments: --with-pcre --with-http_autoindex_module --with-http_index_module "
-            "--with-http_static_module --without-http_ssl_module --without-http_v2_module "
-            "--with-http_gzip_module --with-http_gzip_static_module --add-module=brotli --add-module=zstd "
-            "--without-http_proxy_module\n",
+            "built with brotli and zstd compression (hayate's own, with the directives of the common modules)\n",
             HY_CC, OPENSSL_VERSION_TEXT, OpenSSL_version(OPENSSL_VERSION), pcre_ver);
+    char *p = prefix ? absolute(NULL, prefix, true) : default_prefix();
+    char *paths[] = {absolute(p, HY_PATH_CONF, false), absolute(p, HY_PATH_ERROR_LOG, false),
+                     absolute(p, HY_PATH_HTTP_LOG, false), absolute(p, HY_PATH_PID, false)};
+    fprintf(stderr, "configure arguments: --prefix=%s --conf-path=%s --error-log-path=%s --http-log-path=%s "
+            "--pid-path=%s --with-http_gzip_static_module", p, paths[0], paths[1], paths[2], paths[3]);
+    for (size_t i = 0; i < HY_ARRAY_SIZE(paths); i++)
+        free(paths[i]);
+    free(p);
+    for (size_t i = 0; i < HY_ARRAY_SIZE(without_modules); i++)
+        fprintf(stderr, " --without-http_%s_module", without_modules[i]);
+    fprintf(stderr, " --without-http-cache\n");
 }
 
-/* The prefix: -p, else the directory above the one holding the binary (build/hayate → the checkout). */
+/* The prefix: -p, else the compiled-in one (make install), else the directory above the one holding the
+ * binary when it has conf/mime.types (build/hayate → the checkout), else /usr/local/hayate/ (nginx's style). */
 static char *default_prefix(void)
 {
+#ifdef HY_PATH_PREFIX
+    return hy_strndup(HY_PATH_PREFIX, strlen(HY_PATH_PREFIX));
+#else
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (n <= 0)
@@ -75,11 +100,18 @@ static char *default_prefix(void)
         *s = '\0';
     }
     size_t len = strlen(exe);
-    char *p = hy_alloc(len + 2);
+    char *p = hy_alloc(len + sizeof("/conf/mime.types"));
     memcpy(p, exe, len);
+    memcpy(p + len, "/conf/mime.types", sizeof("/conf/mime.types"));
+    if (access(p, F_OK) != 0) { /* not a checkout nor a prefix tree: a copy in /usr/local/sbin must not write
+                                 * /usr/local/logs */
+        free(p);
+        return hy_strndup("/usr/local/hayate/", 18);
+    }
     p[len] = '/';
     p[len + 1] = '\0';
     return p;
+#endif
 }
 
 static char *absolute(const char *base, const char *name, bool dir)
@@ -157,6 +189,9 @@ int main(int argc, char **argv)
     const char *prefix = NULL, *conf = NULL, *signal_name = NULL;
     bool show_version = false, show_configure = false, help = false;
     bool doctor = false;
+    hy_title_init(argc, argv);
+    if (hy_title_argv()) /* the originals become title space */
+        argv = (char **)hy_title_argv();
     for (int i = 1; i < argc; i++) {
         const char *p = argv[i];
         if (strcmp(p, "--doctor") == 0) {
@@ -206,7 +241,7 @@ int main(int argc, char **argv)
         }
     }
     if (show_version || help) {
-        version(show_configure);
+        version(show_configure, prefix);
         if (help)
             usage();
         return 0;
@@ -227,7 +262,7 @@ int main(int argc, char **argv)
     if (conf) {
         opts.conf_file = absolute(opts.prefix, conf, false);
     } else {
-        char *def = absolute(opts.prefix, "conf/hayate.conf", false);
+        char *def = absolute(opts.prefix, HY_PATH_CONF, false);
         if (access(def, F_OK) == 0)
             opts.conf_file = def;
         else

@@ -21,5 +21,4 @@ typedef struct hy_compat {
 extern const hy_compat_t hy_compat_directives[];
 /** Look a directive name up; NULL when nginx has no such directive we know of. */
 const hy_compat_t *hy_compat_find(const char *name, size_t len);
-
 #endif

@@ -132,6 +132,7 @@ struct hy_conf {
     bool in_cmdline;   /* parsing -g parameters: messages say "in command line" */
     int _include_depth;
     void *_dump;       /* -T dump collector: list of (file, contents), NULL when not dumping */
+    int _unsupported;  /* "not supported yet" errors reported so far: parsing goes on to list them all */
 };
 
 /** Optional observer of every config message: level is "emerg" or "warn", msg the text after the
@@ -143,6 +144,9 @@ int hy_conf_error(hy_conf_t *cf, const char *fmt, ...) HY_PRINTF(2, 3);
 /** Same line format at [warn] level; parsing continues. */
 void hy_conf_warn(hy_conf_t *cf, const char *fmt, ...) HY_PRINTF(2, 3);
 
+/** Count a "not supported by hayate yet" error already reported with hy_conf_error(): the parse goes on, so
+ * that one run lists them all, and hy_conf_parse_file()/hy_conf_parse_string() then return -1. */
+void hy_conf_unsupported(hy_conf_t *cf);
 /** Parse a whole file (top level: main context). -1 after an error was reported. */
 int hy_conf_parse_file(hy_conf_t *cf, const char *path);
 /** Parse an in-memory config (the embedded default) as if it were file `name`. */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "conf.h"
 #include "compat.h"
+#include "suggest.h"
 #include "cycle.h"
 #include "lexer.h"
 
@@ -265,6 +266,23 @@ static void *conf_for(hy_conf_t *cf, const hy_directive_t *d, const hy_module_t 
     return confs != NULL && mod != NULL ? confs[mod->index] : NULL;
 }
 
+/* The known directive (module tables, then nginx's others) nearest to an unknown name, or NULL. */
+static const char *nearest_directive(hy_str_t name)
+{
+    hy_suggest_t near = {NULL, 0};
+    for (int i = 0; hy_modules[i]; i++)
+        for (const hy_directive_t *d = hy_modules[i]->directives; d && d->name; d++)
+            hy_suggest_near(&near, name.ptr, name.len, d->name);
+    for (const hy_compat_t *c = hy_compat_directives; c->name; c++)
+        hy_suggest_near(&near, name.ptr, name.len, c->name);
+    return near.best;
+}
+
+void hy_conf_unsupported(hy_conf_t *cf)
+{
+    cf->_unsupported++;
+}
+
 /* One statement (cf->args, ended by ";" or "{") outside raw blocks. */
 static int dispatch(hy_conf_t *cf, int last)
 {
@@ -284,15 +302,24 @@ static int dispatch(hy_conf_t *cf, int last)
     const hy_directive_t *d = hy_modules_find(w[0].ptr, w[0].len, &mod);
     if (d == NULL) {
         const hy_compat_t *c = hy_compat_find(w[0].ptr, w[0].len);
-        if (c == NULL)
+        if (c == NULL) {
+            const char *near = nearest_directive(w[0]);
+            if (near != NULL)
+                return hy_conf_error(cf, "unknown directive \"%s\" (did you mean \"%s\"?)", name, near);
             return hy_conf_error(cf, "unknown directive \"%s\"", name);
+        }
         if (c->kind == HY_COMPAT_WARN) {
             hy_conf_warn(cf, "\"%s\" directive is not supported by hayate yet and is ignored", name);
             return last == HY_LEX_BLOCK_START ? parse_loop(cf, PARSE_BLOCK, true) : 0;
         }
+        /* reported, and the parse goes on (skipping a block's body) so that one -t run lists every such
+         * directive; the parse fails at its end (hy_conf_parse_file) */
         if (c->note != NULL)
-            return hy_conf_error(cf, "\"%s\" directive is not supported by hayate yet (%s)", name, c->note);
-        return hy_conf_error(cf, "\"%s\" directive is not supported by hayate yet", name);
+            hy_conf_error(cf, "\"%s\" directive is not supported by hayate yet (%s)", name, c->note);
+        else
+            hy_conf_error(cf, "\"%s\" directive is not supported by hayate yet", name);
+        hy_conf_unsupported(cf);
+        return last == HY_LEX_BLOCK_START ? parse_loop(cf, PARSE_BLOCK, true) : 0;
     }
 
     if (!(d->ctx & cf->ctx))
@@ -366,12 +393,14 @@ int hy_conf_parse_file(hy_conf_t *cf, const char *path)
 {
     if (cf->ctx == 0)
         cf->ctx = HY_CTX_MAIN;
-    return parse_path(cf, path);
+    int rc = parse_path(cf, path);
+    return rc == 0 && cf->_unsupported > 0 ? -1 : rc;
 }
 
 int hy_conf_parse_string(hy_conf_t *cf, const char *name, const char *text, size_t len)
 {
     if (cf->ctx == 0)
         cf->ctx = HY_CTX_MAIN;
-    return parse_source(cf, name, text, len);
+    int rc = parse_source(cf, name, text, len);
+    return rc == 0 && cf->_unsupported > 0 ? -1 : rc;
 }

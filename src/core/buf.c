@@ -19,10 +19,21 @@ static char *block_get(void)
 
 static void block_put(char *p, size_t cap)
 {
-    if (cap == HY_BUF_BLOCK && num_recycled < RECYCLE_MAX)
+    if (cap == HY_BUF_BLOCK && num_recycled < RECYCLE_MAX) {
         recycled[num_recycled++] = p;
-    else
+    } else {
+        hy_mem_note_released(cap);
         free(p);
+    }
+}
+
+int hy_buf_trim(void)
+{
+    int n = num_recycled;
+    while (num_recycled > 0)
+        free(recycled[--num_recycled]);
+    hy_mem_note_released((size_t)n * HY_BUF_BLOCK);
+    return n;
 }
 
 char *hy_buf_reserve(hy_buf_t *b, size_t min, size_t limit, size_t *avail)

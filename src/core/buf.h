@@ -29,6 +29,9 @@ static inline void hy_buf_commit(hy_buf_t *b, size_t n)
 void hy_buf_consume(hy_buf_t *b, size_t n);
 /** Release the memory (back to the recycler when it is a standard block). */
 void hy_buf_release(hy_buf_t *b);
+/** Free the recycled blocks no buffer holds (when the worker goes idle after a burst; see hy_mem_trim).
+ * Returns how many were freed. */
+int hy_buf_trim(void);
 static inline char *hy_buf_data(const hy_buf_t *b)
 {
     return b->base + b->off;

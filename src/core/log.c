@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include "log.h"
 #include "clock.h"
@@ -48,8 +49,22 @@ int hy_log_open_file(const char *path)
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
         return -errno;
-    if (hy_log_owner_uid >= 0) /* so workers running as `user` can reopen it after USR1 (nginx does the same) */
-        (void)!fchown(fd, (uid_t)hy_log_owner_uid, (gid_t)hy_log_owner_gid);
+    return fd;
+}
+
+int hy_log_reopen_file(const char *path)
+{
+    int fd = hy_log_open_file(path);
+    if (fd < 0 || hy_log_owner_uid < 0 || geteuid() != 0 || strcmp(path, "stderr") == 0)
+        return fd;
+    /* nginx's ngx_reopen_files(): the owner becomes the workers' user, so their own reopen succeeds; the group
+     * and the other permission bits stay as logrotate's `create 0640 www-data adm` made them */
+    struct stat st;
+    if (fchown(fd, (uid_t)hy_log_owner_uid, (gid_t)-1) != 0)
+        hy_log(HY_LOG_ALERT, "fchown(\"%s\", %d) failed (%d: %s)", path, hy_log_owner_uid, errno, strerror(errno));
+    else if (fstat(fd, &st) == 0 && (st.st_mode & (S_IRUSR | S_IWUSR)) != (S_IRUSR | S_IWUSR) &&
+             fchmod(fd, st.st_mode | S_IRUSR | S_IWUSR) != 0)
+        hy_log(HY_LOG_ALERT, "fchmod(\"%s\") failed (%d: %s)", path, errno, strerror(errno));
     return fd;
 }
 
@@ -58,7 +73,7 @@ void hy_log_reopen(void)
     for (size_t i = 0; i < num_targets; i++) {
         if (strcmp(targets[i].path, "stderr") == 0)
             continue;
-        int fd = hy_log_open_file(targets[i].path);
+        int fd = hy_log_reopen_file(targets[i].path);
         if (fd < 0) {
             hy_log(HY_LOG_ALERT, "open() \"%s\" failed (%d: %s)", targets[i].path, -fd, strerror(-fd));
             continue;
@@ -66,6 +81,39 @@ void hy_log_reopen(void)
         dup2(fd, targets[i].fd); /* keep the fd number: nothing else needs to know */
         close(fd);
     }
+}
+
+/* Escape control characters in line[from, *n) in place as "\xHH", so that no message (a decoded URI, a header a
+ * client sent) can end its line early and forge another one. Truncates to cap - 1 bytes (room for the '\n'). */
+static void escape_ctl(char *line, size_t from, size_t *n, size_t cap)
+{
+    size_t nctl = 0;
+    for (size_t i = from; i < *n; i++)
+        nctl += (unsigned char)line[i] < 0x20 || line[i] == 0x7f;
+    if (nctl == 0)
+        return;
+    char tmp[4096];
+    size_t len = *n - from;
+    if (len > sizeof(tmp))
+        len = sizeof(tmp);
+    memcpy(tmp, line + from, len);
+    size_t w = from;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)tmp[i];
+        if (c >= 0x20 && c != 0x7f) {
+            if (w + 1 > cap - 1)
+                break;
+            line[w++] = (char)c;
+        } else {
+            if (w + 4 > cap - 1)
+                break;
+            line[w++] = '\\';
+            line[w++] = 'x';
+            line[w++] = "0123456789abcdef"[c >> 4];
+            line[w++] = "0123456789abcdef"[c & 15];
+        }
+    }
+    *n = w;
 }
 
 static void vlog(int level, uint64_t conn_id, const char *fmt, va_list ap)
@@ -81,12 +129,14 @@ static void vlog(int level, uint64_t conn_id, const char *fmt, va_list ap)
         if (conn_id)
             n += (size_t)snprintf(line + n, sizeof(line) - n, "*%llu ", (unsigned long long)conn_id);
     }
+    size_t prefix_len = n;
     int w = vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
     if (w < 0)
         w = 0;
     n += (size_t)w;
     if (n > sizeof(line) - 2)
         n = sizeof(line) - 2;
+    escape_ctl(line, prefix_len, &n, sizeof(line) - 1);
     line[n++] = '\n';
     if (num_targets == 0) {
         if (!(hy_log_quiet && level > HY_LOG_WARN))
@@ -123,8 +173,11 @@ void hy_log_stderr(int level, const char *fmt, ...)
     char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    int mn = vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    size_t ml = mn < 0 ? 0 : HY_MIN((size_t)mn, sizeof(msg) - 1);
+    escape_ctl(msg, 0, &ml, sizeof(msg));
+    msg[ml] = '\0';
     if (!(hy_log_quiet && level > HY_LOG_WARN)) {
         char line[2200];
         int n = snprintf(line, sizeof(line), "hayate: [%s] %s\n", level_names[level], msg);

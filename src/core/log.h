@@ -36,11 +36,15 @@ const char *hy_log_level_name(int level);
 /** Replace the active targets (the array lives in the caller's pool until the next call).
  * n == 0 means stderr-only startup mode. */
 void hy_log_set_targets(hy_log_target_t *targets, size_t n);
-/** Owner given to log files the server opens, when root runs workers as another user (-1: leave). */
+/** The workers' user and group when root runs them as another user (-1: not the case). */
 extern int hy_log_owner_uid, hy_log_owner_gid;
-/** Open a log file for appending (O_APPEND|O_CREAT|O_CLOEXEC, 0644, chowned to hy_log_owner_*); -errno on
- * failure. */
+/** Open a log file for appending (O_APPEND|O_CREAT|O_CLOEXEC, 0644 when created; owner untouched); -errno on
+ * failure. "stderr" gives a duplicate of the standard error. */
 int hy_log_open_file(const char *path);
+/** Open a log file again for USR1 (nginx's ngx_reopen_files): as hy_log_open_file(), then, when root with
+ * hy_log_owner_uid set, the owner becomes that user (never the group) and the owner gets read and write
+ * permission if it lacked them; the other mode bits are kept. Failures of the ownership change are logged. */
+int hy_log_reopen_file(const char *path);
 /** Reopen every file target (USR1); errors are logged to the targets that still work. */
 void hy_log_reopen(void);
 /** Write one line at `level`. conn_id > 0 adds "*CID " like nginx. */

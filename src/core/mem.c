@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdarg.h>
 #include <unistd.h>
+#include <malloc.h>
 #include "mem.h"
 
 void hy_fatal(const char *fmt, ...)
@@ -48,6 +49,24 @@ char *hy_strndup(const char *s, size_t n)
     memcpy(p, s, n);
     p[n] = '\0';
     return p;
+}
+
+static size_t released_bytes; /* per process: a worker is single-threaded */
+
+size_t hy_mem_released_bytes(void)
+{
+    return released_bytes;
+}
+
+void hy_mem_note_released(size_t n)
+{
+    released_bytes += n;
+}
+
+void hy_mem_trim(void)
+{
+    released_bytes = 0;
+    malloc_trim(0);
 }
 
 typedef struct chunk {
@@ -154,8 +173,10 @@ void hy_pool_reset(hy_pool_t *p)
     chunk_t *c = p->head;
     while (c) {
         chunk_t *next = c->next;
-        if (c != p->first)
+        if (c != p->first) {
+            released_bytes += c->cap;
             free(c);
+        }
         c = next;
     }
     p->first->next = NULL;
@@ -168,6 +189,7 @@ void hy_pool_destroy(hy_pool_t *p)
     if (p == NULL)
         return;
     hy_pool_reset(p);
+    released_bytes += p->first->cap;
     free(p->first);
     free(p);
 }

@@ -13,6 +13,15 @@ void *hy_calloc(size_t n);
 void *hy_realloc(void *p, size_t n);
 char *hy_strndup(const char *s, size_t n);
 
+/** Bytes of arenas (destroyed, or chunks dropped by a reset) and buffer blocks (core/buf.c) freed since the
+ * last hy_mem_trim: the event loop trims after a burst of closes (issue 17). */
+size_t hy_mem_released_bytes(void);
+/** Count n freed bytes towards hy_mem_released_bytes (for allocators built on hy_alloc). */
+void hy_mem_note_released(size_t n);
+/** Give the free memory at the top and inside the heap back to the system (glibc's malloc_trim(0)) and reset
+ * the released count. Costs a walk of the free lists; meant for after a burst of frees, not every free. */
+void hy_mem_trim(void);
+
 /** Create an arena whose first chunk holds `first_chunk` bytes. Owned by the caller; free with hy_pool_destroy. */
 hy_pool_t *hy_pool_create(size_t first_chunk);
 /** Allocate n bytes, 16-byte aligned, from the arena. Dies on OOM. Memory lives until reset/destroy. */

@@ -9,6 +9,7 @@
 #include "loop.h"
 #include "../core/clock.h"
 #include "../core/mem.h"
+#include "../core/buf.h"
 
 #define REGISTERED 0x80u
 #define MAX_EVENTS 512
@@ -263,11 +264,36 @@ static void run_defer(hy_loop_t *loop)
     }
 }
 
+/* Memory back to the system after a burst of closes (issue 17): once 1 MiB of arenas and buffer blocks was
+ * freed, the loop waits one more second (the burst may go on), then frees the recycled buffer blocks and trims
+ * the heap, so RSS follows the live connection count rather than the peak. The heap is per process, as is this. */
+#define TRIM_AFTER_BYTES ((size_t)1 << 20)
+#define TRIM_DELAY_MS 1000
+static uint64_t trim_at_ms; /* 0: no trim pending */
+
+static void maybe_trim(uint64_t now)
+{
+    if (trim_at_ms == 0) {
+        if (hy_mem_released_bytes() >= TRIM_AFTER_BYTES)
+            trim_at_ms = now + TRIM_DELAY_MS;
+    } else if (now >= trim_at_ms) {
+        trim_at_ms = 0;
+        hy_buf_trim();
+        hy_mem_trim();
+    }
+}
+
 int hy_loop_run_once(hy_loop_t *loop, int max_wait_ms)
 {
     struct epoll_event events[MAX_EVENTS];
     apply_changes(loop);
     int timeout = loop->defer_head ? 0 : next_timeout(loop);
+    if (trim_at_ms != 0) {
+        uint64_t now = hy_clock_now_ms();
+        int until_trim = trim_at_ms > now ? (int)(trim_at_ms - now) : 0;
+        if (timeout < 0 || timeout > until_trim)
+            timeout = until_trim;
+    }
     if (max_wait_ms >= 0 && (timeout < 0 || timeout > max_wait_ms))
         timeout = max_wait_ms;
     int n = epoll_wait(loop->epfd, events, MAX_EVENTS, timeout);
@@ -297,5 +323,6 @@ int hy_loop_run_once(hy_loop_t *loop, int max_wait_ms)
         f->fn(f->arg);
         free(f);
     }
+    maybe_trim(hy_clock_now_ms());
     return err && err != EINTR ? -err : 0;
 }

@@ -7,9 +7,12 @@
  * client says, as nginx. Then the client checks shared by every codec (gzip_http_version, gzip_proxied with
  * Via, gzip_disable), and Accept-Encoding picks the codec: highest q, ties br > zstd > gzip.
  * Compressing: Content-Encoding added, Accept-Ranges dropped, a strong ETag made weak (W/"..."), Last-Modified
- * kept. When the whole body is already queued (static files, error pages) it is compressed at once and sent
- * with a correct Content-Length; static files go through the per-worker cache keyed by file identity and
- * version. Otherwise the body is streamed through the codec (chunked on HTTP/1.1, close-delimited on 1.0). */
+ * kept. When the whole body is already queued (static files, error pages) and fits WHOLE_MAX it is compressed at
+ * once and sent with a correct Content-Length; static files go through the per-worker cache keyed by file identity
+ * and version. A larger complete body is streamed with backpressure: the filter takes it over (hy_req_filter_hold),
+ * reads and compresses one batch, and compresses the next only when the connection has written the previous one
+ * (proceed), so memory stays bounded whatever the file's size. A body that arrives in pieces is streamed through
+ * the codec as it comes. Streamed bodies are chunked on HTTP/1.1, close-delimited on 1.0. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +32,7 @@
 
 #define IDX (hy_http_gzip_module.index)
 #define NCODEC 3               /* gzip, br, zstd: HY_CODING_* below HY_CODING_IDENTITY */
-#define WHOLE_MAX (8u << 20)   /* complete bodies up to this size are compressed in one buffer */
+#define WHOLE_MAX (8 << 20)    /* complete bodies up to this size are compressed in one buffer; larger stream */
 #define READ_CHUNK 65536
 
 enum { STATIC_OFF = 0, STATIC_ON, STATIC_ALWAYS };
@@ -73,6 +76,9 @@ typedef struct gz_ctx {
     hy_zstream_t *zs;        /* streaming: freed at is_final or when the request pool is reset */
     int zs_codec;
     bool zs_failed;
+    bool big, big_started;   /* a large complete body, compressed batch by batch with backpressure */
+    hy_outq_t src;           /* big: the body not compressed yet (file segments hold their file) */
+    char *rbuf;              /* big: READ_CHUNK bytes for file reads */
 } gz_ctx_t;
 
 /* the per-worker cache (init_worker creates it, flush_worker drops it) */
@@ -260,15 +266,6 @@ static int decide(hy_req_t *req, gz_loc_t *lc, int64_t length, gz_ctx_t *ctx)
     return hy_ae_choose(req_ae(req, ctx), set, server_prefs, NCODEC);
 }
 
-bool hy_gzip_no_ranges(hy_req_t *req, int64_t length)
-{
-    gz_loc_t *lc = req_conf(req);
-    if (lc == NULL)
-        return false;
-    gz_ctx_t *ctx = req_ctx(req);
-    return ctx->static_sent || decide(req, lc, length, ctx) >= 0;
-}
-
 /* ---------------- compressing ---------------- */
 
 static void push_free(void *arg, char *buf, size_t len)
@@ -387,21 +384,6 @@ static bool compress_whole(hy_req_t *req, int codec, int level)
         req->content_length_n = (int64_t)e->len;
         return true;
     }
-    if (total > WHOLE_MAX) { /* big: stream through the codec, file segments read in chunks */
-        hy_zstream_t *zs = hy_zstream_new(codec, level);
-        hy_outq_t out = {0};
-        int rc = zs ? stream_queue(zs, &req->body, true, &out) : -1;
-        hy_zstream_free(zs);
-        if (rc != 0) {
-            hy_outq_clear(&out);
-            log_fail(req, codec, "stream");
-            return false;
-        }
-        hy_outq_clear(&req->body);
-        req->content_length_n = (int64_t)out.bytes;
-        hy_outq_move(&req->body, &out);
-        return true;
-    }
     bool owned;
     char *in = gather(req, total, &owned);
     if (in == NULL) {
@@ -448,6 +430,98 @@ static void weaken_etag(hy_req_t *req)
     req->etag = (hy_str_t){w, et.len + 2};
 }
 
+/* ---------------- a large complete body: streamed with backpressure ---------------- */
+
+#define BATCH_OUT 65536 /* compressed bytes handed to the protocol per batch (at least one codec chunk) */
+
+static void free_big(void *arg)
+{
+    gz_ctx_t *ctx = arg;
+    hy_zstream_free(ctx->zs);
+    ctx->zs = NULL;
+    hy_outq_clear(&ctx->src);
+    free(ctx->rbuf);
+    ctx->rbuf = NULL;
+}
+
+/* Compress from ctx->src into out until out holds BATCH_OUT bytes or the source is done (then the stream is
+ * finished and freed). Memory: one READ_CHUNK buffer and the codec's state, whatever the body's size. */
+static int big_batch(gz_ctx_t *ctx, hy_outq_t *out)
+{
+    while (out->bytes < BATCH_OUT && ctx->src.head) {
+        hy_seg_t *s = ctx->src.head;
+        int rc = 0;
+        size_t n;
+        if (s->kind == HY_SEG_MEM) {
+            n = HY_MIN(s->mem.len, (size_t)READ_CHUNK);
+            rc = hy_zstream_write(ctx->zs, s->mem.ptr, n, false, push_free, out);
+        } else {
+            n = (size_t)HY_MIN(s->file.len, (int64_t)READ_CHUNK);
+            if (!read_file(s->file.file, s->file.off, ctx->rbuf, n))
+                return -1;
+            rc = hy_zstream_write(ctx->zs, ctx->rbuf, n, false, push_free, out);
+        }
+        if (rc != 0)
+            return -1;
+        if (n == 0) { /* an empty segment: consume() cannot drop it, a one-segment queue can */
+            ctx->src.head = s->next;
+            if (ctx->src.head == NULL)
+                ctx->src.tail = NULL;
+            s->next = NULL;
+            hy_outq_t one = {.head = s, .tail = s};
+            hy_outq_clear(&one);
+            continue;
+        }
+        hy_outq_consume(&ctx->src, n);
+    }
+    if (ctx->src.head == NULL && ctx->zs) {
+        if (hy_zstream_write(ctx->zs, NULL, 0, true, push_free, out) != 0)
+            return -1;
+        free_big(ctx);
+    }
+    return 0;
+}
+
+static void big_fail(hy_req_t *req, gz_ctx_t *ctx, hy_outq_t *out)
+{
+    /* the head is out or decided: nothing sane can follow; close instead of ending the body short */
+    log_fail(req, ctx->zs_codec, "stream");
+    hy_outq_clear(out);
+    free_big(ctx);
+    req->keepalive = false;
+    req->conn->ops->abort(req);
+}
+
+/* proceed: the protocol wrote the previous batch; queue the next one */
+static void big_proceed(hy_req_t *req)
+{
+    gz_ctx_t *ctx = req->ctx[IDX];
+    hy_outq_t out = {0};
+    if (big_batch(ctx, &out) != 0) {
+        big_fail(req, ctx, &out);
+        return;
+    }
+    hy_outq_move(&req->body, &out);
+    bool done = ctx->zs == NULL;
+    hy_req_filter_send(req, &hy_http_gzip_module, done, done ? NULL : big_proceed);
+}
+
+/* body filter, first call: take the body over and send its first batch; the rest follows in big_proceed */
+static void big_start(hy_req_t *req, gz_ctx_t *ctx)
+{
+    ctx->big_started = true;
+    hy_outq_move(&ctx->src, &req->body);
+    ctx->rbuf = hy_alloc(READ_CHUNK);
+    hy_outq_t out = {0};
+    if (big_batch(ctx, &out) != 0) {
+        big_fail(req, ctx, &out);
+        return;
+    }
+    hy_outq_move(&req->body, &out);
+    if (ctx->zs)
+        hy_req_filter_hold(req, big_proceed);
+}
+
 static void header_filter(hy_req_t *req)
 {
     gz_loc_t *lc = req_conf(req);
@@ -467,6 +541,17 @@ static void header_filter(hy_req_t *req)
         if (req->header_only) {
             head_length(req, codec, level);
             ok = true;
+        } else if (whole && req->content_length_n > WHOLE_MAX) { /* large: stream it, bounded memory */
+            ctx->zs = hy_zstream_new(codec, level);
+            ctx->zs_codec = codec;
+            if (ctx->zs) {
+                ctx->big = true;
+                hy_pool_on_clear(req->pool, free_big, ctx);
+                req->content_length_n = -1;
+                ok = true;
+            } else {
+                log_fail(req, codec, "init");
+            }
         } else if (whole) {
             ok = compress_whole(req, codec, level);
         } else {
@@ -498,6 +583,11 @@ static void body_filter(hy_req_t *req, bool is_final)
     if (req->ctx == NULL || req->ctx[IDX] == NULL)
         return;
     gz_ctx_t *ctx = req->ctx[IDX];
+    if (ctx->big) {
+        if (!ctx->big_started)
+            big_start(req, ctx);
+        return;
+    }
     if (ctx->zs == NULL) {
         if (ctx->zs_failed)
             hy_outq_clear(&req->body);
@@ -522,6 +612,12 @@ static void body_filter(hy_req_t *req, bool is_final)
 }
 
 /* ---------------- gzip_static, brotli_static, zstd_static ---------------- */
+
+bool hy_gzip_static_enabled(hy_req_t *req)
+{
+    gz_loc_t *lc = req_conf(req);
+    return lc && (lc->c[0].static_mode > 0 || lc->c[1].static_mode > 0 || lc->c[2].static_mode > 0);
+}
 
 hy_file_t *hy_gzip_static_open(hy_req_t *req, const char *path, size_t len, hy_gzip_open_fn open)
 {

@@ -9,17 +9,16 @@
 
 extern hy_module_t hy_http_gzip_module;
 
-/* The static handler's opener (open-file cache aware): a new reference, or NULL with *err set. */
+/* The opener (hy_ofc_open: open-file cache aware): a new reference, or NULL with *err set. */
 typedef hy_file_t *(*hy_gzip_open_fn)(const hy_http_loc_conf_t *lc, const char *path, size_t len, int *err);
 
-/** gzip_static / brotli_static / zstd_static: before the static handler serves `path` (GET/HEAD), try the
+/** gzip_static / brotli_static / zstd_static (the gzip_static content handler): for `path` (GET/HEAD), try the
  * precompressed variants ("path.br", "path.zst", "path.gz") the location enables and the client accepts,
  * in the client's q order then br > zstd > gzip. On success returns the variant (a new reference) with
  * Content-Encoding set on req; NULL to serve `path` as usual. */
 hy_file_t *hy_gzip_static_open(hy_req_t *req, const char *path, size_t len, hy_gzip_open_fn open);
-/** Does this module encode this response (the filter would compress it: status, type, length, client; or a
- * precompressed variant is served)? The static handler asks before honouring Range: as nginx 1.22, such a
- * response has no Accept-Ranges, ignores Range and is sent whole. */
-bool hy_gzip_no_ranges(hy_req_t *req, int64_t length);
+/** Does the request's location enable any of gzip_static / brotli_static / zstd_static (so the handler need not
+ * map the path otherwise)? */
+bool hy_gzip_static_enabled(hy_req_t *req);
 
 #endif

@@ -188,6 +188,18 @@ static void header_filter(hy_req_t *req)
                 continue;
             hy_str_t v;
             hy_vars_eval(req, &h[i].value, &v);
+            /* nginx's ngx_http_set_last_modified / ngx_http_set_etag: these replace the response's own field
+             * (an empty value removes it), so the range and not-modified logic see what is sent */
+            if (hy_str_caseeq(h[i].name, "last-modified")) {
+                req->last_modified = v.len ? hy_httpdate_parse(v.ptr, v.len) : -1;
+                if (v.len && req->last_modified < 0) /* not a date: sent as given */
+                    hy_req_add_header(req, h[i].name, v);
+                continue;
+            }
+            if (hy_str_caseeq(h[i].name, "etag")) {
+                req->etag = v;
+                continue;
+            }
             if (v.len)
                 hy_req_add_header(req, h[i].name, v);
         }

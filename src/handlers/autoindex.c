@@ -1,4 +1,5 @@
-/* autoindex.c — render a directory listing byte-compatible with nginx's autoindex module output. */
+/* autoindex.c — nginx's autoindex module: render a directory listing byte-compatible with nginx's output, and
+ * the content handler that answers with it. */
 #include "autoindex.h"
 
 #include <dirent.h>
@@ -14,6 +15,10 @@
 #include <time.h>
 #include "../core/hayate.h"
 #include "../core/httpdate.h"
+#include "../http/phases.h"
+#include "../http/path.h"
+#include "../http/open_file_cache.h"
+#include "../core/log.h"
 
 #define NAME_LEN 50 /* html column width for names, as nginx */
 
@@ -472,3 +477,120 @@ hy_str_t hy_autoindex_content_type(const hy_autoindex_opts_t *o)
         return HY_STR("text/html");
     }
 }
+
+/* ---------------- the content handler (nginx's ngx_http_autoindex_module) ---------------- */
+
+
+typedef struct autoindex_loc {
+    int enable, exact_size, localtime, format;
+} autoindex_loc_t;
+
+/* nginx's jsonp callback: the "callback" argument, up to 50 characters of letters, digits, '_' and '.';
+ * anything else is a bad request. Returns false after logging. */
+static bool jsonp_callback(hy_req_t *req, hy_str_t *cb)
+{
+    *cb = HY_STR_NULL;
+    const char *p = req->args.ptr, *end = req->args.ptr + req->args.len;
+    while (p && p < end) {
+        const char *amp = memchr(p, '&', (size_t)(end - p));
+        const char *e = amp ? amp : end;
+        if (e - p >= 9 && memcmp(p, "callback=", 9) == 0) {
+            *cb = (hy_str_t){(char *)p + 9, (size_t)(e - p - 9)};
+            break;
+        }
+        p = amp ? amp + 1 : NULL;
+    }
+    if (cb->len > 50) {
+        hy_req_log(req, HY_LOG_ERR, "client sent too long callback name: \"%.*s...\"", 50, cb->ptr);
+        return false;
+    }
+    for (size_t i = 0; i < cb->len; i++) {
+        char c = cb->ptr[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.')) {
+            hy_req_log(req, HY_LOG_ERR, "client sent invalid callback name: \"%.*s\"", (int)cb->len, cb->ptr);
+            return false;
+        }
+    }
+    return true;
+}
+
+static int autoindex_content_phase(hy_req_t *req)
+{
+    if (req->uri.len == 0 || req->uri.ptr[req->uri.len - 1] != '/')
+        return HY_DECLINED;
+    if (req->method_id != HY_M_GET && req->method_id != HY_M_HEAD)
+        return HY_DECLINED;
+    const hy_http_loc_conf_t *lc = req->loc;
+    const autoindex_loc_t *ac = lc->loc_conf[hy_http_autoindex_module.index];
+    if (ac->enable != 1)
+        return HY_DECLINED;
+    size_t plen;
+    char *dir = hy_http_map_uri_to_path(req, lc, req->uri, &plen);
+    hy_autoindex_opts_t o = {.exact_size = ac->exact_size != 0, .localtime = ac->localtime == 1,
+                             .format = ac->format};
+    if (o.format == HY_AUTOINDEX_JSONP && !jsonp_callback(req, &o.callback))
+        return 400;
+    char *out = NULL;
+    size_t out_len = 0;
+    int r = hy_autoindex_render(dir, req->uri, &o, &out, &out_len);
+    if (r < 0) {
+        int err = -r;
+        hy_http_log_open_error(req, "opendir()", dir, err, err == ENOENT ? HY_LOG_ERR : HY_LOG_CRIT);
+        return hy_http_errno_status(err);
+    }
+    req->status = 200;
+    req->content_type = hy_autoindex_content_type(&o);
+    req->content_length_n = (int64_t)out_len;
+    if (req->method_id == HY_M_HEAD)
+        req->header_only = true;
+    hy_outq_push_mem(&req->body, out, out_len, free, out);
+    hy_req_send(req, true);
+    return HY_DONE;
+}
+
+static int autoindex_postconfiguration(hy_conf_t *cf)
+{
+    return hy_http_phase_add(cf, HY_PHASE_CONTENT, autoindex_content_phase);
+}
+
+static void *autoindex_create_loc(hy_conf_t *cf)
+{
+    autoindex_loc_t *c = hy_pcalloc(cf->pool, sizeof(*c));
+    c->enable = c->exact_size = c->localtime = c->format = HY_UNSET;
+    return c;
+}
+
+static int autoindex_merge_loc(hy_conf_t *cf, void *parent, void *child)
+{
+    autoindex_loc_t *p = parent, *c = child;
+    hy_merge_value(c->enable, p->enable, 0);
+    hy_merge_value(c->exact_size, p->exact_size, 1);
+    hy_merge_value(c->localtime, p->localtime, 0);
+    hy_merge_value(c->format, p->format, HY_AUTOINDEX_HTML);
+    return 0;
+}
+
+static const hy_enum_t autoindex_formats[] = {
+    {"html", HY_AUTOINDEX_HTML}, {"xml", HY_AUTOINDEX_XML}, {"json", HY_AUTOINDEX_JSON},
+    {"jsonp", HY_AUTOINDEX_JSONP}, {NULL, 0},
+};
+
+static const hy_directive_t autoindex_directives[] = {
+    {.name = "autoindex", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag, .conf = HY_CONF_LOC,
+     .offset = offsetof(autoindex_loc_t, enable)},
+    {.name = "autoindex_exact_size", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag,
+     .conf = HY_CONF_LOC, .offset = offsetof(autoindex_loc_t, exact_size)},
+    {.name = "autoindex_localtime", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag,
+     .conf = HY_CONF_LOC, .offset = offsetof(autoindex_loc_t, localtime)},
+    {.name = "autoindex_format", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_enum,
+     .conf = HY_CONF_LOC, .offset = offsetof(autoindex_loc_t, format), .post = autoindex_formats},
+    {0},
+};
+
+hy_module_t hy_http_autoindex_module = {
+    .name = "http_autoindex",
+    .directives = autoindex_directives,
+    .create_loc_conf = autoindex_create_loc,
+    .merge_loc_conf = autoindex_merge_loc,
+    .postconfiguration = autoindex_postconfiguration,
+};

@@ -5,6 +5,11 @@
 #include <stddef.h>
 #include <stdbool.h>
 #include "../core/str.h"
+#include "../conf/conf.h"
+
+/* The content handler: a listing for a URI ending in '/' (GET/HEAD) when `autoindex on` (after index, before
+ * static); the directives autoindex, autoindex_exact_size, autoindex_localtime, autoindex_format. */
+extern hy_module_t hy_http_autoindex_module;
 
 #define HY_AUTOINDEX_HTML 0
 #define HY_AUTOINDEX_JSON 1

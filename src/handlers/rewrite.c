@@ -320,8 +320,8 @@ static bool file_test(hy_req_t *req, const rw_op_t *op)
     case 'e':
         ok = stat(p, &st) == 0;
         break;
-    default: /* 'x' */
-        ok = stat(p, &st) == 0 && !S_ISDIR(st.st_mode) && access(p, X_OK) == 0;
+    default: /* 'x': nginx tests the owner's execute bit (ngx_is_exec), so a searchable directory counts */
+        ok = stat(p, &st) == 0 && (st.st_mode & S_IXUSR);
         break;
     }
     return ok != op->negate;

@@ -525,8 +525,13 @@ static int set_server_name(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     hy_str_t *a = hy_conf_args(cf, &n);
     for (size_t i = 1; i < n; i++) {
         hy_str_t v = a[i];
-        if (v.len == 0 && n == 2)
-            continue; /* server_name ""; matches requests without Host: the default behaviour anyway */
+        if (v.len == 0) { /* server_name "": this server takes requests without Host (hy_http_find_server) */
+            hy_server_name_t *sn = hy_array_push(s->server_names);
+            sn->name = (hy_str_t){"", 0};
+            sn->kind = 0;
+            sn->regex = NULL;
+            continue;
+        }
         if (v.ptr[0] == '~') {
             if (v.len < 2)
                 return hy_conf_error(cf, "empty regex in server name \"%s\"", v.ptr);

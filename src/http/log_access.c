@@ -14,12 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "vars.h"
+#include "log_access.h"
 #include "phases.h"
 #include "log_escape.h"
 #include "../conf/cycle.h"
 #include "../core/clock.h"
 #include "../core/httpdate.h"
 #include "../core/log.h"
+#include "../core/paths.h"
 
 #define LOG_IDX (hy_http_log_module.index)
 
@@ -565,7 +567,7 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     log_main_t *lm = log_main(cf);
     c->logs = hy_array_create(cf->pool, 1, sizeof(log_entry_t));
     log_entry_t *e = hy_array_push(c->logs);
-    e->file = file_get(cf, lm, hy_cycle_path(cf->cycle, "logs/access.log", 15));
+    e->file = file_get(cf, lm, hy_cycle_path(cf->cycle, HY_PATH_HTTP_LOG, strlen(HY_PATH_HTTP_LOG)));
     e->fmt = find_format(cf, lm, HY_STR("combined"));
     return 0;
 }
@@ -609,7 +611,7 @@ static void flush_worker(hy_cycle_t *cycle, bool reopen)
         if (f->buf)
             file_flush(f);
         if (reopen && f->fd >= 0) {
-            int fd = open_append(f->path);
+            int fd = hy_log_reopen_file(f->path); /* owner to the workers' user, as nginx */
             if (fd < 0) {
                 hy_log(HY_LOG_ALERT, "open() \"%s\" failed (%d: %s)", f->path, -fd, strerror(-fd));
                 continue;
@@ -640,3 +642,17 @@ hy_module_t hy_http_log_module = {
     .postconfiguration = postconfiguration,
     .flush_worker = flush_worker,
 };
+
+size_t hy_http_access_log_paths(hy_cycle_t *cycle, const char **out, size_t cap)
+{
+    if (cycle == NULL || cycle->http_main_conf == NULL)
+        return 0;
+    log_main_t *lm = cycle->http_main_conf[LOG_IDX];
+    size_t n = 0;
+    for (log_file_t *f = lm ? lm->files : NULL; f; f = f->next) {
+        if (n < cap)
+            out[n] = f->path;
+        n++;
+    }
+    return n;
+}

@@ -6,6 +6,7 @@
 #include "request.h"
 #include "uri.h"
 #include "vars.h"
+#include "path.h"
 #include "../conf/cycle.h"
 #include "../core/log.h"
 
@@ -138,6 +139,13 @@ static int check_content(hy_req_t *req, const step_t *s)
     }
     if (s->handler == NULL) { /* end of the chain: nobody took it */
         bool dir = req->uri.len && req->uri.ptr[req->uri.len - 1] == '/';
+        if (dir) { /* nginx's ngx_http_core_content_phase: index and autoindex declined */
+            size_t len;
+            const char *path = hy_http_map_uri_to_path(req, req->loc, req->uri, &len);
+            hy_req_log(req, HY_LOG_ERR, "directory index of \"%s\" is forbidden", path);
+        } else {
+            hy_req_log(req, HY_LOG_ERR, "no handler found");
+        }
         hy_req_error(req, dir ? 403 : 404);
         return -1;
     }
@@ -267,10 +275,38 @@ static void log_bad(hy_req_t *req, const char *what)
     hy_req_log(req, HY_LOG_INFO, "%s", what);
 }
 
+/* Validate host[:port] and make it req->host (lower-cased copy, port and trailing dot off); -1 when invalid. */
+static int set_host(hy_req_t *req, hy_str_t h)
+{
+    char *copy = hy_pstrndup(req->pool, h.ptr, h.len);
+    ssize_t hl = hy_http_validate_host(copy, h.len);
+    if (hl < 0)
+        return -1;
+    req->host = (hy_str_t){copy, (size_t)hl};
+    return 0;
+}
+
 void hy_req_process(hy_req_t *req)
 {
     hy_http_srv_conf_t *dsrv = req->conn->addr->default_server;
     req->srv = dsrv;
+    /* nginx answers TRACE, and CONNECT to an authority, with 405 before anything else (a CONNECT with any other
+     * target is a bad request); the connection is not kept: keep-alive is not decided yet at that point */
+    if (req->method_id == HY_M_TRACE || req->method_id == HY_M_CONNECT) {
+        bool authority = false;
+        if (req->method_id == HY_M_CONNECT) { /* host:port, RFC 9112 §3.2.3 */
+            const char *colon = req->target.len ? memrchr(req->target.ptr, ':', req->target.len) : NULL;
+            char *copy = hy_pstrndup(req->pool, req->target.ptr, req->target.len);
+            authority = colon && colon > req->target.ptr && colon + 1 < req->target.ptr + req->target.len &&
+                        req->target.ptr[0] != '/' && hy_http_validate_host(copy, req->target.len) > 0;
+            for (const char *p = colon ? colon + 1 : NULL; authority && p < req->target.ptr + req->target.len; p++)
+                authority = *p >= '0' && *p <= '9';
+        }
+        req->keepalive = false;
+        log_bad(req, req->method_id == HY_M_TRACE ? "client sent TRACE method" : "client sent CONNECT method");
+        hy_req_error(req, req->method_id == HY_M_TRACE || authority ? 405 : 400);
+        return;
+    }
     /* request-target → decoded, normalised path (nginx's ngx_http_parse_complex_uri) */
     char *path = hy_palloc(req->pool, req->target.len + 2);
     size_t path_len = 0;
@@ -290,21 +326,17 @@ void hy_req_process(hy_req_t *req)
         hy_req_error(req, 400);
         return;
     }
-    if (host == NULL && abs_host.ptr == NULL && req->version >= 11) {
+    if (host == NULL && req->version >= 11) {
         log_bad(req, "client sent HTTP/1.1 request without \"Host\" header");
         hy_req_error(req, 400);
         return;
     }
-    hy_str_t h = abs_host.ptr ? abs_host : host ? *host : HY_STR_NULL;
-    if (h.ptr) {
-        char *copy = hy_pstrndup(req->pool, h.ptr, h.len);
-        ssize_t hl = hy_http_validate_host(copy, h.len);
-        if (hl < 0) {
-            log_bad(req, "client sent invalid host header");
-            hy_req_error(req, 400);
-            return;
-        }
-        req->host = (hy_str_t){copy, (size_t)hl};
+    /* the Host header is validated whatever the target's form (its bytes reach $http_host and the logs); an
+     * absolute-form authority (checked by hy_http_parse_target) then wins for routing, as in nginx */
+    if ((host != NULL && set_host(req, *host) < 0) || (abs_host.ptr != NULL && set_host(req, abs_host) < 0)) {
+        log_bad(req, "client sent invalid host header");
+        hy_req_error(req, 400);
+        return;
     }
     /* known headers, in one pass (the first of each wins) */
     for (size_t i = 0; i < req->num_headers; i++) {
@@ -344,8 +376,19 @@ void hy_req_process(hy_req_t *req)
         default:
             break;
         }
-        if (slot && *slot == NULL)
+        if (slot && *slot == NULL) {
             *slot = v;
+        } else if (slot && slot != &req->h_range && slot != &req->h_user_agent) {
+            /* nginx's unique header lines (the conditionals, Expect): a second one is 400 */
+            char what[512];
+            snprintf(what, sizeof(what),
+                     "client sent duplicate header line: \"%.*s: %.*s\", previous value: \"%.*s: %.*s\"",
+                     (int)n->len, n->ptr, (int)v->len, v->ptr, (int)n->len, n->ptr, (int)(*slot)->len,
+                     (*slot)->ptr);
+            log_bad(req, what);
+            hy_req_error(req, 400);
+            return;
+        }
     }
 
     req->srv = hy_http_find_server(req->conn->addr, req->host.ptr, req->host.len, hy_req_captures(req));

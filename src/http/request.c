@@ -154,13 +154,20 @@ hy_str_t hy_http_absolute_url(hy_req_t *req, hy_str_t path)
     return (hy_str_t){p, (size_t)n + path.len};
 }
 
-/* A header value from the configuration may hold request data ($uri decodes %0D%0A): control characters
- * (RFC 9110 §5.5 forbids CR, LF, NUL in field values) are percent-encoded here, once, so no request can add
- * header lines to its response whatever protocol serialises the head, and $sent_http_* shows what was sent.
- * nginx sends them raw; this is a deliberate difference (docs/DIFFERENCES.md). */
+/* A header value from the configuration may hold request data ($uri decodes %0D%0A): CR, LF and NUL (which RFC
+ * 9110 §5.5 forbids in field values, and which would end the header line) are percent-encoded here, once, so no
+ * request can add header lines to its response whatever protocol serialises the head, and $sent_http_* shows
+ * what was sent. Other control characters go out as they are, as nginx sends them. nginx sends CR/LF raw too;
+ * that is the deliberate difference (docs/DIFFERENCES.md). */
+static inline bool must_encode(unsigned char c)
+{
+    return c == '\r' || c == '\n' || c == '\0';
+}
+
 static bool has_ctl8(uint64_t x)
 {
-    /* a byte < 0x20 or == 0x7f in the 8 bytes of x (bit tricks: "has less than" and "has zero byte") */
+    /* a byte < 0x20 or == 0x7f in the 8 bytes of x (bit tricks: "has less than" and "has zero byte"): the cheap
+     * test that sends the rare value with a control character to the byte loop */
     const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
     uint64_t lt = (x - ones * 0x20) & ~x & highs;
     uint64_t d = x ^ (ones * 0x7f);
@@ -180,7 +187,7 @@ static hy_str_t clean_value(hy_pool_t *pool, hy_str_t v)
     size_t bad = 0;
     for (; i < v.len; i++) {
         unsigned char c = (unsigned char)v.ptr[i];
-        bad += (c < 0x20 && c != '\t') || c == 0x7f;
+        bad += must_encode(c);
     }
     if (bad == 0)
         return v;
@@ -188,7 +195,7 @@ static hy_str_t clean_value(hy_pool_t *pool, hy_str_t v)
     size_t o = 0;
     for (size_t k = 0; k < v.len; k++) {
         unsigned char c = (unsigned char)v.ptr[k];
-        if ((c < 0x20 && c != '\t') || c == 0x7f) {
+        if (must_encode(c)) {
             p[o++] = '%';
             p[o++] = "0123456789ABCDEF"[c >> 4];
             p[o++] = "0123456789ABCDEF"[c & 15];
@@ -298,15 +305,45 @@ void hy_req_send(hy_req_t *req, bool is_final)
         if (req->location.len && req->location.ptr[0] == '/' && req->srv &&
             (req->loc ? req->loc : req->srv->loc)->absolute_redirect)
             req->location = hy_http_absolute_url(req, req->location);
-        for (int i = 0; hy_modules[i]; i++)
-            if (hy_modules[i]->header_filter)
-                hy_modules[i]->header_filter(req);
+        for (int i = 0; hy_modules[i]; i++) {
+            if (hy_modules[i]->header_filter == NULL)
+                continue;
+            hy_modules[i]->header_filter(req);
+            if (req->_filter_status) { /* a filter replaced the response: answer the error instead */
+                int status = req->_filter_status;
+                req->_filter_status = 0;
+                req->filters_started = false;
+                hy_req_error(req, status);
+                return;
+            }
+        }
         hy_req_finalize_head(req);
     }
     for (int i = 0; hy_modules[i]; i++)
         if (hy_modules[i]->body_filter)
+            hy_modules[i]->body_filter(req, is_final && !req->_filter_held);
+    req->conn->ops->send(req, is_final && !req->_filter_held);
+}
+
+void hy_req_filter_hold(hy_req_t *req, hy_req_proceed_cb proceed)
+{
+    req->_filter_held = true;
+    req->_proceed = proceed;
+}
+
+void hy_req_filter_send(hy_req_t *req, const hy_module_t *m, bool is_final, hy_req_proceed_cb proceed)
+{
+    req->_filter_held = !is_final;
+    req->_proceed = is_final ? NULL : proceed;
+    for (int i = m->index + 1; hy_modules[i]; i++)
+        if (hy_modules[i]->body_filter)
             hy_modules[i]->body_filter(req, is_final);
     req->conn->ops->send(req, is_final);
+}
+
+void hy_req_filter_finalize(hy_req_t *req, int status)
+{
+    req->_filter_status = status;
 }
 
 void hy_req_send_more(hy_req_t *req, hy_req_proceed_cb proceed)

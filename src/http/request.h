@@ -90,6 +90,8 @@ struct hy_req {
     bool pipelined;                 /* parsed from bytes that arrived with the previous request ($pipe) */
     struct hy_req_body *body_in;    /* the request body reader (http/body.h), NULL until a handler asks */
     hy_req_proceed_cb _proceed;     /* set by hy_req_send_more: called once when the protocol drained */
+    int _filter_status;             /* set by hy_req_filter_finalize: hy_req_send answers with it instead */
+    bool _filter_held;              /* a body filter streams the rest (hy_req_filter_hold): sends are not final */
     hy_defer_t _defer;
 };
 
@@ -113,6 +115,19 @@ void hy_req_send(hy_req_t *req, bool is_final);
 void hy_req_send_more(hy_req_t *req, hy_req_proceed_cb proceed);
 /** Called by the protocol when the output handed to it has drained: runs the pending proceed callback, if any. */
 void hy_req_proceed(hy_req_t *req);
+/** For a header filter (nginx's ngx_http_filter_finalize_request): replace the response being sent by
+ * hy_req_error(status) — 412 from not_modified, 416 from range. The filters after the caller do not run for the
+ * replaced response; the error response (or error_page's redirect) runs the whole chain from the start. */
+void hy_req_filter_finalize(hy_req_t *req, int status);
+/** For a body filter that turns the body it was given into a stream (compression of a large file): called from
+ * its body filter, it makes the current send not final for the filters after it and the protocol, and has
+ * `proceed` called (as hy_req_send_more) once the protocol has written what was sent. The filter then hands each
+ * next batch on with hy_req_filter_send, the last one with is_final. */
+void hy_req_filter_hold(hy_req_t *req, hy_req_proceed_cb proceed);
+/** Hand req->body, produced by module m's body filter outside a send (from its proceed), through the body
+ * filters after m and to the protocol. Not final: `proceed` is called when it has drained (never after the
+ * connection closed); final: the response ends (proceed NULL). */
+void hy_req_filter_send(hy_req_t *req, const hy_module_t *m, bool is_final, hy_req_proceed_cb proceed);
 /** Finish with an error page for `status` (nginx-like HTML body, keep-alive rules as nginx). error_page
  * redirects apply first; 444 closes the connection without a response. */
 void hy_req_error(hy_req_t *req, int status);

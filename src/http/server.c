@@ -14,9 +14,18 @@ static bool suffix_match(const hy_server_name_t *sn, const char *host, size_t le
 
 hy_http_srv_conf_t *hy_http_find_server(hy_http_addr_t *addr, const char *host, size_t len, hy_regex_caps_t *caps)
 {
-    if (host == NULL || len == 0)
-        return addr->default_server;
     hy_http_srv_conf_t **srvs = addr->servers->elts;
+    if (host == NULL || len == 0) { /* no Host: a server_name "" takes it (nginx), else the default server */
+        for (size_t i = 0; i < addr->servers->nelts; i++) {
+            hy_array_t *names = srvs[i]->server_names;
+            for (size_t j = 0; names && j < names->nelts; j++) {
+                hy_server_name_t *sn = (hy_server_name_t *)names->elts + j;
+                if (sn->kind == 0 && sn->name.len == 0)
+                    return srvs[i];
+            }
+        }
+        return addr->default_server;
+    }
     if (addr->servers->nelts == 1) { /* one server: only a regex server_name needs running (for its captures) */
         hy_array_t *names = srvs[0]->server_names;
         bool has_regex = false;

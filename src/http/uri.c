@@ -17,6 +17,26 @@ static inline int hex_value(unsigned char c)
     return -1;
 }
 
+/* RFC 3986 §3.2.2 IPvFuture inside the brackets: "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ) */
+static bool ipvfuture(const char *p, size_t n)
+{
+    size_t i = 1;
+    if (n < 4 || (p[0] | 0x20) != 'v')
+        return false;
+    while (i < n && ((p[i] >= '0' && p[i] <= '9') || ((p[i] | 0x20) >= 'a' && (p[i] | 0x20) <= 'f')))
+        i++;
+    if (i == 1 || i >= n - 1 || p[i] != '.')
+        return false;
+    for (i++; i < n; i++) {
+        unsigned char c = (unsigned char)p[i];
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  strchr("-._~!$&'()*+,;=:", c) != NULL;
+        if (!ok || c == '\0')
+            return false;
+    }
+    return true;
+}
+
 /* Check a host[:port] (or [v6]:port) without changing it; *host_len = length of the host part, trailing '.' off. */
 static int check_host(const char *h, size_t len, size_t *host_len)
 {
@@ -24,19 +44,24 @@ static int check_host(const char *h, size_t len, size_t *host_len)
     if (len == 0)
         return -1;
     if (h[0] == '[') {
-        /* IP-literal: only IPv6 addresses (no zone id, no IPvFuture) */
+        /* IP-literal: an IPv6 address (no zone id) or an IPvFuture (RFC 3986, nginx 1.29.x) */
         const char *rb = memchr(h, ']', len);
         if (rb == NULL)
             return -1;
         size_t al = (size_t)(rb - h) - 1;
         char addr[INET6_ADDRSTRLEN];
         struct in6_addr a6;
-        if (al == 0 || al >= sizeof(addr))
-            return -1;
-        memcpy(addr, h + 1, al);
-        addr[al] = '\0';
-        if (inet_pton(AF_INET6, addr, &a6) != 1)
-            return -1;
+        if (al > 0 && (h[1] | 0x20) == 'v') {
+            if (!ipvfuture(h + 1, al))
+                return -1;
+        } else {
+            if (al == 0 || al >= sizeof(addr) || memchr(h + 1, '\0', al) != NULL) /* inet_pton stops at a NUL */
+                return -1;
+            memcpy(addr, h + 1, al);
+            addr[al] = '\0';
+            if (inet_pton(AF_INET6, addr, &a6) != 1)
+                return -1;
+        }
         i = al + 2;
         hend = i;
     } else {
@@ -56,11 +81,15 @@ static int check_host(const char *h, size_t len, size_t *host_len)
         if (hend == 0)
             return -1;
     }
-    if (i < len) {
+    if (i < len) { /* ":port": digits, at most 65535 (nginx 1.29.4); may be empty */
         if (h[i] != ':')
             return -1;
+        unsigned port = 0;
         for (i++; i < len; i++) {
             if (h[i] < '0' || h[i] > '9')
+                return -1;
+            port = port * 10 + (unsigned)(h[i] - '0');
+            if (port > 65535)
                 return -1;
         }
     }

@@ -25,8 +25,8 @@ int hy_http_parse_target(hy_str_t method, hy_str_t target, bool merge_slashes, c
 
 /** Validate a Host header value or an absolute-form authority (ngx_http_validate_host): lower-cases in place,
  * strips the ":port" (digits only, may be empty) and one trailing '.'. Rejects: empty host, "..", a leading '.', '/',
- * '\\', '@', NUL, CTL, SP, DEL, a port with non-digits. An IPv6 literal "[::1]:8080" is accepted (hex digits, ':'
- * and '.' inside the brackets; the port is stripped, the brackets kept). Returns the new length, or -1 (answer 400
+ * '\\', '@', NUL, CTL, SP, DEL, a port with non-digits or above 65535. An IPv6 literal "[::1]:8080" or an RFC 3986
+ * IPvFuture "[v1.x:y]" is accepted (the port is stripped, the brackets kept). Returns the new length, or -1 (answer 400
  * "client sent invalid host header"). Stricter than nginx, which accepts '\\', '@', a leading '.', junk after ']' and
  * anything after the first ':'. */
 ssize_t hy_http_validate_host(char *host, size_t len);

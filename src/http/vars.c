@@ -5,6 +5,7 @@
 #include "vars.h"
 #include "vars_builtin.h"
 #include "../conf/cycle.h"
+#include "../conf/suggest.h"
 
 #define VARS_IDX (hy_http_vars_module.index)
 
@@ -47,6 +48,26 @@ static int find_index(vars_main_t *vm, hy_str_t name)
     return -1;
 }
 
+/* The error for a name no module defines: an nginx variable hayate lacks says so; any other name gets nginx's
+ * "unknown" wording and the nearest known name. */
+static int unknown_variable(hy_conf_t *cf, vars_main_t *vm, hy_str_t name)
+{
+    if (hy_suggest_variable(name.ptr, name.len))
+        return hy_conf_error(cf, "\"$%.*s\" variable is not supported by hayate yet", (int)name.len, name.ptr);
+    hy_suggest_t near = {NULL, 0};
+    hy_vars__suggest_builtin(&near, name.ptr, name.len);
+    var_def_t *defs = vm->vars->elts;
+    for (size_t i = 0; i < vm->vars->nelts; i++)
+        if (defs[i].get != NULL && defs[i].name.ptr[defs[i].name.len] == '\0')
+            hy_suggest_near(&near, name.ptr, name.len, defs[i].name.ptr);
+    for (size_t i = 0; hy_suggest_variables[i]; i++)
+        hy_suggest_near(&near, name.ptr, name.len, hy_suggest_variables[i]);
+    if (near.best != NULL)
+        return hy_conf_error(cf, "unknown \"%.*s\" variable (did you mean \"$%s\"?)", (int)name.len, name.ptr,
+                             near.best);
+    return hy_conf_error(cf, "unknown \"%.*s\" variable", (int)name.len, name.ptr);
+}
+
 int hy_vars_index(hy_conf_t *cf, hy_str_t name)
 {
     vars_main_t *vm = vars_main(cf);
@@ -61,7 +82,7 @@ int hy_vars_index(hy_conf_t *cf, hy_str_t name)
     def->line = cf->line;
     if (!hy_vars__lookup_builtin(cf, def->name, &def->get, &def->data, &def->flags) && vm->resolved) {
         vm->vars->nelts--;
-        return hy_conf_error(cf, "unknown \"%.*s\" variable", (int)name.len, name.ptr);
+        return unknown_variable(cf, vm, name);
     }
     return (int)(vm->vars->nelts - 1);
 }
@@ -286,15 +307,17 @@ static int postconfiguration(hy_conf_t *cf)
 {
     vars_main_t *vm = vars_main(cf);
     var_def_t *defs = vm->vars->elts;
+    int rc = 0;
     for (size_t i = 0; i < vm->vars->nelts; i++)
         if (defs[i].get == NULL) {
-            /* nginx reports this after the whole http block, without a file position */
+            /* nginx reports the first one after the whole http block; we name the place of first use, and
+             * every such name, so one -t run lists them all */
             cf->file = defs[i].file;
             cf->line = defs[i].line;
-            return hy_conf_error(cf, "unknown \"%.*s\" variable", (int)defs[i].name.len, defs[i].name.ptr);
+            rc = unknown_variable(cf, vm, defs[i].name);
         }
     vm->resolved = true;
-    return 0;
+    return rc;
 }
 
 hy_module_t hy_http_vars_module = {

@@ -318,6 +318,13 @@ static void get_request_time(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
     set_msec(req, v, ms < 0 ? 0 : ms);
 }
 
+/* $connection_time: seconds since the connection was accepted, with milliseconds (nginx 1.19.10+) */
+static void get_connection_time(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
+{
+    int64_t ms = hy_clock_time_ms() - (int64_t)req->conn->start_ms;
+    set_msec(req, v, ms < 0 ? 0 : ms);
+}
+
 static void get_status(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 {
     char *p = hy_palloc(req->pool, 16);
@@ -738,6 +745,7 @@ static const builtin_t builtins[] = {
     {"request_body", get_request_body, 0, HY_VAR_NOCACHE},
     {"request_body_file", get_request_body_file, 0, HY_VAR_NOCACHE},
     {"request_time", get_request_time, 0, HY_VAR_NOCACHE},
+    {"connection_time", get_connection_time, 0, HY_VAR_NOCACHE},
     {"connection", get_connection, 0, 0},
     {"connection_requests", get_connection_requests, 0, 0},
     {"pid", get_pid, 0, 0},
@@ -769,6 +777,12 @@ static const builtin_t prefixes[] = {
     {"upstream_cookie_", get_not_found, 0, HY_VAR_NOCACHE},
     {"upstream_trailer_", get_not_found, 0, HY_VAR_NOCACHE},
 };
+
+void hy_vars__suggest_builtin(hy_suggest_t *near, const char *name, size_t len)
+{
+    for (size_t i = 0; i < HY_ARRAY_SIZE(builtins); i++)
+        hy_suggest_near(near, name, len, builtins[i].name);
+}
 
 bool hy_vars_is_builtin(hy_str_t name)
 {

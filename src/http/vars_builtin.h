@@ -5,6 +5,7 @@
 
 #include "request.h"
 #include "vars-t.h"
+#include "../conf/suggest.h"
 
 /** Look `name` up in the built-in and prefix tables ($arg_NAME...: the longest prefix wins). On success fill
  * *get, *data (for prefixes a pointer to the suffix, allocated from cf->pool) and *flags and return true;
@@ -15,6 +16,8 @@ bool hy_vars__lookup_builtin(hy_conf_t *cf, hy_str_t name, hy_var_get_fn *get, u
 const char *hy_vars_time_local(void);
 /** $time_iso8601 for the current cached second ("2026-11-30T10:00:00+00:00"; static, 25 chars). */
 const char *hy_vars_time_iso8601(void);
+/** "Did you mean": offer every built-in variable's name to near (conf/suggest.h). */
+void hy_vars__suggest_builtin(hy_suggest_t *near, const char *name, size_t len);
 /** True for hayate's own named variables ($uri, $args, ...; not the $arg_/$http_... prefixes). */
 bool hy_vars_is_builtin(hy_str_t name);
 /** The complex-value evaluator the getters of $document_root and friends use (vars.c installs hy_vars_eval, so

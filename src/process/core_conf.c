@@ -8,6 +8,7 @@
 #include <grp.h>
 #include "core_conf.h"
 #include "../core/log.h"
+#include "../core/paths.h"
 
 hy_core_conf_t *hy_core_conf(hy_cycle_t *cycle)
 {
@@ -38,7 +39,7 @@ static int init_core(hy_cycle_t *cycle, void *conf)
     if (c->accept_mutex == HY_UNSET)
         c->accept_mutex = 0;
     if (c->pid.ptr == NULL)
-        c->pid = HY_STR("logs/hayate.pid");
+        c->pid = HY_STR(HY_PATH_PID);
     return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "../core/log.h"
 #include "../http/core.h"
 #include "../conf/zone.h"
+#include "../core/paths.h"
 
 static hy_conf_t *last_cf; /* for -T: the parse state of the generation just loaded */
 
@@ -98,7 +99,7 @@ int hy_cycle_open_logs(hy_cycle_t *cycle)
         else if (cycle->error_log)
             t->path = hy_cycle_path(cycle, cycle->error_log, strlen(cycle->error_log));
         else
-            t->path = hy_cycle_path(cycle, "logs/error.log", 14);
+            t->path = hy_cycle_path(cycle, HY_PATH_ERROR_LOG, strlen(HY_PATH_ERROR_LOG));
         t->level = HY_LOG_ERR;
     }
     hy_log_target_t *t = logs->elts;

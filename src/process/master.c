@@ -13,6 +13,9 @@
 #include "master.h"
 #include "worker.h"
 #include "limits.h"
+#include "title.h"
+#include "upgrade.h"
+#include "notify.h"
 #include "core_conf.h"
 #include "../core/log.h"
 #include "../core/clock.h"
@@ -35,6 +38,11 @@ static hy_lset_t *cur_lset;
 static int num_workers;
 static const hy_opts_t *run_opts;
 static int sigfd = -1;
+/* binary upgrade (nginx's USR2/WINCH): */
+static pid_t new_binary;  /* the master USR2 started, until it exits */
+static pid_t old_master;  /* when this master was started by USR2: the master that did */
+static bool noaccepting;  /* WINCH: workers told to quit and not respawned until HUP */
+static bool daemonized;   /* WINCH is honoured only then (nginx: in the foreground it is a terminal resize) */
 
 static pid_t spawn(hy_cycle_t *cycle, size_t slot)
 {
@@ -79,11 +87,36 @@ static int live_workers(void)
     return n;
 }
 
+static void spawn_all(void)
+{
+    for (int i = 0; i < num_workers; i++)
+        spawn(current, (size_t)i);
+}
+
+/* The new binary exited: its pid file is gone (or never written), ours takes the name back; workers come
+ * back if WINCH had sent them away (nginx's ngx_reap_children). */
+static void new_binary_exited(int status, bool respawn)
+{
+    hy_log(WIFEXITED(status) && WEXITSTATUS(status) == 0 ? HY_LOG_NOTICE : HY_LOG_ALERT,
+           "new binary process %d exited with %s %d", (int)new_binary, WIFSIGNALED(status) ? "signal" : "code",
+           WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    new_binary = 0;
+    hy_process_pid_oldbin(false);
+    if (noaccepting && respawn) {
+        noaccepting = false;
+        spawn_all();
+    }
+}
+
 static void reap(bool respawn)
 {
     int status;
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        if (pid == new_binary) {
+            new_binary_exited(status, respawn);
+            continue;
+        }
         worker_t *w = NULL;
         for (int i = 0; i < MAX_WORKERS; i++)
             if (workers[i].pid == pid)
@@ -175,9 +208,15 @@ int hy_master_run(hy_cycle_t *cycle, hy_lset_t *lset, int n, const hy_opts_t *op
     cur_lset = lset;
     num_workers = n;
     run_opts = opts;
+    hy_master_pid = getpid();
+    old_master = hy_upgrade_was_inherited() ? getppid() : 0;
+    daemonized = hy_core_conf(cycle)->daemon || hy_upgrade_was_inherited();
+    char title[1024];
+    snprintf(title, sizeof(title), "master process %s", hy_title_cmdline());
+    hy_title_set(title);
     sigset_t set;
     sigemptyset(&set);
-    int sigs[] = {SIGHUP, SIGUSR1, SIGQUIT, SIGTERM, SIGINT, SIGCHLD};
+    int sigs[] = {SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH, SIGQUIT, SIGTERM, SIGINT, SIGCHLD};
     for (size_t i = 0; i < HY_ARRAY_SIZE(sigs); i++)
         sigaddset(&set, sigs[i]);
     sigprocmask(SIG_BLOCK, &set, NULL);
@@ -190,6 +229,7 @@ int hy_master_run(hy_cycle_t *cycle, hy_lset_t *lset, int n, const hy_opts_t *op
     hy_conf_log_hook = hy_process_conf_log_hook;
     for (int i = 0; i < n; i++)
         spawn(cycle, (size_t)i);
+    hy_notify_ready();
     bool stopping = false;
     int status = 0;
     while (!stopping || live_workers() > 0) {
@@ -204,8 +244,40 @@ int hy_master_run(hy_cycle_t *cycle, hy_lset_t *lset, int n, const hy_opts_t *op
             break;
         case SIGHUP:
             hy_log(HY_LOG_NOTICE, "signal %d (SIGHUP) received from %u, reconfiguring", SIGHUP, si.ssi_pid);
-            if (!stopping)
+            if (!stopping && noaccepting) { /* rollback of an upgrade: the old workers come back as they were */
+                noaccepting = false;
+                hy_log(HY_LOG_NOTICE, "start worker processes");
+                spawn_all();
+            } else if (!stopping) {
+                hy_notify_reloading();
                 reload();
+                hy_notify_ready(); /* also after a failed reload: the old configuration still serves */
+            }
+            break;
+        case SIGUSR2:
+            hy_log(HY_LOG_NOTICE, "signal %d (SIGUSR2) received from %u, changing binary", SIGUSR2, si.ssi_pid);
+            if (stopping)
+                break;
+            if (new_binary > 0 || (old_master > 1 && getppid() == old_master)) {
+                hy_log(HY_LOG_ALERT, "the changing binary signal is ignored: you should shutdown or terminate "
+                       "before either old or new binary's process");
+                break;
+            }
+            if (hy_process_pid_oldbin(true) != 0)
+                break;
+            new_binary = hy_upgrade_exec(cur_lset);
+            if (new_binary < 0) {
+                new_binary = 0;
+                hy_process_pid_oldbin(false);
+            }
+            break;
+        case SIGWINCH:
+            if (!daemonized || stopping)
+                break;
+            hy_log(HY_LOG_NOTICE, "signal %d (SIGWINCH) received from %u, stop accepting connections", SIGWINCH,
+                   si.ssi_pid);
+            noaccepting = true;
+            signal_workers(SIGQUIT, NULL);
             break;
         case SIGUSR1:
             hy_log(HY_LOG_NOTICE, "signal %d (SIGUSR1) received from %u, reopening logs", SIGUSR1, si.ssi_pid);
@@ -219,8 +291,9 @@ int hy_master_run(hy_cycle_t *cycle, hy_lset_t *lset, int n, const hy_opts_t *op
         case SIGQUIT:
             hy_log(HY_LOG_NOTICE, "signal %d (SIGQUIT) received from %u, shutting down", SIGQUIT, si.ssi_pid);
             stopping = true;
+            hy_notify_stopping();
             /* stop listening at once: new connections are refused instead of queueing for nobody */
-            hy_lset_free(cur_lset, true);
+            hy_lset_free(cur_lset, new_binary == 0); /* a new binary keeps serving unix sockets */
             cur_lset = NULL;
             signal_workers(SIGQUIT, NULL);
             break;
@@ -229,7 +302,8 @@ int hy_master_run(hy_cycle_t *cycle, hy_lset_t *lset, int n, const hy_opts_t *op
             hy_log(HY_LOG_NOTICE, "signal %d (%s) received from %u, exiting", si.ssi_signo,
                    si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT", si.ssi_pid);
             stopping = true;
-            hy_lset_free(cur_lset, true);
+            hy_notify_stopping();
+            hy_lset_free(cur_lset, new_binary == 0);
             cur_lset = NULL;
             signal_workers(SIGTERM, NULL);
             wait_all(5000);
@@ -238,7 +312,7 @@ int hy_master_run(hy_cycle_t *cycle, hy_lset_t *lset, int n, const hy_opts_t *op
             break;
         }
     }
-    hy_lset_free(cur_lset, true);
+    hy_lset_free(cur_lset, new_binary == 0);
     cur_lset = NULL;
     hy_log(HY_LOG_NOTICE, "exit");
     hy_process_remove_pid();

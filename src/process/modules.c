@@ -5,11 +5,16 @@
 #include "core_conf.h"
 #include "../http/core.h"
 #include "../http/ssl_module.h"
+#include "../handlers/index.h"
+#include "../handlers/autoindex.h"
+#include "../filters/gzip_static.h"
 #include "../handlers/static.h"
 #include "../http/vars.h"
 #include "../filters/gzip.h"
 #include "../http/error_page.h"
 #include "../filters/headers.h"
+#include "../filters/not_modified.h"
+#include "../filters/range_filter.h"
 #include "../handlers/rewrite.h"
 #include "../handlers/try_files.h"
 
@@ -17,6 +22,10 @@ hy_module_t *hy_modules[] = {
     &hy_core_module,
     &hy_events_module,
     &hy_http_core_module,
+    /* content handlers, in the order the CONTENT phase tries them (each DECLINES what is not its own) */
+    &hy_http_index_module,
+    &hy_http_autoindex_module,
+    &hy_http_gzip_static_module,
     &hy_static_module,
     &hy_http_ssl_module,     /* before vars: its postconfiguration defines the $ssl_* variables */
     &hy_http_rewrite_module, /* before vars: its postconfiguration defines named-capture variables */
@@ -24,8 +33,11 @@ hy_module_t *hy_modules[] = {
     &hy_http_error_page_module,
     &hy_http_vars_module,
     &hy_http_map_module,
+    /* filters, in the order they see a response */
+    &hy_http_not_modified_module, /* first: 304/412 on the handler's own validators (before gzip weakens ETag) */
     &hy_http_headers_module, /* add_header, expires, charset: before gzip (as nginx's filter order) */
     &hy_http_gzip_module, /* compression: after every filter that sets headers (gzip_proxied reads them) */
+    &hy_http_range_module, /* after compression: gzip clears accept_ranges when it encodes on the fly */
     &hy_http_log_module, /* last: its log handler runs after the others' */
     NULL,
 };

@@ -13,6 +13,8 @@
 #include "lset.h"
 #include "master.h"
 #include "worker.h"
+#include "upgrade.h"
+#include "perms.h"
 #include "../core/log.h"
 #include "../event/listen.h"
 #include "../conf/lexer.h"
@@ -40,6 +42,11 @@ static int daemonize(void)
     return 0;
 }
 
+static void warn_perm(void *ctx, const char *msg)
+{
+    hy_log(HY_LOG_WARN, "%s", msg);
+}
+
 int hy_serve(hy_cycle_t *cycle, const hy_opts_t *opts)
 {
     if (hy_cycle_open_logs(cycle) != 0)
@@ -53,10 +60,13 @@ int hy_serve(hy_cycle_t *cycle, const hy_opts_t *opts)
         hy_limits_worker_ids(core, &hy_log_owner_uid, &hy_log_owner_gid);
     const char *why = "master_process off";
     int n = single ? 1 : hy_limits_workers(core, &why);
-    hy_lset_t *lset = hy_lset_open(cycle, (size_t)n, NULL);
+    hy_lset_t *inherited = hy_upgrade_inherited(cycle); /* USR2 of an old master: its sockets */
+    hy_lset_t *lset = hy_lset_open(cycle, (size_t)n, inherited);
+    hy_lset_free(inherited, false); /* what the configuration did not take over */
     if (lset == NULL)
         return 1;
-    if (core->daemon && daemonize() != 0)
+    /* a new binary started by USR2 stays where the old master is (nginx: no daemon() when inherited) */
+    if (core->daemon && !hy_upgrade_was_inherited() && daemonize() != 0)
         return 1;
     if (hy_process_write_pid(cycle) != 0)
         return 1;
@@ -64,6 +74,9 @@ int hy_serve(hy_cycle_t *cycle, const hy_opts_t *opts)
     hy_conf_log_hook = NULL;
     int64_t wc = hy_limits_worker_connections(core, nofile);
     hy_log(HY_LOG_NOTICE, "hayate/%s, %s", HY_VERSION, single ? "single process" : "master process");
+    if (hy_upgrade_was_inherited())
+        hy_log(HY_LOG_NOTICE, "using %zu inherited listening socket%s (binary upgrade)", hy_upgrade_num_inherited(),
+               hy_upgrade_num_inherited() == 1 ? "" : "s");
     hy_log(HY_LOG_NOTICE, "using %d worker process%s (%s)", n, n == 1 ? "" : "es", why);
     hy_log(HY_LOG_NOTICE, "limits: open files %lld per process, worker_connections %lld%s, listen backlog %d "
            "(net.core.somaxconn), %zu listening address%s", (long long)nofile, (long long)wc,
@@ -72,6 +85,7 @@ int hy_serve(hy_cycle_t *cycle, const hy_opts_t *opts)
     if (wc > nofile)
         hy_log(HY_LOG_WARN, "%lld worker_connections exceed open file resource limit: %lld", (long long)wc,
                (long long)nofile);
+    hy_perms_check(cycle, single, warn_perm, NULL); /* a root the workers cannot read: say so now, not per 403 */
     if (single)
         return hy_worker_run(cycle, lset, 0, 1, true, opts);
     return hy_master_run(cycle, lset, n, opts);

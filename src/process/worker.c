@@ -11,9 +11,13 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 #include "worker.h"
 #include "core_conf.h"
 #include "limits.h"
+#include "title.h"
+#include "notify.h"
+#include "upgrade.h"
 #include "../core/log.h"
 #include "../core/clock.h"
 #include "../event/loop.h"
@@ -35,6 +39,8 @@ static hy_io_t sig_io;
 static bool quitting;
 static hy_timer_t shutdown_timer;
 static char *pid_path;
+static pid_t new_binary; /* single process: the binary USR2 started, until it exits */
+pid_t hy_master_pid;
 
 void hy_process_conf_log_hook(const char *level, const char *msg)
 {
@@ -57,6 +63,30 @@ int hy_process_write_pid(hy_cycle_t *cycle)
     int n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
     (void)!write(fd, buf, (size_t)n);
     close(fd);
+    return 0;
+}
+
+int hy_process_pid_oldbin(bool to_oldbin)
+{
+    if (pid_path == NULL)
+        return -1;
+    size_t len = strlen(pid_path);
+    bool is_old = len > 7 && strcmp(pid_path + len - 7, ".oldbin") == 0;
+    if (is_old == to_oldbin)
+        return 0;
+    char *np = hy_alloc(len + 8);
+    memcpy(np, pid_path, len + 1);
+    if (to_oldbin)
+        memcpy(np + len, ".oldbin", 8);
+    else
+        np[len - 7] = '\0';
+    if (rename(pid_path, np) != 0) {
+        hy_log(HY_LOG_ALERT, "rename() %s to %s failed (%d: %s)", pid_path, np, errno, strerror(errno));
+        free(np);
+        return -1;
+    }
+    free(pid_path);
+    pid_path = np;
     return 0;
 }
 
@@ -165,15 +195,49 @@ static void graceful_stop(void)
     if (quitting)
         return;
     quitting = true;
+    if (!is_single)
+        hy_title_set("worker process is shutting down");
     stop_listeners();
     /* our copies of the listening sockets go now: the master (or nobody, when single) keeps the originals */
-    hy_lset_free(cur_lset, is_single);
+    hy_lset_free(cur_lset, is_single && new_binary == 0); /* a new binary keeps serving unix sockets */
     cur_lset = NULL;
     hy_conns_shutdown();
     hy_core_conf_t *core = hy_core_conf(current);
     if (core->worker_shutdown_timeout_ms > 0) {
         shutdown_timer.cb = on_shutdown_timeout;
         hy_timer_link(&loop, &shutdown_timer, (uint64_t)core->worker_shutdown_timeout_ms);
+    }
+}
+
+/* master_process off: USR2 starts the new binary on the same sockets, as the master does (upgrade.h); QUIT
+ * then ends this process. */
+static void change_binary(uint32_t from)
+{
+    hy_log(HY_LOG_NOTICE, "signal %d (SIGUSR2) received from %u, changing binary", SIGUSR2, from);
+    if (new_binary > 0) {
+        hy_log(HY_LOG_ALERT, "the changing binary signal is ignored: you should shutdown or terminate before "
+               "either old or new binary's process");
+        return;
+    }
+    if (hy_process_pid_oldbin(true) != 0)
+        return;
+    new_binary = hy_upgrade_exec(cur_lset);
+    if (new_binary < 0) {
+        new_binary = 0;
+        hy_process_pid_oldbin(false);
+    }
+}
+
+static void reap_new_binary(void)
+{
+    int status;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        if (pid != new_binary)
+            continue;
+        hy_log(HY_LOG_NOTICE, "new binary process %d exited", (int)pid);
+        new_binary = 0;
+        hy_process_pid_oldbin(false);
     }
 }
 
@@ -185,8 +249,18 @@ static void on_signal_io(hy_io_t *io, unsigned rev)
         case SIGHUP:
             if (is_single && !quitting) {
                 hy_log(HY_LOG_NOTICE, "signal %d (SIGHUP) received from %u, reconfiguring", SIGHUP, si.ssi_pid);
+                hy_notify_reloading();
                 reload_in_place();
+                hy_notify_ready();
             }
+            break;
+        case SIGUSR2:
+            if (is_single && !quitting)
+                change_binary(si.ssi_pid);
+            break;
+        case SIGCHLD:
+            if (is_single)
+                reap_new_binary();
             break;
         case SIGUSR1:
             if (is_single)
@@ -195,17 +269,21 @@ static void on_signal_io(hy_io_t *io, unsigned rev)
             modules_flush(current, true);
             break;
         case SIGQUIT:
-            if (is_single)
+            if (is_single) {
                 hy_log(HY_LOG_NOTICE, "signal %d (SIGQUIT) received from %u, shutting down", SIGQUIT, si.ssi_pid);
+                hy_notify_stopping();
+            }
             else
                 hy_log(HY_LOG_NOTICE, "gracefully shutting down");
             graceful_stop();
             break;
         case SIGTERM:
         case SIGINT:
-            if (is_single)
+            if (is_single) {
                 hy_log(HY_LOG_NOTICE, "signal %d (%s) received from %u, exiting", si.ssi_signo,
                        si.ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT", si.ssi_pid);
+                hy_notify_stopping();
+            }
             loop.stop = true;
             break;
         default:
@@ -224,6 +302,8 @@ static int setup_signals(void)
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGUSR2);  /* binary upgrade (single process); workers ignore it, as WINCH */
+    sigaddset(&set, SIGWINCH);
     if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
         return -1;
     signal(SIGPIPE, SIG_IGN);
@@ -245,13 +325,20 @@ int hy_worker_run(hy_cycle_t *cycle, hy_lset_t *lset, size_t slot, int num_worke
     is_single = single;
     hy_core_conf_t *core = hy_core_conf(cycle);
     if (!single) {
-        prctl(PR_SET_PDEATHSIG, SIGQUIT); /* an orphaned worker winds down instead of serving forever */
+        hy_title_set("worker process");
         hy_zones_worker_init(cycle); /* let go of zones only older generations use */
         hy_limits_set_affinity(core, (int)slot, num_workers);
         if (core->has_priority)
             setpriority(PRIO_PROCESS, 0, (int)core->worker_priority);
         if (hy_limits_drop_privileges(core) != 0)
             return 2;
+        /* an orphaned worker winds down instead of serving forever. Set after the privilege drop, which
+         * clears it (prctl(2)); a master that died before this line is caught by the getppid() check. */
+        prctl(PR_SET_PDEATHSIG, SIGQUIT);
+        if (getppid() != hy_master_pid) {
+            hy_log(HY_LOG_NOTICE, "master process %d is gone, worker exiting", (int)hy_master_pid);
+            return 0;
+        }
         if (core->working_directory.len && chdir(core->working_directory.ptr) != 0)
             hy_log(HY_LOG_ALERT, "chdir(\"%s\") failed (%d: %s)", core->working_directory.ptr, errno,
                    strerror(errno));
@@ -270,6 +357,8 @@ int hy_worker_run(hy_cycle_t *cycle, hy_lset_t *lset, size_t slot, int num_worke
         return 2;
     start_listeners(cycle);
     hy_conf_log_hook = hy_process_conf_log_hook;
+    if (single)
+        hy_notify_ready();
     while (!loop.stop) {
         if (hy_loop_run_once(&loop, quitting ? 100 : -1) != 0)
             break;
@@ -280,7 +369,7 @@ int hy_worker_run(hy_cycle_t *cycle, hy_lset_t *lset, size_t slot, int num_worke
     stop_listeners();
     hy_conns_close_all();
     hy_loop_run_once(&loop, 0); /* runs the deferred frees */
-    hy_lset_free(cur_lset, single);
+    hy_lset_free(cur_lset, single && new_binary == 0);
     cur_lset = NULL;
     if (single) {
         hy_log(HY_LOG_NOTICE, "exit");

@@ -90,10 +90,35 @@ static void idle_del(h1conn_t *h)
         hy_conn_set_state(h->c, HY_CONN_READING);
 }
 
+/* Request arenas of idle connections go to a small per-worker cache instead of back to malloc: a keep-alive
+ * connection between two requests holds no arena (C10K memory), yet the next request anywhere in the worker
+ * gets one without two mallocs and two frees. Bounded, so a burst's arenas are freed when it ends. */
+#define POOL_CACHE_MAX 32
+#define REQ_POOL_SIZE 4096
+static hy_pool_t *pool_cache[POOL_CACHE_MAX];
+static int pool_cache_n;
+
+static hy_pool_t *pool_take(void)
+{
+    return pool_cache_n ? pool_cache[--pool_cache_n] : hy_pool_create(REQ_POOL_SIZE);
+}
+
+static void pool_give(hy_pool_t *p)
+{
+    if (p == NULL)
+        return;
+    if (pool_cache_n == POOL_CACHE_MAX) {
+        hy_pool_destroy(p);
+        return;
+    }
+    hy_pool_reset(p); /* runs the request's cleanups now, keeps only the first chunk */
+    pool_cache[pool_cache_n++] = p;
+}
+
 static void free_conn(void *arg)
 {
     h1conn_t *h = arg;
-    hy_pool_destroy(h->pool);
+    pool_give(h->pool);
     free(h);
 }
 
@@ -394,7 +419,7 @@ static void next_request(h1conn_t *h)
     if (h->c->sock.input.len > 0) {
         hy_pool_reset(h->pool);
     } else { /* an idle keep-alive connection holds no request arena (and no input buffer) */
-        hy_pool_destroy(h->pool);
+        pool_give(h->pool);
         h->pool = NULL;
     }
     h->state = ST_HEAD;
@@ -600,7 +625,10 @@ static void h1_send(hy_req_t *req, bool is_final)
         else
             hy_sock_read_stop(&h->c->sock);
         hy_sock_write(&h->c->sock, on_written);
-    } else {
+    } else { /* streaming (hy_req_send_more): send_timeout applies between batches too */
+        h->send_mark = h->c->sock.bytes_out;
+        if (!h->body_reading) /* while the body is still read, client_body_timeout owns the timer */
+            hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->send_timeout_ms);
         hy_sock_write(&h->c->sock, on_written_partial);
     }
 }
@@ -619,7 +647,7 @@ static void rebase(hy_str_t *s, const char *from, size_t n, char *to)
 static hy_pool_t *conn_pool(h1conn_t *h)
 {
     if (h->pool == NULL)
-        h->pool = hy_pool_create(4096);
+        h->pool = pool_take();
     return h->pool;
 }
 
@@ -847,7 +875,7 @@ static void on_timer(hy_timer_t *t)
         conn_close(h);
         return;
     case ST_REQ:
-        if (h->resp_done && !hy_outq_empty(&h->c->sock.outq) && h->c->sock.bytes_out != h->send_mark) {
+        if (!hy_outq_empty(&h->c->sock.outq) && h->c->sock.bytes_out != h->send_mark) {
             h->send_mark = h->c->sock.bytes_out; /* send_timeout is between two successive writes */
             hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->send_timeout_ms);
             return;

@@ -174,13 +174,16 @@ static int parse_full(const char *buf, size_t len, size_t s, size_t max_line, si
     while (p < end && *p == ' ')
         p++;
 
-    /* version, up to the line end */
-    const char *lf = memchr(p, '\n', (size_t)(end - p));
-    if (lf == NULL)
+    /* version, up to the line end: the first CR or LF ends it, and a CR must be followed by LF (a bare CR is 400
+     * at once, not a wait for an LF that may never come) */
+    const char *e = p;
+    while (e < end && *e != '\n' && *e != '\r')
+        e++;
+    if (e == end || (*e == '\r' && e + 1 == end))
         return partial_request_line(r, ls, end, max_line);
-    const char *e = lf;
-    if (e > p && e[-1] == '\r')
-        e--;
+    if (*e == '\r' && e[1] != '\n')
+        return fail(r, 400, "client sent invalid request");
+    const char *lf = *e == '\r' ? e + 1 : e;
     if ((size_t)(e - ls) > max_line)
         return fail(r, 414, "client sent too long URI");
     const char *le = e;
@@ -258,6 +261,17 @@ static int parse_full(const char *buf, size_t len, size_t s, size_t max_line, si
     return (int)(p - buf);
 }
 
+/* A CR in [p, end) followed by something other than LF (a CR as the last byte may still get its LF). */
+static bool has_bare_cr(const char *p, const char *end)
+{
+    while ((p = memchr(p, '\r', (size_t)(end - p))) != NULL) {
+        if (p + 1 < end && p[1] != '\n')
+            return true;
+        p++;
+    }
+    return false;
+}
+
 int hy_h1_parse_request(const char *buf, size_t len, size_t last_len, size_t max_line, size_t max_header_line,
                         hy_h1_request_t *r)
 {
@@ -286,9 +300,11 @@ int hy_h1_parse_request(const char *buf, size_t len, size_t last_len, size_t max
 
     if (last_len > 0 && last_len <= len) {
         /* cheap path: buf[0..last_len) was parsed before without an error. Unless a line was completed by the new
-         * bytes, only the limit on the current line needs checking. (So the full parse runs at most once per line.) */
+         * bytes (or a bare CR arrived: 400 now), only the limit on the current line needs checking. (So the full
+         * parse runs at most once per line.) */
         size_t from = last_len > s ? last_len : s;
-        if (memchr(buf + from, '\n', len - from) == NULL) {
+        const char *cr_from = buf + (from > s ? from - 1 : s); /* a CR that ended the old bytes */
+        if (memchr(buf + from, '\n', len - from) == NULL && !has_bare_cr(cr_from, buf + len)) {
             const char *lf = memrchr(buf + s, '\n', len - s);
             if (lf == NULL)
                 return partial_request_line(r, buf + s, buf + len, max_line);

@@ -215,7 +215,8 @@ const hy_directive_t *hy_modules_find(const char *name, size_t len, hy_module_t 
     return NULL;
 }
 
-static const hy_compat_t compat[] = {
+/* stands in for the real table (compat.c), which is then not linked */
+const hy_compat_t hy_compat_directives[] = {
     {"worker_cpu_affinity", HY_COMPAT_WARN, NULL},
     {"upstream", HY_COMPAT_WARN, NULL},
     {"perl_set", HY_COMPAT_NOT_YET, "embedded perl"},
@@ -224,7 +225,7 @@ static const hy_compat_t compat[] = {
 
 const hy_compat_t *hy_compat_find(const char *name, size_t len)
 {
-    for (const hy_compat_t *c = compat; c->name != NULL; c++)
+    for (const hy_compat_t *c = hy_compat_directives; c->name != NULL; c++)
         if (strlen(c->name) == len && memcmp(c->name, name, len) == 0)
             return c;
     return NULL;

@@ -1,12 +1,19 @@
 """`hayate --doctor`: a plain-words report of what the configuration asks for and what the machine allows, exit
 status 0 when nothing limits the configured capacity, 1 otherwise (hayate only: nginx has nothing like it)."""
+import grp
 import os
+import pwd
 import re
 import resource
+import shutil
+import socket
+import subprocess
+import tempfile
 
 import pytest
 
-from helpers.process import master_conf, one_server
+from conftest import HY_BIN, SANITIZER_RE
+from helpers.process import master_conf, one_server, wait_log
 
 pytestmark = pytest.mark.hayate_only
 
@@ -39,7 +46,15 @@ def limit_lines(out):
 def test_doctor_default_config(run_cli, prefix):
     if not machine_is_roomy():
         pytest.skip('this machine limits the default config (hard nofile < 10032 or somaxconn < 1024)')
-    res = doctor(run_cli, prefix)  # no conf/hayate.conf under the prefix: the embedded default
+    # no conf/hayate.conf under the prefix: the embedded default. The prefix is one the workers' user (nobody,
+    # when run as root) can reach, else --doctor rightly reports the document root.
+    d = tempfile.mkdtemp(prefix='hy-doctor-', dir='/tmp')
+    os.chmod(d, 0o755)
+    os.mkdir(d + '/html', 0o755)
+    try:
+        res = run_cli(['-p', d + '/', '--doctor'], timeout=20)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
     out = res.out
     assert 'configuration (embedded)' in out.splitlines()[0], out
     for section in ('workers', 'connections', 'listen queues'):
@@ -92,3 +107,127 @@ def test_doctor_broken_config(run_cli, prefix):
     res = doctor(run_cli, prefix, 'events {}\nhttp { no_such_directive; }\n')
     assert res.rc == 1, res
     assert '[emerg]' in res.err and 'no_such_directive' in res.err, res
+
+
+# ---------------------------------------------------------------- issue 15: limits as they really are, ports,
+# permissions
+
+
+
+def nobody_ids():
+    try:
+        return pwd.getpwnam('nobody').pw_uid, grp.getgrnam('nogroup').gr_gid
+    except KeyError:
+        return None
+
+
+def public_dir():
+    d = tempfile.mkdtemp(prefix='hy-doctor-', dir='/tmp')
+    os.chmod(d, 0o755)
+    return d
+
+
+def test_doctor_as_unprivileged_user_with_low_hard_limit(run_cli):
+    """worker_rlimit_nofile promises 65536, but an ordinary user with a 1024 hard limit cannot raise it: the
+    report must say the limit is 1024 and exit 1 (it used to trust worker_rlimit_nofile)."""
+    ids = nobody_ids()
+    if os.geteuid() != 0 or ids is None or not shutil.which('setpriv') or not shutil.which('prlimit'):
+        pytest.skip('needs root, nobody/nogroup, setpriv and prlimit')
+    d = public_dir()
+    try:
+        conf = os.path.join(d, 'doctor.conf')
+        with open(conf, 'w') as f:
+            f.write('worker_processes 1;\nworker_rlimit_nofile 65536;\nerror_log stderr;\npid %s/hy.pid;\n'
+                    'events { worker_connections 32000; }\n'
+                    'http { access_log off; server { listen 127.0.0.1:1; root %s; } }\n' % (d, d))
+        os.chmod(conf, 0o644)
+        p = subprocess.run(['prlimit', '--nofile=1024:1024', 'setpriv', '--reuid=%d' % ids[0], '--regid=%d' % ids[1],
+                            '--clear-groups', HY_BIN, '-p', d + '/', '-c', conf, '--doctor'],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30, universal_newlines=True)
+        assert not SANITIZER_RE.search(p.stderr), p.stderr
+        assert p.returncode == 1, (p.stdout, p.stderr)
+        assert re.search(r'soft 1024, hard 1024 for this user \(uid %d\); hayate keeps 1024' % ids[0], p.stdout), \
+            p.stdout
+        limits = limit_lines(p.stdout)
+        assert any('worker_rlimit_nofile 65536 is above this user\'s hard limit 1024' in l for l in limits), limits
+        assert any('worker_connections 32000' in l and 'the limit is 1024' in l for l in limits), limits
+        assert any('may not bind ports below 1024' in l for l in limits), limits
+        assert 'nothing on this machine limits' not in p.stdout
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_doctor_port_held_by_another_process(run_cli, prefix):
+    holder = socket.socket()
+    holder.bind(('127.0.0.1', prefix.port))
+    holder.listen(1)
+    try:
+        res = doctor(run_cli, prefix, master_conf(one_server('root {html};')))
+    finally:
+        holder.close()
+    assert res.rc == 1, res
+    want = 'listen 127.0.0.1:%d: the address is already in use by pid %d (' % (prefix.port, os.getpid())
+    assert any(want in l for l in limit_lines(res.out)), res.out
+
+
+def test_doctor_port_free(run_cli, prefix):
+    res = doctor(run_cli, prefix, master_conf(one_server('root {html};')))
+    assert not [l for l in limit_lines(res.out) if 'already in use' in l], res.out
+
+
+def unreadable_root():
+    d = public_dir()
+    os.mkdir(d + '/site', 0o700)  # root's: nobody cannot enter it
+    with open(d + '/site/a.txt', 'w') as f:
+        f.write('a\n')
+    return d
+
+
+def test_doctor_root_the_workers_cannot_read(run_cli, prefix):
+    if os.geteuid() != 0 or nobody_ids() is None:
+        pytest.skip('needs root and nobody/nogroup')
+    d = unreadable_root()
+    try:
+        res = doctor(run_cli, prefix, master_conf(one_server('root %s/site;' % d), user='nobody nogroup'))
+        assert res.rc == 1, res
+        want = ('the workers\' user "nobody" cannot reach the document root "%s/site": no search (x) permission '
+                'on "%s/site" (drwx------ root:root)' % (d, d))
+        assert any(want in l for l in limit_lines(res.out)), res.out
+        os.chmod(d + '/site', 0o755)
+        res = doctor(run_cli, prefix, master_conf(one_server('root %s/site;' % d), user='nobody nogroup'))
+        assert not [l for l in limit_lines(res.out) if 'document root' in l], res.out
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_start_warns_about_a_root_the_workers_cannot_read(server):
+    if os.geteuid() != 0 or nobody_ids() is None:
+        pytest.skip('needs root and nobody/nogroup')
+    d = unreadable_root()
+    try:
+        s = server(master_conf(one_server('root %s/site;' % d), workers=1, user='nobody nogroup'), full=True)
+        m = wait_log(s, r'^.*\[warn\] .*cannot reach the document root "%s/site".*$' % re.escape(d))
+        assert m, s.error_log()
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_doctor_access_log_the_workers_cannot_reach(run_cli, prefix):
+    """Access logs are log files too: a directory the workers' user cannot enter is reported (as error logs)."""
+    if os.geteuid() != 0 or nobody_ids() is None:
+        pytest.skip('needs root and nobody/nogroup')
+    d = tempfile.mkdtemp(prefix='hy-alog-')
+    os.chmod(d, 0o700)
+    try:
+        conf = master_conf(one_server('root %s; access_log %s/logs/access.log;' % (d, d)), user='nobody nogroup')
+        os.makedirs(d + '/logs', exist_ok=True)
+        os.chmod(d + '/logs', 0o700)
+        res = doctor(run_cli, prefix, conf)
+        assert res.rc == 1, res
+        assert any('access log "%s/logs/access.log"' % d in l for l in limit_lines(res.out)), res.out
+        os.chmod(d, 0o755)
+        os.chmod(d + '/logs', 0o777)
+        res = doctor(run_cli, prefix, conf)
+        assert not [l for l in limit_lines(res.out) if 'access log "%s' % d in l], res.out
+    finally:
+        shutil.rmtree(d, ignore_errors=True)

@@ -14,6 +14,7 @@ hy_module_t *hy_modules[] = {NULL};
 int hy_modules_init(void) { return 0; }
 const hy_directive_t *hy_modules_find(const char *name, size_t len, hy_module_t **mod) { return NULL; }
 const hy_compat_t *hy_compat_find(const char *name, size_t len) { return NULL; }
+const hy_compat_t hy_compat_directives[] = {{NULL, 0, NULL}};
 
 static char msg_buf[16384], level_buf[16];
 static char *last_msg = msg_buf, *last_level = level_buf;

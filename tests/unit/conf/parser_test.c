@@ -263,7 +263,8 @@ const hy_directive_t *hy_modules_find(const char *name, size_t len, hy_module_t 
     return NULL;
 }
 
-static const hy_compat_t compat[] = {
+/* stands in for the real table (compat.c), which is then not linked */
+const hy_compat_t hy_compat_directives[] = {
     {"tune_knob", HY_COMPAT_WARN, NULL},
     {"tune_block", HY_COMPAT_WARN, NULL},
     {"perl_set", HY_COMPAT_NOT_YET, "embedded perl"},
@@ -273,7 +274,7 @@ static const hy_compat_t compat[] = {
 
 const hy_compat_t *hy_compat_find(const char *name, size_t len)
 {
-    for (const hy_compat_t *c = compat; c->name != NULL; c++)
+    for (const hy_compat_t *c = hy_compat_directives; c->name != NULL; c++)
         if (strlen(c->name) == len && memcmp(c->name, name, len) == 0)
             return c;
     return NULL;
@@ -509,6 +510,15 @@ static void test_unknown(void)
     is_str(err, emerg("\"perl_set\" directive is not supported by hayate yet (embedded perl)", 2));
     is_int(run("js_import a;"), -1);
     is_str(err, emerg("\"js_import\" directive is not supported by hayate yet", 1));
+    /* every unsupported directive of the file in one run; the parse goes on and still fails */
+    is_int(run("js_import a;\nperl_set $x y { z; }\nworker_processes 4;\njs_import b;"), -1);
+    is_str(err, "hayate: [emerg] \"js_import\" directive is not supported by hayate yet in t.conf:1\n"
+                "hayate: [emerg] \"perl_set\" directive is not supported by hayate yet (embedded perl) in t.conf:2\n"
+                "hayate: [emerg] \"js_import\" directive is not supported by hayate yet in t.conf:4\n");
+    is_int(core.workers, 4);
+    /* a near miss of a known name */
+    is_int(run("worker_processs 2;"), -1);
+    is_str(err, emerg("unknown directive \"worker_processs\" (did you mean \"worker_processes\"?)", 1));
 }
 
 static void test_raw(void)
@@ -658,9 +668,9 @@ static void test_include(void)
 
     /* errors inside an included file name that file and line; the includer's position comes back after */
     write_file("bad.conf", "echo 1;\ninclude sub/bad.conf;\n");
-    write_file("sub/bad.conf", "echo 2;\n\nnope;\n");
+    write_file("sub/bad.conf", "echo 2;\n\nqqqqq;\n");
     is_int(run_file("bad.conf"), -1);
-    snprintf(want, sizeof(want), "hayate: [emerg] unknown directive \"nope\" in %s/sub/bad.conf:3\n", tmpdir);
+    snprintf(want, sizeof(want), "hayate: [emerg] unknown directive \"qqqqq\" in %s/sub/bad.conf:3\n", tmpdir);
     is_str(err, want);
     write_file("after.conf", "include sub/ok.conf;\necho 2;\n\nhttp {");
     write_file("sub/ok.conf", "echo 1;\n\n\n\n\n");

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include "../harness.h"
 #include "core/buf.h"
+#include "core/mem.h"
 
 static void fill(hy_buf_t *b, size_t n, size_t limit, unsigned start)
 {
@@ -216,6 +217,28 @@ static void test_many_cycles(void)
     ok(a.base == NULL);
 }
 
+static void test_trim(void)
+{
+    /* blocks released go to the recycler; hy_buf_trim frees them and counts them as released */
+    hy_buf_t b[3] = {{0}};
+    size_t avail;
+    for (int i = 0; i < 3; i++)
+        ok(hy_buf_reserve(&b[i], 1, 1 << 20, &avail) != NULL);
+    for (int i = 0; i < 3; i++)
+        hy_buf_release(&b[i]);
+    hy_mem_trim();
+    is_int((long long)hy_mem_released_bytes(), 0);
+    is_int(hy_buf_trim(), 3);
+    is_int((long long)hy_mem_released_bytes(), 3 * HY_BUF_BLOCK);
+    is_int(hy_buf_trim(), 0);
+    /* a block taken after a trim is a fresh one and works */
+    ok(hy_buf_reserve(&b[0], 1, 1 << 20, &avail) != NULL && avail == HY_BUF_BLOCK);
+    hy_buf_release(&b[0]);
+    is_int(hy_buf_trim(), 1);
+    hy_mem_trim();
+    is_int((long long)hy_mem_released_bytes(), 0);
+}
+
 int main(void)
 {
     subtest("reserve / commit / consume / release", test_reserve_commit_consume);
@@ -224,5 +247,6 @@ int main(void)
     subtest("min above limit on an empty buffer returns NULL (regression)", test_min_over_limit_empty);
     subtest("limit below the buffered length returns NULL (regression)", test_limit_below_len);
     subtest("many cycles", test_many_cycles);
+    subtest("recycled blocks are freed by hy_buf_trim", test_trim);
     return done_testing();
 }

@@ -228,6 +228,22 @@ static void test_arrays(void)
     hy_pool_destroy(p);
 }
 
+static void test_released_count(void)
+{
+    hy_mem_trim();
+    is_int((long long)hy_mem_released_bytes(), 0);
+    hy_pool_t *p = hy_pool_create(4096);
+    (void)hy_palloc(p, 100);
+    (void)hy_palloc(p, 5000); /* more than the first chunk holds: a chunk of its own */
+    hy_pool_reset(p);         /* frees the big chunk, keeps the first */
+    ok(hy_mem_released_bytes() >= 5000);
+    size_t after_reset = hy_mem_released_bytes();
+    hy_pool_destroy(p);
+    ok(hy_mem_released_bytes() >= after_reset + 4096);
+    hy_mem_trim();
+    is_int((long long)hy_mem_released_bytes(), 0);
+}
+
 int main(void)
 {
     subtest("checked malloc wrappers", test_checked_alloc);
@@ -238,5 +254,6 @@ int main(void)
     subtest("cleanups across chunks run LIFO", test_cleanup_order_interleaved);
     subtest("pstrndup", test_pstrndup);
     subtest("arrays grow and keep their contents", test_arrays);
+    subtest("freed arena bytes are counted until hy_mem_trim", test_released_count);
     return done_testing();
 }

@@ -5,7 +5,9 @@
 #include "../harness.h"
 #include "../loopback.h"
 #include "http/phases.h"
+#include "conf/cycle.h"
 #include "handlers/rewrite.h"
+#include "conf/cycle.h"
 
 static char trace[256];
 static void mark(const char *s)
@@ -108,6 +110,7 @@ static void test_order_and_declined(void)
     is_str(trace, "abSRPABT12L");
     content_status = 0;
     hy_pool_destroy(pool);
+    hy_cycle_unref(c);
 }
 
 static void test_uri_changes(void)
@@ -128,6 +131,7 @@ static void test_uri_changes(void)
     is_int((int)(strlen(trace) - strlen("abS")), 11 + 1);
     rewrite_loops = 0;
     hy_pool_destroy(pool);
+    hy_cycle_unref(c);
 }
 
 static void test_again_resume(void)
@@ -147,6 +151,7 @@ static void test_again_resume(void)
     ok(r->finished);
     is_int(r->status, 404);
     hy_pool_destroy(pool);
+    hy_cycle_unref(c);
 }
 
 static void test_real_modules(void)
@@ -167,6 +172,7 @@ static void test_real_modules(void)
     is_int((int)hy_http_phase_handlers(plain, HY_PHASE_SERVER_REWRITE, fns, 16), 0);
     is_int((int)hy_http_phase_handlers(plain, HY_PHASE_REWRITE, fns, 16), 0);
     is_int((int)hy_http_phase_handlers(plain, HY_PHASE_PRECONTENT, fns, 16), 0);
+    hy_cycle_unref(plain);
     /* and a request through them: return in the REWRITE phase answers */
     hy_pool_t *pool;
     hy_req_t *req = lb_request(c, &pool, "GET", "/", "localhost");
@@ -174,6 +180,7 @@ static void test_real_modules(void)
     is_int(r->status, 200);
     ok(r->body_len == 2 && memcmp(r->body, "ok", 2) == 0);
     hy_pool_destroy(pool);
+    hy_cycle_unref(c);
 }
 
 int main(void)

@@ -276,6 +276,16 @@ static void test_early_errors(void)
     is_int(parse(ok1, sizeof(ok1) - 1, 20, 100, 100, &r, MAXH), -2);
     is_int(parse(ok1, sizeof(ok1) - 1, 20, 100, 10, &r, MAXH), -1);
     is_int(r.error_status, 400);
+    /* a bare CR with no LF anywhere (issue 17): 400 at once, whole or through the cheap path */
+    static const char cr[] = "GET / HTTP/1.1\rHost: localhost\r\r";
+    is_int(parse(cr, sizeof(cr) - 1, 0, 100, 100, &r, MAXH), -1);
+    is_int(r.error_status, 400);
+    is_int(parse(cr, 14, 0, 100, 100, &r, MAXH), -2);
+    is_int(parse(cr, 15, 14, 100, 100, &r, MAXH), -2); /* "...HTTP/1.1\r": the CR may be followed by LF */
+    is_int(parse(cr, 16, 15, 100, 100, &r, MAXH), -1); /* the CR that ended the last read is bare */
+    is_int(r.error_status, 400);
+    is_int(parse(cr, sizeof(cr) - 1, 14, 100, 100, &r, MAXH), -1);
+    is_int(r.error_status, 400);
 }
 
 static void test_limits(void)
@@ -746,6 +756,9 @@ static void test_hosts(void)
     /* NUL inside */
     char nul[] = "a\0b";
     is_int(hy_http_validate_host(nul, 3), -1);
+    /* NUL inside an IPv6 literal: inet_pton stopped at it and took "[::\0!]" for [::] (found by target_fuzz) */
+    char nul6[] = "[::\0!]:81";
+    is_int(hy_http_validate_host(nul6, sizeof(nul6) - 1), -1);
 }
 
 int main(void)
