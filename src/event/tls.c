@@ -12,7 +12,6 @@
 #include "tls.h"
 #include "../core/buf.h"
 #include "../core/file.h"
-#include "../core/log.h"
 #include "../core/mem.h"
 
 #define RECORD_FIRST 1400 /* the first record fits one TCP segment: the client can start parsing at once */
@@ -23,8 +22,9 @@ typedef struct tls_conn {
     hy_buf_t wbuf; /* the plaintext of the record being written (recycled block); empty between writes */
     size_t record; /* size of the next record: grows from RECORD_FIRST to record_max */
     size_t record_max;
-    bool peeked; /* the first byte was checked for a plain HTTP request */
-    bool failed; /* a fatal error: no close_notify may be sent (RFC 8446 §6.2) */
+    bool peeked;     /* the first byte was checked for a plain HTTP request */
+    bool failed;     /* a fatal error: no close_notify may be sent (RFC 8446 §6.2) */
+    char error[200]; /* OpenSSL's reason for a failed handshake, for the caller's log line */
 } tls_conn_t;
 
 static char plain_marker; /* s->tls after a plain HTTP request arrived on a TLS port */
@@ -173,9 +173,7 @@ static int tls_handshake(hy_sock_t *s)
     t->failed = true;
     if (e == SSL_ERROR_SYSCALL)
         return errno ? -errno : -ECONNRESET;
-    char buf[256];
-    hy_log(HY_LOG_INFO, "SSL_do_handshake() failed (SSL: %s) while SSL handshaking",
-           hy_tls_error_text(buf, sizeof(buf)));
+    hy_tls_error_text(t->error, sizeof(t->error));
     return -EPROTO;
 }
 
@@ -283,6 +281,11 @@ SSL *hy_tls_ssl(hy_sock_t *s)
 hy_sock_t *hy_tls_sock(const SSL *ssl)
 {
     return SSL_get_app_data(ssl);
+}
+
+const char *hy_tls_handshake_error(hy_sock_t *s)
+{
+    return s->tp == &tls_transport ? ((tls_conn_t *)s->tls)->error : "";
 }
 
 bool hy_tls_was_plain_http(hy_sock_t *s)

@@ -19,6 +19,9 @@ int hy_tls_accept(hy_sock_t *s, SSL_CTX *ctx, size_t record_max_bytes);
 SSL *hy_tls_ssl(hy_sock_t *s);
 /** The sock whose SSL object this is (for OpenSSL callbacks), or NULL. */
 hy_sock_t *hy_tls_sock(const SSL *ssl);
+/** OpenSSL's reason for the last failed handshake step ("" when none, or on a plain sock); valid until the sock
+ * closes. */
+const char *hy_tls_handshake_error(hy_sock_t *s);
 /** True when the first bytes a client sent on a TLS sock were a plain HTTP request: the handshake then
  * "succeeds" with the sock switched back to the plain transport, and the protocol answers nginx's 497. */
 bool hy_tls_was_plain_http(hy_sock_t *s);

@@ -11,7 +11,12 @@ static void on_handshake(hy_sock_t *s, const char *err)
 {
     hy_conn_t *c = s->data;
     if (err) {
-        hy_log_conn(HY_LOG_INFO, c->id, "%s while handshaking, client: %s", err, c->peer_text);
+        const char *why = hy_tls_handshake_error(s);
+        if (*why) /* nginx's wording and level for a client's bad handshake */
+            hy_log_conn(HY_LOG_INFO, c->id, "SSL_do_handshake() failed (SSL: %s) while SSL handshaking, client: %s",
+                        why, c->peer_text);
+        else
+            hy_log_conn(HY_LOG_INFO, c->id, "%s while handshaking, client: %s", err, c->peer_text);
         hy_conn_close(c);
         return;
     }

@@ -150,6 +150,8 @@ def test_reject_handshake(server, certs):
         with pytest.raises(ssl.SSLError) as e:
             tls_connect(s.prefix.port, sni=sni)
         assert 'UNRECOGNIZED_NAME' in str(e.value).upper(), sni
+    # one [info] line per failed handshake with the client (nginx: "handshake rejected while SSL handshaking")
+    assert re.search(r'\[info\] .* while SSL handshaking, client: 127\.0\.0\.1', s.error_log()), s.error_log()
 
 
 def test_alpn(server, certs):
