@@ -21,7 +21,8 @@
 #   BENCH_WORKER_CONNECTIONS  worker_connections for both (default 4096)
 #   BENCH_ROUNDS    runs per scenario and server, alternating which server goes first; best req/s kept (default 1)
 #
-# Adding a scenario: add one line to SCENARIOS below (id|label|tool|concurrency|path|request header),
+# Adding a scenario: add one line to SCENARIOS below (id|label|tool|concurrency|path|request header; a path
+# "tls:/x" is fetched over HTTPS from the TLS listener, "tls12:/x" from the one limited to TLS 1.2),
 # put the file it fetches in make_docroot(), and if it needs configuration add it to server_conf() — both
 # servers get the same text. tool is "wrk" (keep-alive, runs BENCH_SECONDS) or "ab" (one connection per
 # request, BENCH_REQUESTS requests, run with `ulimit -n 20000` for ab only).
@@ -34,6 +35,9 @@ SCENARIOS=(
     "1m-ka|1 MiB file, keep-alive, wrk -t1 -c32|wrk|32|/1m.dat|"
     "gzip-40k|40 KiB HTML, gzip level 6 (seed 003), keep-alive, wrk -t1 -c32|wrk|32|/gz/40k.html|Accept-Encoding: gzip"
     "hello-ka|return 200 'Hello, World' (seed 004), keep-alive, wrk -t1 -c128|wrk|128|/hello|"
+    "tls-ka|small file over HTTPS (TLS 1.3, ECDSA P-256), keep-alive, wrk -t1 -c128|wrk|128|tls:/small.html|"
+    "tls13-hs|small file over HTTPS, a new TLS 1.3 handshake per request, ab -c32|ab|32|tls:/small.html|"
+    "tls12-hs|small file over HTTPS, a new TLS 1.2 handshake per request, ab -c32|ab|32|tls12:/small.html|"
 )
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -196,7 +200,11 @@ http {
 
     server {
         listen 127.0.0.1:$port backlog=4096;
+        listen 127.0.0.1:$((port + 1000)) ssl backlog=4096;
         server_name localhost;
+        ssl_certificate $prefix/conf/bench.crt;
+        ssl_certificate_key $prefix/conf/bench.key;
+        ssl_protocols TLSv1.2 TLSv1.3;
         root $prefix/html;
         location / {
         }
@@ -209,6 +217,17 @@ http {
             gzip on;
             gzip_comp_level 6;
             gzip_types text/plain text/css application/json application/javascript text/xml application/xml application/xml+rss text/javascript;
+        }
+    }
+    # the tls12-hs scenario: the same files, TLS 1.2 only (ab resumes no session: every request is a full handshake)
+    server {
+        listen 127.0.0.1:$((port + 2000)) ssl backlog=4096;
+        server_name localhost;
+        ssl_certificate $prefix/conf/bench.crt;
+        ssl_certificate_key $prefix/conf/bench.key;
+        ssl_protocols TLSv1.2;
+        root $prefix/html;
+        location / {
         }
     }
 }
@@ -306,6 +325,10 @@ add_fail() {
 }
 
 make_docroot
+# one ECDSA P-256 certificate for the TLS scenarios (as a CDN would serve), made for this run only
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost \
+    -keyout "$prefix/conf/bench.key" -out "$prefix/conf/bench.crt" >/dev/null 2>&1 ||
+    { echo "bench: openssl could not make a certificate" >&2; exit 1; }
 server_conf nginx "$nginx_port" "$nginx_master" >"$prefix/conf/nginx.conf"
 server_conf hayate "$hayate_port" "$hy_master" >"$prefix/conf/hayate.conf"
 # hayate's access log arrives with issue 4; until then a config that mentions access_log is refused, so the
@@ -350,7 +373,12 @@ for s in "${SCENARIOS[@]}"; do
             port=$nginx_port
             [ $who = hayate ] && port=$hayate_port
             # in the background + wait, so that INT/TERM interrupt the run at once (the EXIT trap cleans up)
-            run_client "$tool" "$conc" "http://127.0.0.1:$port$path" "$hdr" "$prefix/logs/$id-$who-$r.txt" \
+            url="http://127.0.0.1:$port$path"
+            case "$path" in
+            tls:*) url="https://127.0.0.1:$((port + 1000))${path#tls:}" ;;
+            tls12:*) url="https://127.0.0.1:$((port + 2000))${path#tls12:}" ;;
+            esac
+            run_client "$tool" "$conc" "$url" "$hdr" "$prefix/logs/$id-$who-$r.txt" \
                 >"$prefix/result" &
             wait $!
             read -r rps fail <"$prefix/result"
@@ -375,13 +403,18 @@ for s in "${SCENARIOS[@]}"; do
     fi
     table="$table
 | $label | $n_rps | $h_rps | $ratio | $n_fail / $h_fail |"
+    shown="http://127.0.0.1:PORT$path"
+    case "$path" in
+    tls:*) shown="https://127.0.0.1:PORT+1000${path#tls:}" ;;
+    tls12:*) shown="https://127.0.0.1:PORT+2000${path#tls12:}" ;;
+    esac
     if [ "$tool" = wrk ]; then
         cmds="$cmds
-    taskset -c $cli_cpu wrk -t1 -c$conc -d${secs}s --timeout 5s${hdr:+ -H '$hdr'} http://127.0.0.1:PORT$path"
+    taskset -c $cli_cpu wrk -t1 -c$conc -d${secs}s --timeout 5s${hdr:+ -H '$hdr'} $shown"
     else
         n=$reqs; [ "$n" -lt "$conc" ] && n=$conc
         cmds="$cmds
-    (ulimit -n 20000; taskset -c $cli_cpu ab -q -r -s 30 -n $n -c $conc${hdr:+ -H '$hdr'} http://127.0.0.1:PORT$path)"
+    (ulimit -n 20000; taskset -c $cli_cpu ab -q -r -s 30 -n $n -c $conc${hdr:+ -H '$hdr'} $shown)"
     fi
 done
 

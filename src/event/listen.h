@@ -16,6 +16,7 @@ typedef struct hy_listen_spec {
     int keepalive;      /* so_keepalive: -1 unset, 0 off, 1 on */
     int keepidle, keepintvl, keepcnt; /* so_keepalive=idle:intvl:cnt (0 = system default) */
     bool reuseport, deferred, default_server, is_unix, bind;
+    bool ssl;           /* listen ... ssl: connections start with a TLS handshake */
 } hy_listen_spec_t;
 
 typedef void (*hy_accept_cb)(hy_listener_t *l, int fd, struct sockaddr_storage *peer, socklen_t peer_len);

@@ -89,7 +89,7 @@ static bool plain_has_unread(hy_sock_t *s)
     return recv(s->io.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
 }
 
-static const hy_sock_transport_t plain_transport = {
+const hy_sock_transport_t hy_sock_plain_transport = {
     .name = "plain", .read = plain_read, .flush = plain_flush, .shutdown = plain_shutdown,
     .has_unread = plain_has_unread,
 };
@@ -102,7 +102,7 @@ void hy_sock_init(hy_sock_t *s, hy_loop_t *loop, int fd)
     memset(s, 0, sizeof(*s));
     hy_io_init(&s->io, fd, on_io, s);
     s->loop = loop;
-    s->tp = &plain_transport;
+    s->tp = &hy_sock_plain_transport;
     s->read_limit = HY_BUF_BLOCK;
     s->use_sendfile = true;
 }
@@ -299,6 +299,7 @@ static void handshake_finish(hy_sock_t *s, const char *err)
 {
     hy_sock_cb cb = s->on_connect;
     s->on_connect = NULL;
+    hy_timer_unlink(s->loop, &s->_timer);
     s->hs_want_write = false;
     update_interest(s);
     cb(s, err);
@@ -312,6 +313,26 @@ static void handshake_step(hy_sock_t *s)
         return;
     }
     handshake_finish(s, r == 0 ? NULL : r == -ECONNRESET || r == -EPIPE ? hy_err_eof : hy_err_handshake);
+}
+
+static void on_handshake_timeout(hy_timer_t *t)
+{
+    hy_sock_t *s = t->data;
+    if (s->on_connect)
+        handshake_finish(s, hy_err_timeout);
+}
+
+void hy_sock_handshake_within(hy_sock_t *s, uint64_t timeout_ms, hy_sock_cb cb)
+{
+    if (s->tp->handshake == NULL) {
+        cb(s, NULL);
+        return;
+    }
+    s->on_connect = cb;
+    s->_timer.cb = on_handshake_timeout;
+    s->_timer.data = s;
+    hy_timer_link(s->loop, &s->_timer, timeout_ms);
+    handshake_step(s);
 }
 
 void hy_sock_handshake(hy_sock_t *s, hy_sock_cb cb)

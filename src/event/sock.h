@@ -44,6 +44,9 @@ typedef struct hy_sock_transport {
     void (*release)(hy_sock_t *s);
 } hy_sock_transport_t;
 
+/** The plain transport (read/writev/sendfile); TLS falls back to it for a plain HTTP request on a TLS port. */
+extern const hy_sock_transport_t hy_sock_plain_transport;
+
 struct hy_sock {
     hy_io_t io;
     hy_loop_t *loop;                /* borrowed */
@@ -95,6 +98,8 @@ const struct sockaddr_storage *hy_sock_local_addr(hy_sock_t *s, socklen_t *len);
  * hy_err_handshake / hy_err_eof / hy_err_timeout. The caller bounds it with its own timer if needed. cb may run
  * before this returns. */
 void hy_sock_handshake(hy_sock_t *s, hy_sock_cb cb);
+/** hy_sock_handshake bounded by timeout_ms (cb gets hy_err_timeout when it runs out). */
+void hy_sock_handshake_within(hy_sock_t *s, uint64_t timeout_ms, hy_sock_cb cb);
 /** The negotiated ALPN protocol and the SNI name, empty for plain connections. */
 hy_str_t hy_sock_alpn(hy_sock_t *s);
 hy_str_t hy_sock_server_name(hy_sock_t *s);

@@ -56,6 +56,7 @@ struct hy_conn {
     uint16_t local_port;            /* $server_port, redirects (0 for unix sockets) */
     uint8_t state;                  /* enum hy_conn_state */
     bool is_idle;
+    bool is_plain_on_tls;           /* a plain HTTP request arrived on a TLS address: answered 497 */
     uint64_t start_ms;              /* wall-clock ms of the accept ($connection_time) */
     struct hy_conn *_prev, *_next;           /* registry: every open connection */
     struct hy_conn *_idle_prev, *_idle_next; /* registry: idle ones, oldest first */

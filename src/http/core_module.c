@@ -444,10 +444,12 @@ static int set_listen(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         hy_str_t o = a[i];
         if (hy_str_eq(o, "default_server") || hy_str_eq(o, "default")) {
             spec.default_server = true;
-        } else if (hy_str_eq(o, "ssl") || hy_str_eq(o, "http2") || hy_str_eq(o, "quic") ||
+        } else if (hy_str_eq(o, "ssl")) {
+            spec.ssl = true;
+        } else if (hy_str_eq(o, "http2") || hy_str_eq(o, "quic") ||
                    hy_str_eq(o, "proxy_protocol") || hy_str_eq(o, "http3")) {
             return hy_conf_error(cf, "the \"%s\" parameter of the \"listen\" directive is not supported by hayate yet "
-                                 "(TLS and HTTP/2 come in a later release)", o.ptr);
+                                 "(HTTP/2 comes in a later release)", o.ptr);
         } else if (o.len > 8 && memcmp(o.ptr, "backlog=", 8) == 0) {
             int64_t v = hy_parse_int(o.ptr + 8, o.len - 8);
             if (v <= 0 || v > 65535)
@@ -725,15 +727,17 @@ static int build_addrs(hy_conf_t *cf, hy_http_main_conf_t *m)
                     return hy_conf_error(cf, "duplicate listen options for %s", ls[i].text);
                 }
                 if (has_opts) {
-                    bool d = addr->spec.default_server;
+                    bool d = addr->spec.default_server, was_ssl = addr->spec.ssl;
                     addr->spec = ls[i];
                     addr->spec.default_server = d;
+                    addr->spec.ssl |= was_ssl;
                 }
                 if (ls[i].default_server) {
                     addr->default_server = srvs[s];
                     addr->spec.default_server = true;
                 }
             }
+            addr->spec.ssl |= ls[i].ssl; /* nginx: "ssl" on any listen of an address makes it TLS */
             *(hy_http_srv_conf_t **)hy_array_push(addr->servers) = srvs[s];
         }
     }

@@ -394,6 +394,11 @@ void hy_req_process(hy_req_t *req)
     req->srv = hy_http_find_server(req->conn->addr, req->host.ptr, req->host.len, hy_req_captures(req));
     hy_vars_named_captures(req); /* named captures of a regex server_name become $name */
     req->uri_changes = HY_MAX_URI_CHANGES + 1;
+    if (req->conn->is_plain_on_tls) { /* nginx: after the server is known, so its error_page 497 applies */
+        log_bad(req, "client sent plain HTTP request to HTTPS port");
+        hy_req_error(req, 497);
+        return;
+    }
     hy_http_phases_run(req, HY_PHASE_POST_READ);
 }
 

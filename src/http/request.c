@@ -386,6 +386,9 @@ static const char *explain(int status)
     case 421: return "This server does not answer for that host.";
     case 429: return "Too many requests: slow down and try again later.";
     case 431: case 494: return "The request header fields are too large.";
+    case 495: return "The SSL certificate error.";
+    case 496: return "No required SSL certificate was sent.";
+    case 497: return "The plain HTTP request was sent to HTTPS port.";
     case 500: return "hayate hit an internal error while answering.";
     case 501: return "This server does not implement that method.";
     case 502: return "The upstream server sent an invalid answer.";
@@ -407,6 +410,11 @@ void hy_req_special_response(hy_req_t *req, int status)
         break;
     }
     hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv->loc;
+    int code = status; /* the page's own code: nginx answers 494..497 with "400 Bad Request" */
+    if (status >= 494 && status <= 497) {
+        status = 400;
+        req->keepalive = false;
+    }
     req->status = status;
     req->err_status = 0;
     req->status_line = HY_STR_NULL;
@@ -423,7 +431,7 @@ void hy_req_special_response(hy_req_t *req, int status)
         return;
     }
     const char *reason = hy_http_reason(status);
-    const char *why = explain(status);
+    const char *why = explain(code);
     if (reason == NULL || (why == NULL && status < 400)) { /* codes without a page: empty body (nginx) */
         req->content_type = HY_STR_NULL;
         req->content_length_n = 0;
@@ -455,6 +463,8 @@ void hy_req_error(hy_req_t *req, int status)
         req->conn->ops->abort(req);
         return;
     }
+    if (status >= 494 && status <= 497)
+        req->keepalive = false; /* nginx: before error_page, so a redirect for 497 closes too */
     hy_http_main_conf_t *m = hy_http_main(req->conn->cycle);
     if (status >= 300 && status != 304 && m && m->error_page && m->error_page(req, status))
         return; /* error_page took it (an internal redirect or a redirect response) */

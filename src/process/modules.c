@@ -4,6 +4,7 @@
 #include "../conf/conf.h"
 #include "core_conf.h"
 #include "../http/core.h"
+#include "../http/ssl_module.h"
 #include "../handlers/index.h"
 #include "../handlers/autoindex.h"
 #include "../filters/gzip_static.h"
@@ -26,6 +27,7 @@ hy_module_t *hy_modules[] = {
     &hy_http_autoindex_module,
     &hy_http_gzip_static_module,
     &hy_static_module,
+    &hy_http_ssl_module,     /* before vars: its postconfiguration defines the $ssl_* variables */
     &hy_http_rewrite_module, /* before vars: its postconfiguration defines named-capture variables */
     &hy_http_try_files_module,
     &hy_http_error_page_module,

@@ -610,8 +610,8 @@ http {
 
 
 @pytest.mark.hayate_only
-@pytest.mark.parametrize('opt', ['ssl', 'http2'])
-def test_listen_ssl_http2_not_supported(prefix, run_cli, prog, opt):
+@pytest.mark.parametrize('opt', ['http2'])
+def test_listen_http2_not_supported(prefix, run_cli, prog, opt):
     path, text, res = check_t(prefix, run_cli, simple('root {html};', listen='listen 127.0.0.1:{port} %s;' % opt))
     assert res.rc == 1, res
     assert 'not supported' in res.err, res.err

@@ -25,13 +25,13 @@ def test_every_unsupported_directive_and_variable_in_one_run(run_cli, prefix):
     conf, res = t(run_cli, prefix, '''
 http {
     limit_req_zone $binary_remote_addr zone=one:10m rate=1r/s;
-    log_format main '$remote_addr $gzip_ratio $ssl_protocol';
+    log_format main '$remote_addr $gzip_ratio $ssl_client_v_remain';
     upstream app {
         server 127.0.0.1:9;
     }
     server {
         listen 127.0.0.1:{port};
-        ssl_certificate /nonexistent.pem;
+        ssl_ocsp on;
         location / {
             proxy_pass http://app;
             auth_basic "closed";
@@ -47,11 +47,11 @@ http {
     want = [
         ('"limit_req_zone" directive is not supported by hayate yet', line_of(conf, 'limit_req_zone')),
         ('"upstream" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'upstream')),
-        ('"ssl_certificate" directive is not supported by hayate yet (TLS)', line_of(conf, 'ssl_certificate')),
+        ('"ssl_ocsp" directive is not supported by hayate yet (TLS)', line_of(conf, 'ssl_ocsp')),
         ('"proxy_pass" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'proxy_pass')),
         ('"auth_basic" directive is not supported by hayate yet', line_of(conf, 'auth_basic')),
         ('"$gzip_ratio" variable is not supported by hayate yet', line_of(conf, 'log_format')),
-        ('"$ssl_protocol" variable is not supported by hayate yet', line_of(conf, 'log_format')),
+        ('"$ssl_client_v_remain" variable is not supported by hayate yet', line_of(conf, 'log_format')),
         ('unknown "uir" variable (did you mean "$uri"?)', line_of(conf, '$uir')),
     ]
     for msg, line in want:

@@ -235,7 +235,7 @@ static void test_compat_find(void)
     ok(c != NULL && c->kind == HY_COMPAT_NOT_YET && c->note != NULL);
     c = hy_compat_find("timer_resolution", strlen("timer_resolution"));
     ok(c != NULL && c->kind == HY_COMPAT_WARN);
-    c = hy_compat_find("ssl_certificate", strlen("ssl_certificate"));
+    c = hy_compat_find("ssl_engine", strlen("ssl_engine"));
     ok(c != NULL && c->kind == HY_COMPAT_NOT_YET);
 }
 

@@ -1,0 +1,327 @@
+/* tls.c — the TLS transport (see tls.h). Why a socket BIO and not memory BIOs: with SSL_set_fd OpenSSL reads
+ * exactly the records it needs and writes each record with one write(2), so there is no extra copy through a
+ * BIO pair and no second buffer to size; our loop only has to wait for the readiness OpenSSL reports
+ * (WANT_READ/WANT_WRITE), which is all a non-blocking socket BIO needs. The loop is level-triggered, so bytes
+ * OpenSSL left in the kernel's queue wake us again. Memory BIOs would only pay off for kernel TLS offload
+ * tricks or a userspace TCP stack, neither of which we have. */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <openssl/err.h>
+#include "tls.h"
+#include "../core/buf.h"
+#include "../core/file.h"
+#include "../core/mem.h"
+
+#define RECORD_FIRST 1400 /* the first record fits one TCP segment: the client can start parsing at once */
+#define RECORD_MAX 16384  /* TLS's limit (RFC 8446 §5.1) */
+
+typedef struct tls_conn {
+    SSL *ssl;
+    hy_buf_t wbuf; /* the plaintext of the record being written (recycled block); empty between writes */
+    size_t record; /* size of the next record: grows from RECORD_FIRST to record_max */
+    size_t record_max;
+    bool peeked;     /* the first byte was checked for a plain HTTP request */
+    bool failed;     /* a fatal error: no close_notify may be sent (RFC 8446 §6.2) */
+    char error[200]; /* OpenSSL's reason for a failed handshake, for the caller's log line */
+} tls_conn_t;
+
+static char plain_marker; /* s->tls after a plain HTTP request arrived on a TLS port */
+
+static ssize_t tls_read(hy_sock_t *s, char *buf, size_t len)
+{
+    tls_conn_t *t = s->tls;
+    size_t total = 0;
+    /* drain what OpenSSL holds already, so that a short result means "nothing more buffered" to the caller
+     * (sock.c stops reading on a short read); not the kernel's queue: that would cost a read() ending in EAGAIN
+     * per request, and the level-triggered loop tells us when more arrived */
+    while (total < len) {
+        size_t n = 0;
+        ERR_clear_error();
+        int r = SSL_read_ex(t->ssl, buf + total, len - total, &n);
+        if (r == 1) {
+            total += n;
+            if (!SSL_has_pending(t->ssl))
+                break; /* OpenSSL holds no more bytes; more from the kernel wakes the (level-triggered) loop */
+            continue;
+        }
+        if (total > 0)
+            break; /* report the data now; a sticky EOF or error shows again on the next call */
+        int e = SSL_get_error(t->ssl, r);
+        switch (e) {
+        case SSL_ERROR_WANT_READ:
+        case SSL_ERROR_WANT_WRITE:
+            return -EAGAIN;
+        case SSL_ERROR_ZERO_RETURN:
+            return 0; /* close_notify (or an unexpected EOF: SSL_OP_IGNORE_UNEXPECTED_EOF) */
+        case SSL_ERROR_SYSCALL:
+            t->failed = true;
+            return errno ? -errno : 0;
+        default:
+            t->failed = true;
+            return -EPROTO;
+        }
+    }
+    return (ssize_t)total;
+}
+
+/* Copy up to `want` bytes from the front of the outq into the record buffer without consuming them: the same
+ * bytes stay queued until SSL_write took them, so a retry after WANT_WRITE passes identical data. */
+static int fill_record(hy_sock_t *s, tls_conn_t *t, size_t want)
+{
+    size_t avail;
+    char *dst = hy_buf_reserve(&t->wbuf, want, HY_BUF_BLOCK, &avail);
+    if (dst == NULL)
+        return -ENOMEM;
+    size_t n = 0;
+    for (hy_seg_t *g = s->outq.head; g && n < want; g = g->next) {
+        if (g->kind == HY_SEG_MEM) {
+            size_t k = HY_MIN(g->mem.len, want - n);
+            memcpy(dst + n, g->mem.ptr, k);
+            n += k;
+        } else {
+            size_t k = (size_t)HY_MIN((int64_t)(want - n), g->file.len);
+            ssize_t r;
+            do
+                r = pread(g->file.file->fd, dst + n, k, g->file.off);
+            while (r < 0 && errno == EINTR);
+            if (r <= 0)
+                return r == 0 ? -EIO : -errno; /* the file shrank under us: nothing more will come */
+            n += (size_t)r;
+            if ((size_t)r < k)
+                break; /* a short read: send what we have, the rest follows in the next record */
+        }
+    }
+    hy_buf_commit(&t->wbuf, n);
+    return 0;
+}
+
+static int tls_flush(hy_sock_t *s)
+{
+    tls_conn_t *t = s->tls;
+    for (;;) {
+        if (t->wbuf.len == 0) {
+            if (s->outq.head == NULL)
+                break;
+            int r = fill_record(s, t, t->record);
+            if (r != 0)
+                return r;
+        }
+        size_t n = 0, len = t->wbuf.len;
+        ERR_clear_error();
+        int r = SSL_write_ex(t->ssl, hy_buf_data(&t->wbuf), len, &n);
+        if (r != 1) {
+            int e = SSL_get_error(t->ssl, r);
+            if (e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ)
+                return -EAGAIN;
+            t->failed = true;
+            return e == SSL_ERROR_SYSCALL && errno ? -errno : -EIO;
+        }
+        hy_outq_consume(&s->outq, len);
+        hy_buf_consume(&t->wbuf, len); /* empty: the block goes back to the recycler */
+        s->bytes_out += len;
+        /* records grow: a fast first byte, then full records for throughput (h2o's and CDNs' dynamic sizing) */
+        if (t->record < t->record_max)
+            t->record = HY_MIN(t->record * 2, t->record_max);
+    }
+    return 0;
+}
+
+static void to_plain(hy_sock_t *s, tls_conn_t *t)
+{
+    SSL_free(t->ssl);
+    hy_buf_release(&t->wbuf);
+    free(t);
+    s->tls = &plain_marker;
+    s->tp = &hy_sock_plain_transport;
+}
+
+static int tls_handshake(hy_sock_t *s)
+{
+    tls_conn_t *t = s->tls;
+    s->hs_want_write = false;
+    if (!t->peeked) {
+        /* nginx's check: a TLS ClientHello starts with a handshake record (0x16), an SSLv2-style hello with the
+         * high bit; anything else is a plain HTTP request, answered with 497 over plain HTTP */
+        unsigned char b;
+        ssize_t n;
+        do
+            n = recv(s->io.fd, &b, 1, MSG_PEEK);
+        while (n < 0 && errno == EINTR);
+        if (n == 0)
+            return -ECONNRESET;
+        if (n < 0)
+            return errno == EAGAIN || errno == EWOULDBLOCK ? -EAGAIN : -errno;
+        t->peeked = true;
+        if (b != 0x16 && !(b & 0x80)) {
+            to_plain(s, t);
+            return 0;
+        }
+    }
+    ERR_clear_error();
+    int r = SSL_do_handshake(t->ssl);
+    if (r == 1)
+        return 0;
+    int e = SSL_get_error(t->ssl, r);
+    if (e == SSL_ERROR_WANT_READ)
+        return -EAGAIN;
+    if (e == SSL_ERROR_WANT_WRITE) {
+        s->hs_want_write = true;
+        return -EAGAIN;
+    }
+    t->failed = true;
+    if (e == SSL_ERROR_SYSCALL)
+        return errno ? -errno : -ECONNRESET;
+    hy_tls_error_text(t->error, sizeof(t->error));
+    return -EPROTO;
+}
+
+static int tls_shutdown(hy_sock_t *s)
+{
+    tls_conn_t *t = s->tls;
+    if (!t->failed && SSL_is_init_finished(t->ssl)) {
+        /* close_notify (RFC 8446 §6.1); we do not wait for the peer's: the socket's lingering close reads on */
+        ERR_clear_error();
+        SSL_set_quiet_shutdown(t->ssl, 0);
+        if (SSL_shutdown(t->ssl) < 0)
+            ERR_clear_error();
+    }
+    return shutdown(s->io.fd, SHUT_WR) == 0 ? 0 : -errno;
+}
+
+static bool tls_has_unread(hy_sock_t *s)
+{
+    tls_conn_t *t = s->tls;
+    if (SSL_pending(t->ssl) > 0 || SSL_has_pending(t->ssl))
+        return true;
+    char b;
+    return recv(s->io.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
+static hy_str_t tls_alpn(hy_sock_t *s)
+{
+    tls_conn_t *t = s->tls;
+    const unsigned char *p = NULL;
+    unsigned n = 0;
+    SSL_get0_alpn_selected(t->ssl, &p, &n);
+    return n ? (hy_str_t){(char *)p, n} : HY_STR_NULL;
+}
+
+static hy_str_t tls_server_name(hy_sock_t *s)
+{
+    tls_conn_t *t = s->tls;
+    const char *n = SSL_get_servername(t->ssl, TLSEXT_NAMETYPE_host_name);
+    return n ? (hy_str_t){(char *)n, strlen(n)} : HY_STR_NULL;
+}
+
+static void tls_release(hy_sock_t *s)
+{
+    tls_conn_t *t = s->tls;
+    s->tls = NULL;
+    /* a connection that ended without an error keeps its session resumable: OpenSSL drops the session of an SSL
+     * freed without a shutdown (RFC 5246 §7.2.1 asks that only for errors, and a client closing first or our
+     * lingering close are not errors) */
+    if (!t->failed && SSL_is_init_finished(t->ssl)) {
+        /* close_notify before the fd closes (RFC 8446 §6.1), best effort: a client that reads to EOF (ab, HTTP/1.0)
+         * otherwise sees a truncation. The protocol closes without hy_sock_shutdown_write when it skips the
+         * lingering close, so this is the one place every clean end passes through. */
+        if (!(SSL_get_shutdown(t->ssl) & SSL_SENT_SHUTDOWN)) {
+            ERR_clear_error();
+            SSL_shutdown(t->ssl);
+            ERR_clear_error();
+        }
+        SSL_set_shutdown(t->ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+    }
+    SSL_free(t->ssl);
+    hy_buf_release(&t->wbuf);
+    free(t);
+}
+
+static const hy_sock_transport_t tls_transport = {
+    .name = "tls",
+    .read = tls_read,
+    .flush = tls_flush,
+    .handshake = tls_handshake,
+    .shutdown = tls_shutdown,
+    .has_unread = tls_has_unread,
+    .alpn = tls_alpn,
+    .server_name = tls_server_name,
+    .release = tls_release,
+};
+
+int hy_tls_accept(hy_sock_t *s, SSL_CTX *ctx, size_t record_max_bytes)
+{
+    SSL *ssl = SSL_new(ctx);
+    if (ssl == NULL) {
+        ERR_clear_error();
+        return -ENOMEM;
+    }
+    if (SSL_set_fd(ssl, s->io.fd) != 1) {
+        SSL_free(ssl);
+        ERR_clear_error();
+        return -ENOMEM;
+    }
+    SSL_set_accept_state(ssl);
+    SSL_set_app_data(ssl, s);
+    tls_conn_t *t = hy_calloc(sizeof(*t));
+    t->ssl = ssl;
+    t->record_max = record_max_bytes == 0 || record_max_bytes > RECORD_MAX ? RECORD_MAX : record_max_bytes;
+    t->record = HY_MIN(RECORD_FIRST, t->record_max);
+    s->tls = t;
+    s->tp = &tls_transport;
+    return 0;
+}
+
+SSL *hy_tls_ssl(hy_sock_t *s)
+{
+    return s->tp == &tls_transport ? ((tls_conn_t *)s->tls)->ssl : NULL;
+}
+
+hy_sock_t *hy_tls_sock(const SSL *ssl)
+{
+    return SSL_get_app_data(ssl);
+}
+
+const char *hy_tls_handshake_error(hy_sock_t *s)
+{
+    return s->tp == &tls_transport ? ((tls_conn_t *)s->tls)->error : "";
+}
+
+bool hy_tls_was_plain_http(hy_sock_t *s)
+{
+    return s->tls == &plain_marker;
+}
+
+int hy_tls_alpn_select(const unsigned char **out, unsigned char *outlen, const unsigned char *in, unsigned inlen,
+                       const unsigned char *ours, unsigned ours_len)
+{
+    unsigned char *o = NULL;
+    /* server preference: the first of ours the client offers (RFC 7301 §3.2) */
+    if (SSL_select_next_proto(&o, outlen, ours, ours_len, in, inlen) != OPENSSL_NPN_NEGOTIATED)
+        return SSL_TLSEXT_ERR_ALERT_FATAL;
+    *out = o;
+    return SSL_TLSEXT_ERR_OK;
+}
+
+const char *hy_tls_error_text(char *buf, size_t cap)
+{
+    size_t o = 0;
+    unsigned long e;
+    const char *data;
+    int flags;
+    buf[0] = '\0';
+    while ((e = ERR_get_error_all(NULL, NULL, NULL, &data, &flags)) != 0) {
+        if (o + 2 >= cap)
+            continue;
+        if (o)
+            buf[o++] = ' ', buf[o] = '\0';
+        ERR_error_string_n(e, buf + o, cap - o);
+        o += strlen(buf + o);
+        if ((flags & ERR_TXT_STRING) && data && *data && o + 2 < cap) {
+            int n = snprintf(buf + o, cap - o, ":%s", data);
+            o = n > 0 ? HY_MIN(o + (size_t)n, cap - 1) : o;
+        }
+    }
+    return buf;
+}

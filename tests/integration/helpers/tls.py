@@ -1,0 +1,152 @@
+"""TLS test helpers: certificates made with the `openssl` command at test time (never committed), and clients
+(Python's ssl, `openssl s_client`)."""
+import os
+import socket
+import ssl
+import subprocess
+
+
+def openssl(*args, input=None, timeout=20):
+    return subprocess.run(['openssl'] + list(args), input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          timeout=timeout)
+
+
+def make_cert(dirpath, name, cn, kind='rsa', sans=None, password=None):
+    """A self-signed certificate and key in dirpath: (cert_path, key_path). kind 'rsa' (2048) or 'ec' (P-256)."""
+    crt = os.path.join(dirpath, name + '.crt')
+    key = os.path.join(dirpath, name + '.key')
+    if os.path.exists(crt) and os.path.exists(key):
+        return crt, key
+    keyopt = ['-newkey', 'rsa:2048'] if kind == 'rsa' else ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256']
+    san = ','.join('DNS:' + s for s in (sans or [cn]))
+    args = ['req', '-x509'] + keyopt + ['-keyout', key, '-out', crt, '-days', '2', '-subj', '/CN=' + cn,
+                                        '-addext', 'subjectAltName=' + san]
+    args += ['-passout', 'pass:' + password] if password else ['-nodes']
+    r = openssl(*args)
+    assert r.returncode == 0, r.stderr.decode()
+    return crt, key
+
+
+def cert_der(path):
+    with open(path) as f:
+        return ssl.PEM_cert_to_DER_cert(f.read())
+
+
+def client_ctx(minv=None, maxv=None, ciphers=None, alpn=None):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    if minv:
+        ctx.minimum_version = minv
+    if maxv:
+        ctx.maximum_version = maxv
+    if ciphers:
+        ctx.set_ciphers(ciphers)
+    if alpn:
+        ctx.set_alpn_protocols(alpn)
+    return ctx
+
+
+def tls_connect(port, sni=None, ctx=None, timeout=5.0, session=None):
+    ctx = ctx or client_ctx()
+    raw = socket.create_connection(('127.0.0.1', port), timeout=timeout)
+    try:
+        return ctx.wrap_socket(raw, server_hostname=sni, session=session)
+    except Exception:
+        raw.close()
+        raise
+
+
+def read_response(s):
+    """One HTTP/1.1 response (Content-Length framed) from a socket: (status, headers dict, body bytes)."""
+    data = b''
+    while b'\r\n\r\n' not in data:
+        chunk = s.recv(65536)
+        if not chunk:
+            raise EOFError('connection closed before the head: %r' % data)
+        data += chunk
+    head, body = data.split(b'\r\n\r\n', 1)
+    lines = head.decode('latin-1').split('\r\n')
+    status = int(lines[0].split()[1])
+    headers = {}
+    for ln in lines[1:]:
+        k, v = ln.split(':', 1)
+        headers[k.strip().lower()] = v.strip()
+    n = int(headers.get('content-length', '0'))
+    while len(body) < n:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return status, headers, body
+
+
+def https_get(port, path='/', host='localhost', sni='localhost', ctx=None, close=True, session=None):
+    """GET over a new TLS connection: (status, headers, body, sslsocket or None)."""
+    s = tls_connect(port, sni=sni, ctx=ctx, session=session)
+    s.sendall(('GET %s HTTP/1.1\r\nHost: %s\r\n%s\r\n' % (path, host, 'Connection: close\r\n' if close else ''))
+              .encode())
+    st, h, b = read_response(s)
+    if close:
+        s.close()
+        return st, h, b, None
+    return st, h, b, s
+
+
+def make_ca(dirpath, name='ca'):
+    """A CA certificate and key: (crt, key)."""
+    crt = os.path.join(dirpath, name + '.crt')
+    key = os.path.join(dirpath, name + '.key')
+    r = openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key,
+                '-out', crt, '-days', '2', '-subj', '/CN=Test CA ' + name, '-addext', 'basicConstraints=critical,CA:TRUE',
+                '-addext', 'keyUsage=critical,keyCertSign,cRLSign')
+    assert r.returncode == 0, r.stderr.decode()
+    return crt, key
+
+
+def make_client_cert(dirpath, name, cn, ca, serial):
+    """A client certificate signed by ca (crt, key): (crt, key)."""
+    key = os.path.join(dirpath, name + '.key')
+    csr = os.path.join(dirpath, name + '.csr')
+    crt = os.path.join(dirpath, name + '.crt')
+    r = openssl('req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key,
+                '-out', csr, '-subj', '/O=Hayate Test/CN=' + cn)
+    assert r.returncode == 0, r.stderr.decode()
+    r = openssl('x509', '-req', '-in', csr, '-CA', ca[0], '-CAkey', ca[1], '-set_serial', str(serial), '-days', '2',
+                '-out', crt)
+    assert r.returncode == 0, r.stderr.decode()
+    return crt, key
+
+
+def make_crl(dirpath, ca, revoked):
+    """A CRL of ca revoking the certificate files in `revoked`: its path."""
+    db = os.path.join(dirpath, 'crl-index.txt')
+    open(db, 'w').close()
+    with open(os.path.join(dirpath, 'crlnumber'), 'w') as f:
+        f.write('01\n')
+    cfg = os.path.join(dirpath, 'crl.cnf')
+    with open(cfg, 'w') as f:
+        f.write('[ca]\ndefault_ca = d\n[d]\ndatabase = %s\ncrlnumber = %s/crlnumber\ndefault_md = sha256\n'
+                'default_crl_days = 2\n' % (db, dirpath))
+    for crt in revoked:
+        r = openssl('ca', '-config', cfg, '-keyfile', ca[1], '-cert', ca[0], '-revoke', crt)
+        assert r.returncode == 0, r.stderr.decode()
+    out = os.path.join(dirpath, 'ca.crl')
+    r = openssl('ca', '-config', cfg, '-keyfile', ca[1], '-cert', ca[0], '-gencrl', '-out', out)
+    assert r.returncode == 0, r.stderr.decode()
+    return out
+
+
+def make_ocsp_response(dirpath, ca, cert):
+    """A DER OCSP response from ca saying `cert` (signed by ca) is good: its path."""
+    idx = os.path.join(dirpath, 'ocsp-index.txt')
+    serial = openssl('x509', '-in', cert, '-noout', '-serial').stdout.decode().strip().split('=')[1]
+    subj = openssl('x509', '-in', cert, '-noout', '-subject', '-nameopt', 'compat').stdout.decode().strip()
+    subj = subj.split('=', 1)[1].strip()
+    with open(idx, 'w') as f:
+        f.write('V\t301231000000Z\t\t%s\tunknown\t%s\n' % (serial, subj))
+    out = os.path.join(dirpath, 'ocsp.der')
+    r = openssl('ocsp', '-index', idx, '-rsigner', ca[0], '-rkey', ca[1], '-CA', ca[0], '-issuer', ca[0],
+                '-cert', cert, '-respout', out, '-ndays', '1')
+    assert r.returncode == 0 and os.path.getsize(out) > 0, r.stderr.decode()
+    return out

@@ -1,0 +1,177 @@
+"""TLS configuration: bad certificates, keys and passwords fail -t with file:line and OpenSSL's reason; password
+files; Debian's stock nginx.conf; reload swaps certificates without dropping connections."""
+import os
+import re
+import signal
+import shutil
+
+import pytest
+
+from conftest import IS_NGINX
+from helpers.tls import make_cert, cert_der, tls_connect, read_response, https_get
+from helpers.process import master_conf, wait_until
+
+
+def conf_with(cert, key, extra=''):
+    return '''
+http {
+    server {
+        listen 127.0.0.1:{port} ssl;
+        ssl_certificate %s;
+        ssl_certificate_key %s;
+        %s
+        location / { return 200 "ok\\n"; }
+    }
+}
+''' % (cert, key, extra)
+
+
+def line_of(path, needle):
+    with open(path) as f:
+        for i, ln in enumerate(f, 1):
+            if needle in ln:
+                return i
+    raise AssertionError(needle)
+
+
+@pytest.mark.hayate_only  # nginx reports these without file:line
+def test_bad_certificate_fails_t(prefix, run_cli):
+    crt, key = make_cert(prefix.tmp, 'good', 'localhost')
+    bad = prefix.write('bad.crt', 'not a certificate\n')
+    path = prefix.conf(conf_with(bad, key))
+    r = run_cli(['-t', '-c', path])
+    assert r.rc != 0
+    assert '%s:%d' % (path, line_of(path, 'ssl_certificate ')) in r.err
+    assert 'bad.crt' in r.err and 'SSL:' in r.err and 'no start line' in r.err.lower().replace('_', ' ')
+
+
+@pytest.mark.hayate_only  # nginx reports these without file:line
+def test_missing_and_mismatched_key_fail_t(prefix, run_cli):
+    crt, key = make_cert(prefix.tmp, 'good', 'localhost')
+    crt2, key2 = make_cert(prefix.tmp, 'other', 'localhost', kind='rsa')
+    path = prefix.conf(conf_with(crt, prefix.tmp + '/nope.key'))
+    r = run_cli(['-t', '-c', path])
+    assert r.rc != 0 and 'nope.key' in r.err and 'SSL:' in r.err and path + ':' in r.err
+    path = prefix.conf(conf_with(crt, key2))
+    r = run_cli(['-t', '-c', path])
+    assert r.rc != 0 and 'key values mismatch' in r.err and path + ':' in r.err
+
+
+@pytest.mark.hayate_only  # nginx reports these without file:line
+def test_listen_ssl_without_certificate_fails_t(prefix, run_cli):
+    path = prefix.conf('http {\n server {\n  listen 127.0.0.1:{port} ssl;\n }\n}\n')
+    r = run_cli(['-t', '-c', path])
+    assert r.rc != 0
+    assert 'no "ssl_certificate" is defined for the "listen ... ssl" directive' in r.err
+    assert path + ':' in r.err
+
+
+@pytest.mark.hayate_only  # nginx reports these without file:line
+def test_password_file(prefix, run_cli, server):
+    crt, key = make_cert(prefix.tmp, 'enc', 'localhost', password='s3cret')
+    prefix.write('conf/pw', 'wrong\ns3cret\n')
+    prefix.write('conf/badpw', 'wrong\n')
+    path = prefix.conf(conf_with(crt, key))
+    r = run_cli(['-t', '-c', path])
+    assert r.rc != 0 and 'PEM_read_bio_PrivateKey() failed' in r.err and path + ':' in r.err
+    path = prefix.conf(conf_with(crt, key, 'ssl_password_file pw;'.replace('pw', prefix.tmp + '/conf/badpw')))
+    r = run_cli(['-t', '-c', path])
+    assert r.rc != 0 and 'SSL:' in r.err
+    s = server(conf_with(crt, key, 'ssl_password_file %s/conf/pw;' % prefix.tmp))
+    st, _, body, _ = https_get(s.prefix.port, '/')
+    assert st == 200 and body == b'ok\n'
+
+
+@pytest.mark.skipif(not os.path.exists('/etc/nginx/nginx.conf'), reason='no Debian nginx.conf')
+def test_debian_stock_nginx_conf_passes_t(run_cli):
+    with open('/etc/nginx/nginx.conf') as f:
+        text = f.read()
+    assert re.search(r'^\s*ssl_protocols ', text, re.M) and re.search(r'^\s*ssl_prefer_server_ciphers ', text, re.M)
+    r = run_cli(['-t', '-c', '/etc/nginx/nginx.conf'])
+    assert r.rc == 0, r.err
+
+
+def test_ssl_directives_accepted(server, prefix):
+    crt, key = make_cert(prefix.tmp, 'good', 'localhost', kind='ec')
+    s = server(conf_with(crt, key, '''
+        ssl_protocols TLSv1.2 TLSv1.3;
+        ssl_ciphers ECDHE-ECDSA-AES256-GCM-SHA384;
+        ssl_prefer_server_ciphers on;
+        ssl_ecdh_curve X25519:prime256v1;
+        ssl_conf_command Options -SessionTicket;
+        ssl_buffer_size 4k;
+        ssl_session_timeout 5m;
+    '''))
+    st, _, body, _ = https_get(s.prefix.port, '/')
+    assert body == b'ok\n'
+    c = tls_connect(s.prefix.port)
+    if c.version() == 'TLSv1.2':
+        assert c.cipher()[0] == 'ECDHE-ECDSA-AES256-GCM-SHA384'
+    c.close()
+
+
+@pytest.mark.hayate_only  # nginx reports these without file:line
+def test_bad_conf_command_fails_t(prefix, run_cli):
+    crt, key = make_cert(prefix.tmp, 'good', 'localhost', kind='ec')
+    path = prefix.conf(conf_with(crt, key, 'ssl_conf_command NoSuchCommand on;'))
+    r = run_cli(['-t', '-c', path])
+    assert r.rc != 0 and 'SSL_CONF_cmd' in r.err and path + ':' in r.err
+
+
+def test_reload_swaps_certificate_keeps_connections(server, prefix):
+    crt1, key1 = make_cert(prefix.tmp, 'one', 'localhost', kind='ec')
+    crt2, key2 = make_cert(prefix.tmp, 'two', 'localhost', kind='ec')
+    live_crt, live_key = prefix.tmp + '/live.crt', prefix.tmp + '/live.key'
+    shutil.copy(crt1, live_crt)
+    shutil.copy(key1, live_key)
+    big = os.urandom(1 << 20) * 24  # larger than the socket buffers: still in flight during the reloads
+    body = """
+    server {
+        listen 127.0.0.1:{port} ssl;
+        ssl_certificate %s;
+        ssl_certificate_key %s;
+        root {html};
+    }""" % (live_crt, live_key)
+    s = server(master_conf(body, workers=2), full=True, files={'html/big.bin': big})
+    old = tls_connect(s.prefix.port)
+    assert old.getpeercert(binary_form=True) == cert_der(crt1)
+    old.sendall(b'GET /big.bin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+    got = old.recv(65536)
+    # a broken certificate: the reload is refused, the old configuration keeps serving
+    with open(live_crt, 'w') as f:
+        f.write('garbage\n')
+    s.proc.send_signal(signal.SIGHUP)
+    assert wait_until(lambda: 'SSL:' in s.error_log(), timeout=10)
+    c = tls_connect(s.prefix.port)
+    assert c.getpeercert(binary_form=True) == cert_der(crt1)
+    c.close()
+    shutil.copy(crt2, live_crt)
+    shutil.copy(key2, live_key)
+    s.proc.send_signal(signal.SIGHUP)
+
+    def new_cert():
+        c = tls_connect(s.prefix.port)
+        der = c.getpeercert(binary_form=True)
+        c.close()
+        return der == cert_der(crt2)
+    assert wait_until(new_cert, timeout=10)
+    # the transfer that started before both reloads completes (its old worker finishes it)
+    while True:
+        chunk = old.recv(1 << 20)
+        if not chunk:
+            break
+        got += chunk
+    old.close()
+    head, rest = got.split(b'\r\n\r\n', 1)
+    assert head.startswith(b'HTTP/1.1 200') and rest == big
+
+
+@pytest.mark.hayate_only
+def test_early_data(prefix, run_cli, server):
+    crt, key = make_cert(prefix.tmp, 'good', 'localhost', kind='ec')
+    path = prefix.conf(conf_with(crt, key, 'ssl_early_data on;'))
+    r = run_cli(['-t', '-c', path])
+    assert r.rc != 0 and '"ssl_early_data on" is not supported by hayate yet' in r.err and path + ':' in r.err
+    s = server(conf_with(crt, key, 'ssl_early_data off; location /e { return 200 "[$ssl_early_data]\\n"; }'))
+    st, _, body, _ = https_get(s.prefix.port, '/e')
+    assert body == b'[]\n'
