@@ -5,7 +5,7 @@
 #ifndef HY_HTTP_SSL_SESSION_H
 #define HY_HTTP_SSL_SESSION_H
 
-#include "ssl_module.h"
+#include "ssl-t.h"
 
 /** The ssl_session_cache directive's setter (nginx's syntax and messages). */
 int hy_http_ssl_set_session_cache(hy_conf_t *cf, const hy_directive_t *d, void *conf);
