@@ -182,7 +182,13 @@ static int set_use(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 
 static int set_env(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
-    return 0; /* workers inherit the environment: nginx's "env" clears it, which nothing here depends on yet */
+    hy_core_conf_t *c = conf;
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (c->env == NULL)
+        c->env = hy_array_create(cf->pool, 4, sizeof(hy_str_t));
+    *(hy_str_t *)hy_array_push(c->env) = a[1]; /* applied by hy_core_env_apply in the workers */
+    return 0;
 }
 
 #define CORE(field) .conf = HY_CONF_CORE, .offset = offsetof(hy_core_conf_t, field)
@@ -207,7 +213,7 @@ static const hy_directive_t core_directives[] = {
     {.name = "working_directory", .ctx = HY_CTX_MAIN, .args = HY_ARGS_1, .set = hy_slot_str,
      CORE(working_directory)},
     {.name = "env", .ctx = HY_CTX_MAIN, .args = HY_ARGS_1, .set = set_env},
-    {.name = "pcre_jit", .ctx = HY_CTX_MAIN, .args = HY_ARGS_FLAG, .set = hy_slot_ignore},
+    {.name = "pcre_jit", .ctx = HY_CTX_MAIN, .args = HY_ARGS_FLAG, .set = hy_slot_check_flag},
     {.name = "events", .ctx = HY_CTX_MAIN, .args = HY_ARGS_0 | HY_ARGS_BLOCK, .set = set_events},
     {0},
 };

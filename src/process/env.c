@@ -1,0 +1,44 @@
+/* env.c — nginx's `env` directive (https://nginx.org/en/docs/ngx_core_module.html#env): a worker runs with TZ
+ * and the variables the configuration names, nothing else inherited. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "core_conf.h"
+
+extern char **environ;
+
+/* "NAME=value" for an inherited variable, or NULL when it is not set */
+static char *inherited(const char *name, size_t len)
+{
+    for (char **e = environ; e != NULL && *e != NULL; e++) {
+        if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
+            return hy_strndup(*e, strlen(*e));
+    }
+    return NULL;
+}
+
+void hy_core_env_apply(const hy_core_conf_t *core)
+{
+    size_t n = core->env != NULL ? core->env->nelts : 0;
+    const hy_str_t *w = core->env != NULL ? core->env->elts : NULL;
+    char **env = hy_calloc((n + 2) * sizeof(char *));
+    size_t k = 0;
+    bool tz_named = false;
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = memchr(w[i].ptr, '=', w[i].len);
+        size_t name_len = eq != NULL ? (size_t)(eq - w[i].ptr) : w[i].len;
+        if (name_len == 2 && memcmp(w[i].ptr, "TZ", 2) == 0)
+            tz_named = true;
+        char *v = eq != NULL ? hy_strndup(w[i].ptr, w[i].len) : inherited(w[i].ptr, name_len);
+        if (v != NULL)
+            env[k++] = v;
+    }
+    if (!tz_named) { /* nginx keeps TZ unless the configuration says otherwise */
+        char *tz = inherited("TZ", 2);
+        if (tz != NULL)
+            env[k++] = tz;
+    }
+    env[k] = NULL;
+    environ = env;
+    tzset(); /* localtime_r reads TZ once: $time_local and the logs follow the new TZ from here on */
+}
