@@ -1,0 +1,217 @@
+"""Paths no test reached before issue 18's coverage run: worker_shutdown_timeout, the master killing workers
+that do not exit, reloads that fail (a log that cannot be opened, an address that cannot be bound),
+`expires @time` / `expires modified`, gzip_proxied's values, access-log lines longer than the log buffer."""
+import calendar
+import email.utils
+import os
+import re
+import signal
+import socket
+import time
+
+import pytest
+
+from conftest import IS_NGINX, simple
+from helpers.http1 import build_request
+from helpers.process import master_conf, one_server, workers_of, wait_until, wait_log, quick_get, alive
+
+BIG = 64 * 1024 * 1024
+
+
+def slow_client(port, path='/big.bin'):
+    """A connection that asked for a big response and reads only its first bytes."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.settimeout(10)
+    sock.connect(('127.0.0.1', port))
+    sock.sendall(build_request('GET', path, 'localhost', [('Connection', 'close')]))
+    assert sock.recv(4096).startswith(b'HTTP/1.1 200')
+    return sock
+
+
+def drain(sock):
+    total = 0
+    try:
+        while True:
+            d = sock.recv(1 << 20)
+            if not d:
+                break
+            total += len(d)
+    except (ConnectionResetError, socket.timeout):
+        pass
+    sock.close()
+    return total
+
+
+# ---------------------------------------------------------------- worker_shutdown_timeout
+
+def test_worker_shutdown_timeout_ends_a_stalled_drain(server):
+    s = server(master_conf(one_server('root {html};'), workers=1, main='worker_shutdown_timeout 1s;'),
+               files={'html/big.bin': b'z' * BIG}, full=True)
+    workers_of(s, 1)
+    sock = slow_client(s.port)
+    os.kill(s.proc.pid, signal.SIGQUIT)
+    # the client never reads: without the timeout the worker would wait for it forever
+    s.proc.wait(15)
+    s.stopped = True
+    assert s.proc.returncode == 0
+    assert drain(sock) < BIG
+    if not IS_NGINX:
+        assert 'worker_shutdown_timeout expired, closing 1 connection(s)' in s.error_log()
+
+
+# ---------------------------------------------------------------- the master kills workers that do not exit
+
+@pytest.mark.hayate_only
+def test_master_kills_workers_that_ignore_term(server):
+    # nginx's master waits for its workers without a deadline; hayate's sends SIGKILL after 5 s
+    s = server(master_conf(one_server('root {html};'), workers=1), files={'html/a.txt': 'A'}, full=True)
+    (w,) = workers_of(s, 1)
+    os.kill(w, signal.SIGSTOP)      # a worker that cannot act on SIGTERM
+    try:
+        os.kill(s.proc.pid, signal.SIGTERM)
+        s.proc.wait(15)
+        s.stopped = True
+    finally:
+        if alive(w):
+            os.kill(w, signal.SIGKILL)
+    assert s.proc.returncode == 0
+    assert 'workers did not exit in time, sending SIGKILL' in s.error_log()
+    assert wait_until(lambda: not alive(w), 5)
+
+
+# ---------------------------------------------------------------- reloads that fail
+
+def reload_and_expect_failure(s, text, pattern):
+    s.prefix.conf(text, full=True)
+    old = workers_of(s, 1)
+    os.kill(s.proc.pid, signal.SIGHUP)
+    assert wait_log(s, pattern), s.error_log()
+    # the old generation keeps serving, with the same worker
+    assert quick_get(s.port, '/a.txt') == (200, b'A')
+    assert workers_of(s, 1) == old
+
+
+def test_reload_with_unopenable_log_keeps_old_config(server):
+    base = master_conf(one_server('root {html};'), workers=1)
+    s = server(base, files={'html/a.txt': 'A'}, full=True)
+    bad = base.replace('error_log {tmp}/logs/error.log info;',
+                       'error_log {tmp}/logs/error.log info;\nerror_log {tmp}/html/a.txt/sub.log;')
+    assert bad != base
+    reload_and_expect_failure(s, bad, r'open\(\) ".*/html/a.txt/sub.log" failed \(20: Not a directory\)')
+
+
+def test_reload_with_unbindable_address_keeps_old_config(server):
+    base = master_conf(one_server('root {html};'), workers=1)
+    s = server(base, files={'html/a.txt': 'A'}, full=True)
+    blocker = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        blocker.bind(('127.0.0.1', s.port2))
+        blocker.listen(1)
+        bad = master_conf(one_server('root {html};', listen='listen 127.0.0.1:{port}; listen 127.0.0.1:{port2};'),
+                          workers=1)
+        reload_and_expect_failure(s, bad, r'bind\(\) to 127\.0\.0\.1:%d failed \(98: Address already in use\)'
+                                  % s.port2)
+    finally:
+        blocker.close()
+
+
+# ---------------------------------------------------------------- expires @time and modified
+
+def http_time(v):
+    return calendar.timegm(email.utils.parsedate(v))
+
+
+def test_expires_daily(server, monkeypatch):
+    monkeypatch.setenv('TZ', 'UTC')
+    s = server(simple('root {html};\n        expires @15h30m;'), files={'html/a.txt': 'A'})
+    r = s.get('/a.txt')
+    exp = http_time(r.header('Expires'))
+    date = http_time(r.header('Date'))
+    tm = time.gmtime(exp)
+    assert (tm.tm_hour, tm.tm_min, tm.tm_sec) == (15, 30, 0)
+    assert 0 < exp - date <= 86400
+    assert r.header('Cache-Control') == 'max-age=%d' % (exp - date)
+
+
+def test_expires_modified(server):
+    s = server(simple('root {html};\n        location /m/ { expires modified +2h; }\n'
+                      '        location /p/ { expires modified -1; }'),
+               files={'html/m/a.txt': 'A', 'html/p/a.txt': 'P'})
+    mtime = time.time() - 600
+    os.utime(os.path.join(s.html, 'm/a.txt'), (mtime, mtime))
+    r = s.get('/m/a.txt')
+    lm = http_time(r.header('Last-Modified'))
+    assert http_time(r.header('Expires')) == lm + 7200
+    age = int(r.header('Cache-Control').split('=')[1])
+    assert abs(age - (lm + 7200 - http_time(r.header('Date')))) <= 1
+    # a time in the past: "no-cache", as nginx
+    os.utime(os.path.join(s.html, 'p/a.txt'), (mtime, mtime))
+    r = s.get('/p/a.txt')
+    assert r.header('Cache-Control') == 'no-cache'
+    assert http_time(r.header('Expires')) == http_time(r.header('Last-Modified')) - 1
+
+
+# ---------------------------------------------------------------- gzip_proxied
+
+# nginx's ngx_http_gzip_ok is permissive: a proxied response is refused only by what it carries (an Expires
+# not in the past, a Cache-Control without the listed directives, an ETag with no_etag); for a static file
+# Last-Modified is added after the gzip filter runs, so no_last_modified does not refuse it (checked against
+# nginx 1.22).
+PROXIED = [
+    # (gzip_proxied value, location extras, request headers, compressed?)
+    ('off', '', {}, False),
+    ('any', 'expires 1h; etag on;', {}, True),
+    ('auth', '', {}, True),
+    ('auth', 'add_header Cache-Control public;', {}, False),
+    ('auth', 'add_header Cache-Control public;', {'Authorization': 'Basic eDp5'}, True),
+    ('expired', '', {}, True),
+    ('expired', 'expires 1h;', {}, False),
+    ('expired', 'expires -1;', {}, True),
+    ('expired', 'expires epoch;', {}, True),
+    ('no-cache', 'add_header Cache-Control no-cache;', {}, True),
+    ('no-cache', 'add_header Cache-Control public;', {}, False),
+    ('no-store', 'add_header Cache-Control "max-age=0, no-store";', {}, True),
+    ('no-store', 'add_header Cache-Control no-cache;', {}, False),
+    ('private', 'add_header Cache-Control private;', {}, True),
+    ('private', 'add_header Cache-Control public;', {}, False),
+    ('no_last_modified', '', {}, True),
+    ('no_etag', 'etag off;', {}, True),
+    ('no_etag', '', {}, False),
+]
+
+
+@pytest.mark.parametrize('value,extra,headers,compressed', PROXIED)
+def test_gzip_proxied_values(server, value, extra, headers, compressed):
+    body = ('gzip me please ' * 400).encode()
+    s = server(simple('root {html};\n        location / { %s }' % extra,
+                      http_extra='gzip on; gzip_types text/plain; gzip_min_length 10; gzip_proxied %s;' % value),
+               files={'html/a.txt': body})
+    h = {'Accept-Encoding': 'gzip', 'Via': '1.1 proxy'}
+    h.update(headers)
+    r = s.get('/a.txt', headers=h)
+    assert r.status == 200
+    assert (r.header('Content-Encoding') == 'gzip') == compressed, r
+    # without Via the request is not proxied: gzip_proxied does not apply
+    assert s.get('/a.txt', headers={'Accept-Encoding': 'gzip'}).header('Content-Encoding') == 'gzip'
+
+
+# ---------------------------------------------------------------- access-log lines longer than the buffer
+
+def test_access_log_line_longer_than_buffer(server):
+    s = server(simple('root {html};',
+                      http_extra='log_format u "$request_uri";\n    access_log {tmp}/logs/u.log u buffer=4k;'),
+               files={'html/a.txt': 'A'})
+    short = '/a.txt?s=1'
+    long_uri = '/a.txt?' + 'q' * 6000
+    c = s.conn()
+    for uri in (short, long_uri, short):
+        r = c.request(build_request('GET', uri, 'localhost', []))
+        assert r.status == 200
+    c.close()
+    s.stop()        # the buffer is flushed on exit
+
+    with open(s.prefix.path('logs/u.log')) as f:
+        lines = f.read().splitlines()
+    # the long line went straight to the file after the buffered short one: order kept, nothing cut
+    assert lines == [short, long_uri, short]
