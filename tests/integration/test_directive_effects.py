@@ -181,3 +181,22 @@ def test_open_file_cache_min_uses(server):
     os.unlink(os.path.join(s.html, 'g.txt'))
     r = s.get('/g.txt')                            # three uses: the descriptor is kept
     assert r.status == 200 and r.body == b'gee'
+
+
+# ---------------------------------------------------------------- worker_cpu_affinity
+
+def test_worker_cpu_affinity_masks(server):
+    from helpers.process import master_conf, one_server, workers_of
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        pytest.skip('needs two CPUs')
+    a, b = cpus[:2]
+    masks = ['1' + '0' * a, '1' + '0' * b]
+    s = server(master_conf(one_server('root {html};'), workers=2, main='worker_cpu_affinity %s;' % ' '.join(masks)),
+               full=True)
+    pids = workers_of(s, 2)
+
+    def masks_now():       # a worker applies its mask right after the fork: wait for it
+        return sorted(sorted(os.sched_getaffinity(pid)) for pid in pids)
+    wait_until(lambda: masks_now() == [[a], [b]], 5)
+    assert masks_now() == [[a], [b]]
