@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import socket
+import subprocess
 import time
 
 import pytest
@@ -215,3 +216,78 @@ def test_access_log_line_longer_than_buffer(server):
         lines = f.read().splitlines()
     # the long line went straight to the file after the buffered short one: order kept, nothing cut
     assert lines == [short, long_uri, short]
+
+
+# ---------------------------------------------------------------- daemon on
+
+def test_daemon_on_detaches_and_serves(prefix, hy_bin):
+    conf = prefix.conf(master_conf(one_server('root {html};'), workers=1).replace('daemon off;', 'daemon on;'),
+                       full=True)
+    prefix.write('html/a.txt', 'A')
+    pidfile = prefix.path('logs/hy.pid')
+    launcher = subprocess.run([hy_bin, '-p', prefix.tmp + '/', '-c', conf], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=10, cwd=prefix.tmp)
+    assert launcher.returncode == 0, launcher.stderr      # the started process returns once detached
+    pid = None
+    try:
+        assert wait_until(lambda: os.path.exists(pidfile) and open(pidfile).read().strip(), 5)
+        pid = int(open(pidfile).read())
+        assert alive(pid)
+        assert os.getsid(pid) == pid                      # its own session: setsid()
+        assert wait_until(lambda: quick_get(prefix.port, '/a.txt') == (200, b'A'), 5)
+        os.kill(pid, signal.SIGQUIT)
+        assert wait_until(lambda: not alive(pid), 10)
+        pid = None
+    finally:
+        if pid is not None and alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    assert not os.path.exists(pidfile)
+
+
+# ---------------------------------------------------------------- worker_cpu_affinity auto
+
+@pytest.mark.parametrize('value,expect', [('auto', lambda a, b: [[a], [b]]),
+                                          ('auto 01', lambda a, b: [[0], [0]])])
+def test_worker_cpu_affinity_auto(server, value, expect):
+    cpus = sorted(os.sched_getaffinity(0))
+    if cpus[:2] != [0, 1]:
+        pytest.skip('needs CPUs 0 and 1')
+    s = server(master_conf(one_server('root {html};'), workers=2, main='worker_cpu_affinity %s;' % value), full=True)
+    pids = workers_of(s, 2)
+    want = expect(0, 1)
+
+    def masks():
+        return sorted(sorted(os.sched_getaffinity(p)) for p in pids)
+    wait_until(lambda: masks() == want, 5)
+    assert masks() == want
+
+
+# ---------------------------------------------------------------- the error log when none is configured
+
+def test_error_log_from_e_option(server):
+    # no error_log in the configuration: -e names it (nginx's -e)
+    conf = master_conf(one_server('root {html};'), workers=1).replace('error_log {tmp}/logs/error.log info;', '')
+    s = server(conf, full=True, args=['-e', 'logs/e.log'])
+    assert s.get('/missing.txt').status == 404
+    assert wait_log(s, r'\[error\] .*open\(\) ".*/missing.txt" failed', path=s.prefix.path('logs/e.log'))
+
+
+@pytest.mark.hayate_only
+def test_default_error_log(server):
+    # neither error_log nor -e: <prefix>logs/error.log at [error] (Debian's nginx uses its compiled-in path)
+    conf = master_conf(one_server('root {html};'), workers=1).replace('error_log {tmp}/logs/error.log info;', '')
+    s = server(conf, full=True)
+    assert s.get('/missing.txt').status == 404
+    assert wait_log(s, r'\[error\] .*open\(\) ".*/missing.txt" failed')
+    assert '[notice]' not in s.error_log()      # the default level is error
+
+
+@pytest.mark.hayate_only
+def test_default_error_log_directory_created(run_cli, tmp_path):
+    """A prefix without logs/: the default error log's directory is created (nginx fails to open the log)."""
+    pre = tmp_path / 'fresh'
+    (pre / 'conf').mkdir(parents=True)
+    (pre / 'conf' / 'x.conf').write_text('events { } http { access_log off; server { listen 127.0.0.1:1; } }\n')
+    r = run_cli(['-p', str(pre) + '/', '-t', '-c', str(pre / 'conf' / 'x.conf')])
+    assert r.rc == 0, r.err
+    assert (pre / 'logs' / 'error.log').exists()
