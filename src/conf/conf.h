@@ -181,10 +181,8 @@ int hy_slot_check_flag(hy_conf_t *cf, const hy_directive_t *d, void *conf);    /
 int hy_slot_check_num(hy_conf_t *cf, const hy_directive_t *d, void *conf);     /* number, bounds in post */
 int hy_slot_check_size(hy_conf_t *cf, const hy_directive_t *d, void *conf);    /* size (k, m) */
 int hy_slot_check_msec(hy_conf_t *cf, const hy_directive_t *d, void *conf);    /* time (ms, s, m, ...) */
-int hy_slot_check_enum(hy_conf_t *cf, const hy_directive_t *d, void *conf);    /* one name of hy_enum_t[] post */
 int hy_slot_check_bitmask(hy_conf_t *cf, const hy_directive_t *d, void *conf); /* names of hy_enum_t[] post */
 int hy_slot_check_bufs(hy_conf_t *cf, const hy_directive_t *d, void *conf);    /* "number size" */
-int hy_slot_check_path(hy_conf_t *cf, const hy_directive_t *d, void *conf);    /* "path [levels]" */
 /** "is duplicate" check helper used by the slots: returns true if the field was already set. */
 
 /* Merge helpers: child takes parent's value if unset, else the default. */

@@ -151,11 +151,6 @@ int hy_slot_check_msec(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return check_into(cf, d, hy_slot_msec, false);
 }
 
-int hy_slot_check_enum(hy_conf_t *cf, const hy_directive_t *d, void *conf)
-{
-    return check_into(cf, d, hy_slot_enum, true);
-}
-
 /* nginx's ngx_conf_set_bitmask_slot: every argument is a name of the hy_enum_t[] table in post */
 int hy_slot_check_bitmask(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
@@ -182,17 +177,5 @@ int hy_slot_check_bufs(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         return hy_conf_error(cf, "invalid value \"%s\" in \"%s\" directive", a[1].ptr, d->name);
     if (hy_parse_size(a[2].ptr, a[2].len) <= 0)
         return hy_conf_error(cf, "invalid value \"%s\" in \"%s\" directive", a[2].ptr, d->name);
-    return 0;
-}
-
-/* nginx's ngx_conf_set_path_slot: "path [level1 [level2 [level3]]]", each level a positive number */
-int hy_slot_check_path(hy_conf_t *cf, const hy_directive_t *d, void *conf)
-{
-    size_t n;
-    hy_str_t *a = hy_conf_args(cf, &n);
-    for (size_t i = 2; i < n; i++) {
-        if (hy_parse_int(a[i].ptr, a[i].len) <= 0)
-            return hy_conf_error(cf, "\"%s\" directive invalid value", d->name);
-    }
     return 0;
 }

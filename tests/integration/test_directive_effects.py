@@ -124,12 +124,9 @@ def test_source_charset_same_as_charset_loads(prefix, run_cli):
     ('', 'types_hash_max_size xyz;', '"types_hash_max_size" directive invalid number'),
     ('', 'server_names_hash_bucket_size 64k;', '"server_names_hash_bucket_size" directive invalid number'),
     ('', 'keepalive_time notatime;', '"keepalive_time" directive invalid value'),
-    ('', 'client_body_in_file_only maybe;', 'invalid value "maybe"'),
     ('', 'client_body_in_single_buffer x;', 'invalid value "x" in "client_body_in_single_buffer" directive'),
     ('', 'keepalive_disable msie6 foo;', 'invalid value "foo"'),
-    ('', 'client_body_temp_path /tmp x;', '"client_body_temp_path" directive invalid value'),
     ('', 'open_file_cache_events maybe;', 'invalid value "maybe" in "open_file_cache_events" directive'),
-    ('', 'client_body_buffer_size 1q;', '"client_body_buffer_size" directive invalid value'),
 ])
 def test_accepted_directives_reject_bad_values(prefix, run_cli, main, http, message):
     conf = prefix.conf(main + '\n' + simple('root {html};', http_extra=http))
@@ -140,8 +137,8 @@ def test_accepted_directives_reject_bad_values(prefix, run_cli, main, http, mess
 
 def test_accepted_directives_take_nginx_values(prefix, run_cli):
     http = ('types_hash_max_size 2048; server_names_hash_bucket_size 128; keepalive_time 1h; '
-            'client_body_in_file_only clean; client_body_in_single_buffer on; keepalive_disable msie6 safari; '
-            'client_body_temp_path /tmp/x 1 2; open_file_cache_events on; client_body_buffer_size 16k;')
+            'client_body_in_single_buffer on; keepalive_disable msie6 safari; '
+            'open_file_cache_events on;')
     conf = prefix.conf('pcre_jit on;\n' + simple('root {html};', http_extra=http))
     r = run_cli(['-t', '-p', prefix.tmp + '/', '-c', conf])
     assert r.rc == 0, r

@@ -451,8 +451,7 @@ static bool field_is_read(const char *src, const char *field)
 static bool is_check_slot(hy_conf_set_fn set)
 {
     return set == hy_slot_check_flag || set == hy_slot_check_num || set == hy_slot_check_size ||
-           set == hy_slot_check_msec || set == hy_slot_check_enum || set == hy_slot_check_bitmask ||
-           set == hy_slot_check_bufs || set == hy_slot_check_path;
+           set == hy_slot_check_msec || set == hy_slot_check_bitmask || set == hy_slot_check_bufs;
 }
 
 /* A supported directive's value must change behaviour: NULL when it plausibly does, else why not. */
