@@ -291,3 +291,41 @@ def test_default_error_log_directory_created(run_cli, tmp_path):
     r = run_cli(['-p', str(pre) + '/', '-t', '-c', str(pre / 'conf' / 'x.conf')])
     assert r.rc == 0, r.err
     assert (pre / 'logs' / 'error.log').exists()
+
+
+# ---------------------------------------------------------------- the command line's error paths
+
+@pytest.mark.parametrize('args,message', [
+    (['foo'], 'invalid option: "foo"'),
+    (['-x'], 'invalid option: "x"'),
+    (['-p'], 'option "-p" requires directory name'),
+    (['-c'], 'option "-c" requires file name'),
+    (['-g'], 'option "-g" requires parameter'),
+])
+def test_cli_bad_options(run_cli, args, message):
+    r = run_cli(args)
+    assert r.rc == 1 and message in r.err, r
+
+
+def test_signal_with_bad_pid_file(prefix, run_cli):
+    path = prefix.conf(simple('root {html};'))
+    prefix.write('logs/hy.pid', 'abc\n')
+    r = run_cli(['-p', prefix.tmp + '/', '-c', path, '-s', 'reload'])
+    assert r.rc == 1 and 'invalid PID number "abc" in "%s/logs/hy.pid"' % prefix.tmp in r.err, r
+
+
+def test_signal_to_a_gone_process(prefix, run_cli):
+    path = prefix.conf(simple('root {html};'))
+    gone = subprocess.Popen(['true'])
+    gone.wait()                     # a pid that no longer exists (reaped)
+    prefix.write('logs/hy.pid', '%d\n' % gone.pid)
+    r = run_cli(['-p', prefix.tmp + '/', '-c', path, '-s', 'stop'])
+    assert r.rc == 1 and 'kill(%d, 15) failed (3: No such process)' % gone.pid in r.err, r
+
+
+def test_default_prefix_without_p(prefix, run_cli):
+    # no -p: the prefix is derived from the binary's place; an absolute -c and no relative paths work anywhere
+    conf = prefix.write('conf/abs.conf', 'error_log stderr;\nevents { }\nhttp { access_log off; '
+                        'server { listen 127.0.0.1:1; } }\n')
+    r = run_cli(['-t', '-c', conf])
+    assert r.rc == 0 and 'the configuration file %s syntax is ok' % conf in r.err, r
