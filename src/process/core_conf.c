@@ -56,7 +56,7 @@ static int set_worker_processes(hy_conf_t *cf, const hy_directive_t *d, void *co
     }
     int64_t v = hy_parse_int(a[1].ptr, a[1].len);
     if (v <= 0 || v > 1024)
-        return hy_conf_error(cf, "invalid value \"%s\" in \"worker_processes\" directive", a[1].ptr);
+        return hy_conf_error(cf, "\"worker_processes\" directive invalid value"); /* nginx's wording */
     c->worker_processes = v;
     return 0;
 }
@@ -146,9 +146,10 @@ static int set_priority(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     if (c->has_priority)
         return hy_conf_error(cf, "\"worker_priority\" directive is duplicate");
     bool neg = a[1].len > 0 && a[1].ptr[0] == '-';
-    int64_t v = hy_parse_int(a[1].ptr + neg, a[1].len - neg);
-    if (v < 0 || v > 20)
-        return hy_conf_error(cf, "invalid number \"%s\"", a[1].ptr);
+    bool sign = neg || (a[1].len > 0 && a[1].ptr[0] == '+');
+    int64_t v = hy_parse_int(a[1].ptr + sign, a[1].len - sign);
+    if (v < 0 || v > 20) /* nginx: any number (setpriority clamps); nice values are -20..20 */
+        return hy_conf_error(cf, "\"worker_priority\" directive invalid number");
     c->worker_priority = neg ? -v : v;
     c->has_priority = true;
     return 0;

@@ -329,3 +329,31 @@ def test_default_prefix_without_p(prefix, run_cli):
                         'server { listen 127.0.0.1:1; } }\n')
     r = run_cli(['-t', '-c', conf])
     assert r.rc == 0 and 'the configuration file %s syntax is ok' % conf in r.err, r
+
+
+# ---------------------------------------------------------------- main and events directives: nginx's errors
+
+@pytest.mark.parametrize('main,events,message', [
+    ('worker_processes x;', '', '"worker_processes" directive invalid value'),
+    ('worker_processes 2; worker_processes 2;', '', '"worker_processes" directive is duplicate'),
+    ('error_log {tmp}/logs/e.log bogus;', '', 'invalid log level "bogus"'),
+    ('worker_priority x;', '', '"worker_priority" directive invalid number'),
+    ('worker_priority 1; worker_priority 2;', '', '"worker_priority" directive is duplicate'),
+    ('user root; user root;', '', '"user" directive is duplicate'),
+    ('worker_cpu_affinity 0x1;', '', 'invalid character "x" in "worker_cpu_affinity"'),
+    ('worker_cpu_affinity 01; worker_cpu_affinity 10;', '', '"worker_cpu_affinity" directive is duplicate'),
+    ('', 'use kqueue;', 'invalid event type "kqueue"'),
+    ('', 'use epoll; use epoll;', '"use" directive is duplicate'),
+])
+def test_core_directive_errors(prefix, run_cli, main, events, message):
+    text = ('error_log stderr;\npid {tmp}/logs/hy.pid;\n%s\nevents { %s }\n' % (main, events) +
+            simple('root {html};'))
+    conf = prefix.conf(text, full=True)
+    r = run_cli(['-t', '-p', prefix.tmp + '/', '-c', conf])
+    assert r.rc == 1 and message in r.err and 'test.conf:' in r.err, r
+
+
+def test_events_twice(prefix, run_cli):
+    conf = prefix.conf('error_log stderr;\nevents { }\nevents { }\n' + simple('root {html};'), full=True)
+    r = run_cli(['-t', '-p', prefix.tmp + '/', '-c', conf])
+    assert r.rc == 1 and '"events" directive is duplicate' in r.err, r
