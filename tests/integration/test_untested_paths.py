@@ -357,3 +357,42 @@ def test_events_twice(prefix, run_cli):
     conf = prefix.conf('error_log stderr;\nevents { }\nevents { }\n' + simple('root {html};'), full=True)
     r = run_cli(['-t', '-p', prefix.tmp + '/', '-c', conf])
     assert r.rc == 1 and '"events" directive is duplicate' in r.err, r
+
+
+# ---------------------------------------------------------------- variables in less common states
+
+def log_line(s, rel, timeout=5.0):
+    path = s.prefix.path(rel)
+
+    def read():
+        try:
+            with open(path) as f:
+                return f.read().splitlines()
+        except FileNotFoundError:
+            return None
+    return wait_until(read, timeout)
+
+
+@pytest.mark.parametrize('names,host,want', [
+    ('*.example.com', 'a.example.com', '*.example.com'),
+    ('www.example.*', 'www.example.org', 'www.example.*'),
+    ('.example.net', 'example.net', 'example.net'),         # nginx stores ".x" as "x" (and "*.x")
+    ('~^(?<sub>.+)\\.example\\.io$', 'x.example.io', '~^(?<sub>.+)\\x5C.example\\x5C.io$'),  # log escaping
+])
+def test_server_name_variable(server, names, host, want):
+    s = server(simple('server_name %s;\n        root {html};' % names,
+                      http_extra='log_format sn "$server_name";\n    access_log {tmp}/logs/sn.log sn;'),
+               files={'html/a.txt': 'A'})
+    assert s.get('/a.txt', host=host).status == 200
+    assert log_line(s, 'logs/sn.log') == [want]
+
+
+def test_sent_http_variables_before_the_head(server):
+    # add_header evaluates while the response head is being built: the fields as they stand then
+    hdr = ('add_header X-Seen "$sent_http_content_type|$sent_http_content_length|$sent_http_last_modified|'
+           '$sent_http_etag|$sent_http_location";')
+    s = server(simple('root {html};\n        location / { %s }' % hdr), files={'html/a.txt': 'hello'})
+    r = s.get('/a.txt')
+    ct, cl, lm, etag, loc = r.header('X-Seen').split('|')
+    assert (ct, cl, lm, etag, loc) == ('text/plain', '5', r.header('Last-Modified'), r.header('ETag'), '')
+    # (a redirect's $sent_http_location differs: nginx shows the relative URI there, hayate the absolute one)
