@@ -94,9 +94,9 @@ COV_GCOVR := gcovr -r $(CURDIR) --object-directory $(CURDIR)/build-cov --filter 
   --exclude-unreachable-branches --exclude-throw-branches
 coverage: deps-test
 	$(Q)find build-cov -name '*.gcda' -delete 2>/dev/null || true
-	$(Q)$(MAKE) --no-print-directory BUILD=build-cov OPT=-O0 SAN=--coverage CFLAGS=-DHY_COVERAGE all unit integration
-	$(Q)$(COV_GCOVR) --print-summary
-	$(Q)$(COV_GCOVR) --branches | tail -n +4
+	$(Q)rc=0; $(MAKE) --no-print-directory BUILD=build-cov OPT=-O0 SAN=--coverage CFLAGS=-DHY_COVERAGE \
+	  all unit integration || rc=$$?; \
+	  $(COV_GCOVR) --print-summary && $(COV_GCOVR) --branches | tail -n +4; exit $$rc
 
 # libFuzzer drivers: one file tests/fuzz/NAME_fuzz.c (+ seeds in tests/fuzz/corpus/NAME_fuzz/) is a driver.
 # `make fuzz-build` builds them all; `make fuzz TARGET=NAME [FUZZ_SECONDS=N]` runs one (NAME or NAME_fuzz) for N

@@ -197,3 +197,16 @@ def test_worker_cpu_affinity_masks(server):
         return sorted(sorted(os.sched_getaffinity(pid)) for pid in pids)
     wait_until(lambda: masks_now() == [[a], [b]], 5)
     assert masks_now() == [[a], [b]]
+
+
+@pytest.mark.hayate_only
+@pytest.mark.parametrize('http,message', [
+    # the ngx_brotli / zstd-nginx-module names: nginx from Debian has neither module
+    ('brotli_buffers 16 x;', 'invalid value "x" in "brotli_buffers" directive'),
+    ('zstd_buffers x 8k;', 'invalid value "x" in "zstd_buffers" directive'),
+    ('brotli_window huge;', '"brotli_window" directive invalid value'),
+])
+def test_accepted_module_directives_reject_bad_values(prefix, run_cli, http, message):
+    conf = prefix.conf(simple('root {html};', http_extra=http))
+    r = run_cli(['-t', '-p', prefix.tmp + '/', '-c', conf])
+    assert r.rc == 1 and message in r.err, r
