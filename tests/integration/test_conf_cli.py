@@ -544,9 +544,19 @@ def test_listen_unix(server, prefix):
 }
 ''' % sock_path
     srv = server(body, files={'html/u/f.txt': 'unix'})
-    s = socket.socket(socket.AF_UNIX)
-    s.settimeout(5)
-    s.connect(sock_path)
+    from helpers.process import wait_until
+
+    def connected():
+        c = socket.socket(socket.AF_UNIX)
+        c.settimeout(5)
+        try:
+            c.connect(sock_path)
+            return c
+        except OSError:
+            c.close()
+            return None
+    s = wait_until(connected, 5)    # the fixture waited for the TCP port only
+    assert s is not None, 'unix socket %s not accepting' % sock_path
     s.sendall(b'GET /f.txt HTTP/1.0\r\nHost: x\r\n\r\n')
     data = b''
     while True:
