@@ -8,7 +8,10 @@
  *     offset (LOC(x), SRV(x), ...) must have that field read somewhere in src/ outside its table entry, its
  *     conf constructor and its merge (a read, not a write); a supported one must not use a check-only slot;
  *     an accepted one must reject what nginx rejects (a bogus value makes the real loader, hy_cycle_load,
- *     fail). Both checks are shown to catch an overstated status by planted cases.
+ *     fail). Both checks are shown to catch an overstated status by planted cases. Limits: a supported
+ *     directive whose custom setter names no field (env, listen, ...) is not checked for reads; a field that
+ *     is read only to be ignored would pass. Integration tests carry the rest (tests/integration/
+ *     test_directive_effects.py).
  * The doc is read from $HY_SRCDIR/docs/directives.md, else docs/directives.md (tests run from the repo root). */
 #include <ctype.h>
 #include <dirent.h>
