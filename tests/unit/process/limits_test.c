@@ -52,6 +52,42 @@ static void test_workers_and_connections(void)
     is_int(hy_limits_raise_nofile(&c), 2048);
 }
 
+static void put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f != NULL) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void test_cgroup_files(void)
+{
+    char path[] = "/tmp/hy_limits_cg_XXXXXX";
+    int fd = mkstemp(path);
+    ok(fd >= 0);
+    close(fd);
+    put(path, "max 100000\n");
+    is_int(hy_limits_cgroup_cpus_at(path), 0);      /* unlimited */
+    put(path, "150000 100000\n");
+    is_int(hy_limits_cgroup_cpus_at(path), 2);      /* 1.5 CPUs, rounded up */
+    put(path, "100000 100000\n");
+    is_int(hy_limits_cgroup_cpus_at(path), 1);
+    put(path, "0 100000\n");
+    is_int(hy_limits_cgroup_cpus_at(path), 0);      /* nonsense quota */
+    put(path, "50000\n");
+    is_int(hy_limits_cgroup_cpus_at(path), 0);      /* no period */
+    put(path, "max\n");
+    is_int(hy_limits_cgroup_memory_at(path), 0);
+    put(path, "536870912\n");
+    is_int(hy_limits_cgroup_memory_at(path), 536870912);
+    put(path, "");
+    is_int(hy_limits_cgroup_memory_at(path), 0);
+    unlink(path);
+    is_int(hy_limits_cgroup_cpus_at(path), 0);      /* no cgroup v2 */
+    is_int(hy_limits_cgroup_memory_at(path), 0);
+}
+
 /* run fn in a child; its exit status */
 static int in_child(int (*fn)(void))
 {
@@ -134,6 +170,7 @@ int main(void)
 {
     subtest("hy_limits_read_int", test_read_int);
     subtest("workers, worker_connections, RLIMIT_NOFILE", test_workers_and_connections);
+    subtest("cgroup v2 cpu.max and memory.max", test_cgroup_files);
     subtest("dropping privileges (forked children)", test_drop_privileges);
     subtest("worker ids for log ownership", test_worker_ids);
     return done_testing();
