@@ -396,3 +396,31 @@ def test_sent_http_variables_before_the_head(server):
     ct, cl, lm, etag, loc = r.header('X-Seen').split('|')
     assert (ct, cl, lm, etag, loc) == ('text/plain', '5', r.header('Last-Modified'), r.header('ETag'), '')
     # (a redirect's $sent_http_location differs: nginx shows the relative URI there, hayate the absolute one)
+
+
+def test_connection_and_request_variables_over_ipv6(server):
+    fmt = ('$remote_addr|$server_addr|$server_port|$binary_remote_addr|$remote_user|$http_cookie|'
+           '$http_x_forwarded_for|$document_root|$realpath_root|$server_protocol|$args|$content_length')
+    s = server(simple('root {html};\n        location /al/ { alias {html}/real/; }',
+                      listen='listen [::1]:{port};',
+                      http_extra='log_format v "%s";\n    access_log {tmp}/logs/v.log v;' % fmt),
+               files={'html/real/a.txt': 'A'}, wait_host='::1')
+    c = s.conn(host='::1')
+    hdrs = [('Authorization', 'Basic dXNlcjpwYXNz'), ('Cookie', 'a=1'), ('Cookie', 'b=2'),
+            ('X-Forwarded-For', '10.0.0.1'), ('X-Forwarded-For', '10.0.0.2')]
+    r = c.request(build_request('GET', '/al/a.txt?x=1', 'localhost', hdrs))
+    assert r.status == 200
+    r = c.request(build_request('GET', '/al/a.txt', 'localhost', [('Authorization', 'Basic !!!!')]))
+    assert r.status == 200
+    c.close()
+    lines = log_line(s, 'logs/v.log')
+    assert lines and len(lines) == 2, lines
+    f = lines[0].split('|')
+    assert f[0] == '::1' and f[1] == '::1' and f[2] == str(s.port)
+    assert f[3] == '\\x00' * 15 + '\\x01'                     # 16 bytes of ::1, log-escaped
+    assert f[4] == 'user'
+    assert f[5] == 'a=1; b=2' and f[6] == '10.0.0.1, 10.0.0.2'  # nginx 1.22 joins these two
+    assert f[7] == s.html + '/real/' and f[8] == os.path.realpath(s.html + '/real')
+    assert f[9:] == ['HTTP/1.1', 'x=1', '-']
+    g = lines[1].split('|')
+    assert g[4] == '-'                                          # not base64: no user
