@@ -424,3 +424,32 @@ def test_connection_and_request_variables_over_ipv6(server):
     assert f[9:] == ['HTTP/1.1', 'x=1', '-']
     g = lines[1].split('|')
     assert g[4] == '-'                                          # not base64: no user
+
+
+@pytest.mark.hayate_only
+@pytest.mark.parametrize('case', ['syntax', 'log', 'bind'])
+def test_single_process_reload_failures_keep_serving(server, case):
+    # master_process off: the one process reloads in place (nginx's single-process reload is not reliable)
+    s = server(simple('root {html};'), files={'html/a.txt': 'A'})
+    blocker = None
+    if case == 'syntax':
+        bad = simple('root {html};\n        no_such_directive_here;')
+    elif case == 'log':
+        bad = simple('root {html};', http_extra='error_log {tmp}/html/a.txt/sub.log;')
+    else:
+        blocker = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        blocker.bind(('127.0.0.1', s.port2))
+        blocker.listen(1)
+        bad = simple('root {html};', listen='listen 127.0.0.1:{port}; listen 127.0.0.1:{port2};')
+    try:
+        s.prefix.conf(bad)
+        os.kill(s.proc.pid, signal.SIGHUP)
+        pattern = {'syntax': r'unknown directive "no_such_directive_here"',
+                   'log': r'open\(\) ".*/html/a.txt/sub.log" failed \(20: Not a directory\)',
+                   'bind': r'bind\(\) to 127\.0\.0\.1:%d failed \(98: Address already in use\)' % s.port2}[case]
+        assert wait_log(s, pattern), s.error_log()
+        assert s.get('/a.txt').body == b'A'
+        assert s.alive()
+    finally:
+        if blocker is not None:
+            blocker.close()
