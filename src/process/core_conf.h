@@ -25,7 +25,8 @@ typedef struct hy_core_conf {
 /** The core conf of a generation. */
 hy_core_conf_t *hy_core_conf(hy_cycle_t *cycle);
 
-/** nginx's `env` (ngx_set_environment): replaces this process's environment by TZ and the variables named by
+/** nginx's `env` (ngx_set_environment): replaces this process's environment by TZ (and NOTIFY_SOCKET, which
+ * hayate's systemd notification reads) and the variables named by
  * `env` (their inherited values) and the `env NAME=value` pairs. Called once in each worker (and in the single
  * process) before it serves; the master keeps its environment. The new environment is allocated for the
  * life of the process; tzset() is called so local times follow its TZ. /proc/PID/environ keeps showing the

@@ -17,26 +17,37 @@ static char *inherited(const char *name, size_t len)
     return NULL;
 }
 
+/* kept without being named: TZ (nginx keeps it) and NOTIFY_SOCKET (systemd's, which hayate itself reads when
+ * a single process notifies; hayate's own addition) */
+static const char *const implicit[] = {"TZ", "NOTIFY_SOCKET"};
+
+static bool named(const hy_str_t *w, size_t n, const char *name)
+{
+    size_t len = strlen(name);
+    for (size_t i = 0; i < n; i++) {
+        if (w[i].len >= len && memcmp(w[i].ptr, name, len) == 0 && (w[i].len == len || w[i].ptr[len] == '='))
+            return true;
+    }
+    return false;
+}
+
 void hy_core_env_apply(const hy_core_conf_t *core)
 {
     size_t n = core->env != NULL ? core->env->nelts : 0;
     const hy_str_t *w = core->env != NULL ? core->env->elts : NULL;
-    char **env = hy_calloc((n + 2) * sizeof(char *));
+    char **env = hy_calloc((n + HY_ARRAY_SIZE(implicit) + 1) * sizeof(char *));
     size_t k = 0;
-    bool tz_named = false;
     for (size_t i = 0; i < n; i++) {
         const char *eq = memchr(w[i].ptr, '=', w[i].len);
         size_t name_len = eq != NULL ? (size_t)(eq - w[i].ptr) : w[i].len;
-        if (name_len == 2 && memcmp(w[i].ptr, "TZ", 2) == 0)
-            tz_named = true;
         char *v = eq != NULL ? hy_strndup(w[i].ptr, w[i].len) : inherited(w[i].ptr, name_len);
         if (v != NULL)
             env[k++] = v;
     }
-    if (!tz_named) { /* nginx keeps TZ unless the configuration says otherwise */
-        char *tz = inherited("TZ", 2);
-        if (tz != NULL)
-            env[k++] = tz;
+    for (size_t i = 0; i < HY_ARRAY_SIZE(implicit); i++) {
+        char *v = named(w, n, implicit[i]) ? NULL : inherited(implicit[i], strlen(implicit[i]));
+        if (v != NULL)
+            env[k++] = v;
     }
     env[k] = NULL;
     environ = env;

@@ -76,11 +76,13 @@ static void no_env_directive(void)
 {
     setenv("HY_DROP", "dropped", 1);
     setenv("TZ", "XST-3", 1);
+    setenv("NOTIFY_SOCKET", "/run/x.sock", 1);
     hy_cycle_t *c = load("");
     CHECK(c != NULL);
     hy_core_env_apply(hy_core_conf(c));
     CHECK(env_is("HY_DROP", NULL));
     CHECK(env_is("TZ", "XST-3"));
+    CHECK(env_is("NOTIFY_SOCKET", "/run/x.sock")); /* hayate's own: systemd notification */
 }
 
 static void tz_set_by_conf(void)
