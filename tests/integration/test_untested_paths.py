@@ -361,15 +361,17 @@ def test_events_twice(prefix, run_cli):
 
 # ---------------------------------------------------------------- variables in less common states
 
-def log_line(s, rel, timeout=5.0):
+def log_line(s, rel, n=1, timeout=5.0):
+    """The log's lines once it has at least n (lines are written after the responses)."""
     path = s.prefix.path(rel)
 
     def read():
         try:
             with open(path) as f:
-                return f.read().splitlines()
+                lines = f.read().splitlines()
         except FileNotFoundError:
             return None
+        return lines if len(lines) >= n else None
     return wait_until(read, timeout)
 
 
@@ -413,7 +415,7 @@ def test_connection_and_request_variables_over_ipv6(server):
     r = c.request(build_request('GET', '/al/a.txt', 'localhost', [('Authorization', 'Basic !!!!')]))
     assert r.status == 200
     c.close()
-    lines = log_line(s, 'logs/v.log')
+    lines = log_line(s, 'logs/v.log', 2)
     assert lines and len(lines) == 2, lines
     f = lines[0].split('|')
     assert f[0] == '::1' and f[1] == '::1' and f[2] == str(s.port)
@@ -442,6 +444,8 @@ def test_single_process_reload_failures_keep_serving(server, case):
         blocker.listen(1)
         bad = simple('root {html};', listen='listen 127.0.0.1:{port}; listen 127.0.0.1:{port2};')
     try:
+        # a served request first: the port accepts as soon as it is bound, the signal handling comes after
+        assert s.get('/a.txt').body == b'A'
         s.prefix.conf(bad)
         os.kill(s.proc.pid, signal.SIGHUP)
         pattern = {'syntax': r'unknown directive "no_such_directive_here"',
