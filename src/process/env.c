@@ -7,6 +7,11 @@
 
 extern char **environ;
 
+/* The array the last hy_core_env_apply replaced stays referenced: strings an earlier getenv() returned point into
+ * it, and it may be the copy process/title.c made (LeakSanitizer would call it lost). volatile: a store nothing
+ * reads is kept. */
+static char **volatile replaced;
+
 /* "NAME=value" for an inherited variable, or NULL when it is not set */
 static char *inherited(const char *name, size_t len)
 {
@@ -50,6 +55,7 @@ void hy_core_env_apply(const hy_core_conf_t *core)
             env[k++] = v;
     }
     env[k] = NULL;
+    replaced = environ;
     environ = env;
     tzset(); /* localtime_r reads TZ once: $time_local and the logs follow the new TZ from here on */
 }
