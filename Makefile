@@ -30,7 +30,7 @@ BIN := $(BUILD)/hayate
 UNIT_SRC := $(wildcard tests/unit/*/*_test.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all run test unit integration bench deps deps-test clean fuzz fuzz-build fuzz-smoke asan soak lib install deb FORCE
+.PHONY: all run test unit integration bench deps deps-test clean fuzz fuzz-build fuzz-smoke asan coverage soak lib install deb FORCE
 
 all: $(BIN)
 
@@ -62,7 +62,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/harness.h
 
 # Debian packages: build, run, test. Installed only when missing (apt-get, as root).
 DEPS_BUILD := build-essential pkg-config libpcre2-dev libssl-dev zlib1g-dev libbrotli-dev libzstd-dev libdeflate-dev
-DEPS_TEST := python3 python3-pytest python3-h2 python3-brotli python3-zstandard curl apache2-utils sslscan
+DEPS_TEST := python3 python3-pytest python3-h2 python3-brotli python3-zstandard curl apache2-utils sslscan gcovr iproute2
 DEPS_FUZZ := clang libclang-rt-14-dev
 deps:
 	$(Q)tools/install-deps.sh $(DEPS_BUILD)
@@ -87,6 +87,16 @@ test: deps-test
 asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
 	  SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" all unit integration
+
+# Line and branch coverage of unit + integration tests: gcc --coverage into build-cov (workers flush their
+# counters before _exit, see src/core/coverage.h), then gcovr's per-file tables (lines, then branches).
+COV_GCOVR := gcovr -r $(CURDIR) --object-directory $(CURDIR)/build-cov --filter '$(CURDIR)/src/' \
+  --exclude-unreachable-branches --exclude-throw-branches
+coverage: deps-test
+	$(Q)find build-cov -name '*.gcda' -delete 2>/dev/null || true
+	$(Q)rc=0; $(MAKE) --no-print-directory BUILD=build-cov OPT=-O0 SAN=--coverage CFLAGS=-DHY_COVERAGE \
+	  all unit integration || rc=$$?; \
+	  $(COV_GCOVR) --print-summary && $(COV_GCOVR) --branches | tail -n +4; exit $$rc
 
 # libFuzzer drivers: one file tests/fuzz/NAME_fuzz.c (+ seeds in tests/fuzz/corpus/NAME_fuzz/) is a driver.
 # `make fuzz-build` builds them all; `make fuzz TARGET=NAME [FUZZ_SECONDS=N]` runs one (NAME or NAME_fuzz) for N
@@ -183,4 +193,4 @@ deb:
 	$(Q)ls build-deb/*.deb
 
 clean:
-	rm -rf $(BUILD) build-asan build-fuzz build-install build-deb
+	rm -rf $(BUILD) build-asan build-fuzz build-install build-deb build-cov

@@ -426,7 +426,7 @@ const hy_compat_t hy_compat_directives[] = {
     {"uwsgi_temp_path", HY_COMPAT_NOT_YET, "uwsgi"},
     {"valid_referers", HY_COMPAT_NOT_YET, NULL},
     {"worker_aio_requests", HY_COMPAT_WARN, "no AIO"},
-    {"worker_rlimit_core", HY_COMPAT_WARN, "issue 3"},
+    {"worker_rlimit_core", HY_COMPAT_WARN, "core-dump size is left to the environment"},
     {"xml_entities", HY_COMPAT_NOT_YET, "not planned"},
     {"xslt_last_modified", HY_COMPAT_NOT_YET, "not planned"},
     {"xslt_param", HY_COMPAT_NOT_YET, "not planned"},

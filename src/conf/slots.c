@@ -1,6 +1,7 @@
 /* slots.c — generic directive setters: store the first argument at d->offset in the module's conf struct.
  * Messages follow nginx's ngx_conf_set_*_slot exactly (e.g. num: "directive invalid number", size/time:
  * "directive invalid value", enum: bare `invalid value "x"`), so -t output matches nginx's. */
+#include <stdbool.h>
 #include <string.h>
 #include "conf.h"
 
@@ -117,4 +118,64 @@ int hy_slot_enum(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return hy_conf_error(cf, "invalid value \"%s\"", v->ptr);
 }
 
-int hy_slot_ignore(hy_conf_t *cf, const hy_directive_t *d, void *conf) { return 0; }
+/* --- check-only slots (accepted directives): the value is validated by the storing slot above, with nginx's
+ * message, into a scratch field, and then dropped. They cannot see duplicates (nothing is stored); a duplicate
+ * of a directive that has no effect is harmless. */
+
+static int check_into(hy_conf_t *cf, const hy_directive_t *d, hy_conf_set_fn real, bool is_int)
+{
+    hy_directive_t tmp = *d;
+    tmp.offset = 0;
+    int scratch_int = HY_UNSET;
+    int64_t scratch_64 = HY_UNSET;
+    return real(cf, &tmp, is_int ? (void *)&scratch_int : (void *)&scratch_64);
+}
+
+int hy_slot_check_flag(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    return check_into(cf, d, hy_slot_flag, true);
+}
+
+int hy_slot_check_num(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    return check_into(cf, d, hy_slot_num, false);
+}
+
+int hy_slot_check_size(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    return check_into(cf, d, hy_slot_size, false);
+}
+
+int hy_slot_check_msec(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    return check_into(cf, d, hy_slot_msec, false);
+}
+
+/* nginx's ngx_conf_set_bitmask_slot: every argument is a name of the hy_enum_t[] table in post */
+int hy_slot_check_bitmask(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    HY_ASSERT(d->post != NULL);
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    for (size_t i = 1; i < n; i++) {
+        const hy_enum_t *e = d->post;
+        while (e->name != NULL && !hy_str_caseeq(a[i], e->name))
+            e++;
+        if (e->name == NULL)
+            return hy_conf_error(cf, "invalid value \"%s\"", a[i].ptr);
+    }
+    return 0;
+}
+
+/* nginx's ngx_conf_set_bufs_slot: "number size", both positive */
+int hy_slot_check_bufs(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    HY_ASSERT(n == 3);
+    if (hy_parse_int(a[1].ptr, a[1].len) <= 0)
+        return hy_conf_error(cf, "invalid value \"%s\" in \"%s\" directive", a[1].ptr, d->name);
+    if (hy_parse_size(a[2].ptr, a[2].len) <= 0)
+        return hy_conf_error(cf, "invalid value \"%s\" in \"%s\" directive", a[2].ptr, d->name);
+    return 0;
+}

@@ -221,6 +221,17 @@ static void *create_loc(hy_conf_t *cf)
     return c;
 }
 
+/* nginx (ngx_http_charset_postconfiguration): a source_charset other than the charset needs a charset_map,
+ * which hayate does not have ("not yet"), so such a pair is refused as nginx refuses a pair with no map */
+static int check_recoding(hy_conf_t *cf, const hf_conf_t *c)
+{
+    if (c->source_charset.ptr == NULL || c->charset.ptr == NULL || hy_str_eq(c->charset, "off") ||
+        c->charset.ptr[0] == '$' || c->source_charset.ptr[0] == '$' || hy_str_caseeq_str(c->charset, c->source_charset))
+        return 0;
+    return hy_conf_error(cf, "no \"charset_map\" between the charsets \"%.*s\" and \"%.*s\"",
+                         (int)c->source_charset.len, c->source_charset.ptr, (int)c->charset.len, c->charset.ptr);
+}
+
 static int merge_loc(hy_conf_t *cf, void *parent, void *child)
 {
     hf_conf_t *p = parent, *c = child;
@@ -244,7 +255,7 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
         }
         c->charset_types = p->charset_types;
     }
-    return 0;
+    return check_recoding(cf, c);
 }
 
 static int set_add_header(hy_conf_t *cf, const hy_directive_t *d, void *conf)

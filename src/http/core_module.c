@@ -809,6 +809,8 @@ static const hy_enum_t tokens_enum[] = {{"off", HY_TOKENS_OFF}, {"on", HY_TOKENS
                                         {NULL, 0}};
 static const hy_enum_t ims_enum[] = {{"off", HY_IMS_OFF}, {"exact", HY_IMS_EXACT}, {"before", HY_IMS_BEFORE},
                                      {NULL, 0}};
+/* accepted, checked only (nginx's values): */
+static const hy_enum_t keepalive_disable_names[] = {{"none", 0}, {"msie6", 1}, {"safari", 2}, {NULL, 0}};
 static const hy_bounds_t positive = {1, INT64_MAX};
 static const hy_bounds_t non_negative = {0, INT64_MAX};
 
@@ -830,8 +832,9 @@ static const hy_directive_t core_directives[] = {
      LOC(keepalive_timeout_ms)},
     {.name = "keepalive_requests", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_num,
      LOC(keepalive_requests), .post = &non_negative},
-    {.name = "keepalive_time", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_ignore},
-    {.name = "keepalive_disable", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_12, .set = hy_slot_ignore},
+    {.name = "keepalive_time", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_check_msec},
+    {.name = "keepalive_disable", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_12, .set = hy_slot_check_bitmask,
+     .post = keepalive_disable_names},
     {.name = "client_header_timeout", .ctx = HY_CTX_HTTP | HY_CTX_SERVER, .args = HY_ARGS_1, .set = hy_slot_msec,
      SRV(client_header_timeout_ms)},
     {.name = "client_header_buffer_size", .ctx = HY_CTX_HTTP | HY_CTX_SERVER, .args = HY_ARGS_1,
@@ -875,7 +878,7 @@ static const hy_directive_t core_directives[] = {
      LOC(open_file_cache_min_uses), .post = &positive},
     {.name = "open_file_cache_errors", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag,
      LOC(open_file_cache_errors)},
-    {.name = "open_file_cache_events", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_ignore},
+    {.name = "open_file_cache_events", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_check_flag},
     {.name = "etag", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag, LOC(etag)},
     {.name = "if_modified_since", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_enum,
      LOC(if_modified_since), .post = ims_enum},
@@ -892,12 +895,12 @@ static const hy_directive_t core_directives[] = {
      LOC(server_name_in_redirect)},
     {.name = "port_in_redirect", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag,
      LOC(port_in_redirect)},
-    {.name = "types_hash_max_size", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_ignore},
-    {.name = "types_hash_bucket_size", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_ignore},
-    {.name = "server_names_hash_max_size", .ctx = HY_CTX_HTTP, .args = HY_ARGS_1, .set = hy_slot_ignore},
-    {.name = "server_names_hash_bucket_size", .ctx = HY_CTX_HTTP, .args = HY_ARGS_1, .set = hy_slot_ignore},
-    {.name = "variables_hash_max_size", .ctx = HY_CTX_HTTP, .args = HY_ARGS_1, .set = hy_slot_ignore},
-    {.name = "variables_hash_bucket_size", .ctx = HY_CTX_HTTP, .args = HY_ARGS_1, .set = hy_slot_ignore},
+    {.name = "types_hash_max_size", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_check_num},
+    {.name = "types_hash_bucket_size", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_check_num},
+    {.name = "server_names_hash_max_size", .ctx = HY_CTX_HTTP, .args = HY_ARGS_1, .set = hy_slot_check_num},
+    {.name = "server_names_hash_bucket_size", .ctx = HY_CTX_HTTP, .args = HY_ARGS_1, .set = hy_slot_check_num},
+    {.name = "variables_hash_max_size", .ctx = HY_CTX_HTTP, .args = HY_ARGS_1, .set = hy_slot_check_num},
+    {.name = "variables_hash_bucket_size", .ctx = HY_CTX_HTTP, .args = HY_ARGS_1, .set = hy_slot_check_num},
     {0},
 };
 

@@ -186,6 +186,11 @@ hy_file_t *hy_ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_t le
             return NULL;
         }
         e->err = 0;
+        if (e->uses < lc->open_file_cache_min_uses) { /* nginx: the fd stays open from min_uses accesses on */
+            hy_file_t *once = e->file;
+            e->file = NULL;
+            return once;
+        }
         return hy_file_ref(e->file);
     }
     hy_file_t *f = file_open(path, err);
@@ -199,7 +204,7 @@ hy_file_t *hy_ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_t le
     e->path = hy_strndup(path, len);
     e->path_len = len;
     e->hash = h;
-    e->file = f ? hy_file_ref(f) : NULL;
+    e->file = f && lc->open_file_cache_min_uses <= 1 ? hy_file_ref(f) : NULL; /* else counted, not kept */
     e->err = f ? 0 : *err;
     e->uses = 1;
     e->last_use_ms = now;

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include "request.h"
+#include "msie.h"
 #include "../event/sock.h"
 #include "../core/log.h"
 #include "../core/clock.h"
@@ -440,13 +441,16 @@ void hy_req_special_response(hy_req_t *req, int status)
         hy_req_send(req, true);
         return;
     }
-    char *body = hy_palloc(req->pool, 512);
+    hy_str_t pad = hy_http_msie_padding(req, lc, status);
+    char *body = hy_palloc(req->pool, 512 + pad.len);
     int n = snprintf(body, 512,
                      "<html>\r\n<head><title>%d %s</title></head>\r\n<body>\r\n<center><h1>%d %s</h1></center>\r\n"
                      "%s%s%s<hr><center>%s</center>\r\n</body>\r\n</html>\r\n",
                      status, reason, status, reason, why ? "<center><p>" : "", why ? why : "",
                      why ? "</p></center>\r\n" : "",
                      lc->server_tokens == HY_TOKENS_OFF ? "hayate" : "hayate/" HY_VERSION);
+    memcpy(body + n, pad.ptr, pad.len);
+    n += (int)pad.len;
     req->content_type = HY_STR("text/html");
     req->content_length_n = n;
     if (req->method_id == HY_M_HEAD)

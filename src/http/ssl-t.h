@@ -41,7 +41,7 @@ typedef struct hy_http_ssl_srv_conf {
     int verify; /* ssl_verify_client: enum hy_ssl_verify */
     int64_t verify_depth;
     hy_str_t client_certificate, trusted_certificate, crl;
-    int stapling, stapling_verify, early_data;
+    int stapling, stapling_verify;
     hy_str_t stapling_file, stapling_responder;
     hy_str_t stapled; /* the DER OCSP response read from stapling_file (conf pool) */
     SSL_CTX *ctx;     /* owned by the generation (freed with its arena) */

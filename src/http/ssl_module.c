@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <openssl/err.h>
 #include <openssl/ocsp.h>
@@ -65,7 +66,6 @@ static void *create_srv(hy_conf_t *cf)
     c->verify = HY_UNSET;
     c->verify_depth = HY_UNSET;
     c->stapling = HY_UNSET;
-    c->early_data = HY_UNSET;
     c->stapling_verify = HY_UNSET;
     return c;
 }
@@ -221,9 +221,24 @@ static int set_early_data(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     size_t n;
     hy_str_t *a = hy_conf_args(cf, &n);
+    (void)d, (void)conf;
     if (hy_str_eq(a[1], "on")) /* TLS 1.3 0-RTT needs replay protection we do not have yet */
         return hy_conf_error(cf, "\"ssl_early_data on\" is not supported by hayate yet");
-    return hy_slot_flag(cf, d, conf);
+    if (!hy_str_eq(a[1], "off")) /* nothing is stored: off is the only behaviour there is */
+        return hy_conf_error(cf, "invalid value \"%.*s\" in \"%s\" directive, it must be \"on\" or \"off\"",
+                             (int)a[1].len, a[1].ptr, d->name);
+    return 0;
+}
+
+/* nginx parses the responder as an http:// URL (only when it would query it); hayate checks the prefix always. */
+static int set_stapling_responder(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (a[1].len <= 7 || strncasecmp((const char *)a[1].ptr, "http://", 7) != 0)
+        return hy_conf_error(cf, "invalid URL prefix in OCSP responder \"%.*s\" in \"%s\"", (int)a[1].len, a[1].ptr,
+                             d->name);
+    return hy_slot_str(cf, d, conf);
 }
 
 static int set_stapling_file(hy_conf_t *cf, const hy_directive_t *d, void *conf)
@@ -996,11 +1011,11 @@ static const hy_directive_t directives[] = {
      .set = set_trusted_certificate,
      SSRV(trusted_certificate)},
     {.name = "ssl_crl", .ctx = SCTX, .args = HY_ARGS_1, .set = set_crl, SSRV(crl)},
-    {.name = "ssl_early_data", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = set_early_data, SSRV(early_data)},
+    {.name = "ssl_early_data", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = set_early_data},
     {.name = "ssl_stapling", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag, SSRV(stapling)},
     {.name = "ssl_stapling_file", .ctx = SCTX, .args = HY_ARGS_1, .set = set_stapling_file, SSRV(stapling_file)},
     {.name = "ssl_stapling_verify", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag, SSRV(stapling_verify)},
-    {.name = "ssl_stapling_responder", .ctx = SCTX, .args = HY_ARGS_1, .set = hy_slot_str, SSRV(stapling_responder)},
+    {.name = "ssl_stapling_responder", .ctx = SCTX, .args = HY_ARGS_1, .set = set_stapling_responder, SSRV(stapling_responder)},
     {.name = "ssl_session_cache",
      .ctx = SCTX,
      .args = HY_ARGS_12,

@@ -56,7 +56,7 @@ static int set_worker_processes(hy_conf_t *cf, const hy_directive_t *d, void *co
     }
     int64_t v = hy_parse_int(a[1].ptr, a[1].len);
     if (v <= 0 || v > 1024)
-        return hy_conf_error(cf, "invalid value \"%s\" in \"worker_processes\" directive", a[1].ptr);
+        return hy_conf_error(cf, "\"worker_processes\" directive invalid value"); /* nginx's wording */
     c->worker_processes = v;
     return 0;
 }
@@ -146,9 +146,10 @@ static int set_priority(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     if (c->has_priority)
         return hy_conf_error(cf, "\"worker_priority\" directive is duplicate");
     bool neg = a[1].len > 0 && a[1].ptr[0] == '-';
-    int64_t v = hy_parse_int(a[1].ptr + neg, a[1].len - neg);
-    if (v < 0 || v > 20)
-        return hy_conf_error(cf, "invalid number \"%s\"", a[1].ptr);
+    bool sign = neg || (a[1].len > 0 && a[1].ptr[0] == '+');
+    int64_t v = hy_parse_int(a[1].ptr + sign, a[1].len - sign);
+    if (v < 0 || v > 20) /* nginx: any number (setpriority clamps); nice values are -20..20 */
+        return hy_conf_error(cf, "\"worker_priority\" directive invalid number");
     c->worker_priority = neg ? -v : v;
     c->has_priority = true;
     return 0;
@@ -182,7 +183,13 @@ static int set_use(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 
 static int set_env(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
-    return 0; /* workers inherit the environment: nginx's "env" clears it, which nothing here depends on yet */
+    hy_core_conf_t *c = conf;
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (c->env == NULL)
+        c->env = hy_array_create(cf->pool, 4, sizeof(hy_str_t));
+    *(hy_str_t *)hy_array_push(c->env) = a[1]; /* applied by hy_core_env_apply in the workers */
+    return 0;
 }
 
 #define CORE(field) .conf = HY_CONF_CORE, .offset = offsetof(hy_core_conf_t, field)
@@ -207,7 +214,7 @@ static const hy_directive_t core_directives[] = {
     {.name = "working_directory", .ctx = HY_CTX_MAIN, .args = HY_ARGS_1, .set = hy_slot_str,
      CORE(working_directory)},
     {.name = "env", .ctx = HY_CTX_MAIN, .args = HY_ARGS_1, .set = set_env},
-    {.name = "pcre_jit", .ctx = HY_CTX_MAIN, .args = HY_ARGS_FLAG, .set = hy_slot_ignore},
+    {.name = "pcre_jit", .ctx = HY_CTX_MAIN, .args = HY_ARGS_FLAG, .set = hy_slot_check_flag},
     {.name = "events", .ctx = HY_CTX_MAIN, .args = HY_ARGS_0 | HY_ARGS_BLOCK, .set = set_events},
     {0},
 };

@@ -51,7 +51,12 @@ int hy_limits_cpus_allowed(void)
 
 int hy_limits_cgroup_cpus(void)
 {
-    FILE *f = fopen("/sys/fs/cgroup/cpu.max", "re");
+    return hy_limits_cgroup_cpus_at("/sys/fs/cgroup/cpu.max");
+}
+
+int hy_limits_cgroup_cpus_at(const char *path)
+{
+    FILE *f = fopen(path, "re");
     if (f == NULL)
         return 0;
     char quota[32] = "";
@@ -68,7 +73,12 @@ int hy_limits_cgroup_cpus(void)
 
 int64_t hy_limits_cgroup_memory(void)
 {
-    FILE *f = fopen("/sys/fs/cgroup/memory.max", "re");
+    return hy_limits_cgroup_memory_at("/sys/fs/cgroup/memory.max");
+}
+
+int64_t hy_limits_cgroup_memory_at(const char *path)
+{
+    FILE *f = fopen(path, "re");
     if (f == NULL)
         return 0;
     char v[32] = "";

@@ -17,6 +17,9 @@ int hy_limits_cpus_allowed(void);
 int hy_limits_cgroup_cpus(void);
 /** cgroup v2 memory.max in bytes; 0 when unlimited or unknown. */
 int64_t hy_limits_cgroup_memory(void);
+/** The same two readings from another file (a cgroup mounted elsewhere; the unit tests). */
+int hy_limits_cgroup_cpus_at(const char *path);
+int64_t hy_limits_cgroup_memory_at(const char *path);
 /** worker_connections in force: configured, or what the fd limit allows. */
 int64_t hy_limits_worker_connections(const hy_core_conf_t *core, int64_t nofile);
 /** Apply worker_cpu_affinity for worker `slot` of `n` (no-op when unset). */

@@ -11,6 +11,7 @@
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include "master.h"
+#include "../core/coverage.h"
 #include "worker.h"
 #include "limits.h"
 #include "title.h"
@@ -54,6 +55,7 @@ static pid_t spawn(hy_cycle_t *cycle, size_t slot)
     if (pid == 0) {
         close(sigfd);
         int rc = hy_worker_run(cycle, cur_lset, slot, num_workers, false, run_opts);
+        HY_COVERAGE_FLUSH();
         _exit(rc);
     }
     for (int i = 0; i < MAX_WORKERS; i++) {

@@ -324,6 +324,7 @@ int hy_worker_run(hy_cycle_t *cycle, hy_lset_t *lset, size_t slot, int num_worke
     my_slot = slot;
     is_single = single;
     hy_core_conf_t *core = hy_core_conf(cycle);
+    hy_core_env_apply(core);
     if (!single) {
         hy_title_set("worker process");
         hy_zones_worker_init(cycle); /* let go of zones only older generations use */

@@ -722,6 +722,12 @@ static void try_parse(h1conn_t *h, const char *err)
                     "request", &r);
         return;
     }
+    for (size_t i = 0; i < r.num_headers && !h->dsrv->ignore_invalid_headers; i++) {
+        if (!hy_h1_field_name_valid(hdrs[i].name)) { /* nginx would pass it on; hayate refuses (DIFFERENCES.md) */
+            bad_request(h, 400, "client sent invalid header line", &r);
+            return;
+        }
+    }
     /* copy the head into the request arena so the input buffer can move on */
     char *copy = hy_palloc(conn_pool(h), (size_t)n + 1);
     memcpy(copy, data, (size_t)n);
@@ -737,6 +743,11 @@ static void try_parse(h1conn_t *h, const char *err)
         rebase(&hdrs[i].value, data, (size_t)n, copy);
         if (drop_underscores && memchr(hdrs[i].name.ptr, '_', hdrs[i].name.len))
             continue; /* nginx ignores such fields by default (underscores_in_headers off) */
+        if (!hy_h1_field_name_valid(hdrs[i].name)) { /* ignore_invalid_headers on (off was refused above) */
+            hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid header line: \"%.*s\", client: %s",
+                        (int)hdrs[i].name.len, hdrs[i].name.ptr, h->c->peer_text);
+            continue;
+        }
         headers[nh].name = hdrs[i].name;
         headers[nh].value = hdrs[i].value;
         nh++;

@@ -219,6 +219,10 @@ static int parse_full(const char *buf, size_t len, size_t s, size_t max_line, si
         /* obs-fold, or whitespace before the first field (RFC 9112 §5.2, §2.2): rejected */
         while (p < end && IS_TCHAR(*p))
             p++;
+        /* other visible bytes make an invalid name that the caller drops or refuses (ignore_invalid_headers);
+         * whitespace and CTLs before ':' stay errors */
+        while (p < end && *p != ':' && ((unsigned char)*p > 0x20 && (unsigned char)*p != 0x7f))
+            p++;
         if (p == end)
             return partial_header_line(r, hs, end, max_header_line);
         if (*p != ':' || p == hs)
@@ -552,4 +556,13 @@ ssize_t hy_h1_decode_chunked(hy_h1_chunked_t *d, char *buf, size_t *len)
     }
     *len = w;
     return -2;
+}
+
+bool hy_h1_field_name_valid(hy_str_t name)
+{
+    for (size_t i = 0; i < name.len; i++) {
+        if (!IS_TCHAR(name.ptr[i]))
+            return false;
+    }
+    return name.len > 0;
 }

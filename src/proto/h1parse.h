@@ -38,14 +38,19 @@ typedef struct hy_h1_request {
  * max_header_line: longest header line, line end excluded (over it: 400 "client sent too long header line"; nginx
  * answers that with "400 Request Header Or Cookie Too Large"); 0 = no limit.
  * More fields than r->num_headers: 400 "client sent too many header lines".
- * Stricter than nginx (on purpose): obs-fold, whitespace before ':', a field line without ':', a field name that is
- * not a token, CTLs other than HTAB in a value, a bare CR anywhere (even in leading empty lines) are all 400.
+ * A field name may hold visible bytes that are not tchar (nginx's "invalid header": "Foo@Bar"); the caller checks
+ * names with hy_h1_field_name_valid and drops or refuses such fields (ignore_invalid_headers).
+ * Stricter than nginx (on purpose): obs-fold, whitespace before ':', a field line without ':', a CTL in a field
+ * name, CTLs other than HTAB in a value, a bare CR anywhere (even in leading empty lines) are all 400.
  * Matches nginx: LF alone ends a line, several SPs between request-line words and trailing SPs after the version are
  * accepted, bytes >= 0x80 are accepted in the target and in values. Header pointers point into buf (cast from
  * const: write through them only if buf is writable). "PRI * HTTP/2.0" (the h2 preface) gives -1/505: detect the
  * preface before calling this. */
 int hy_h1_parse_request(const char *buf, size_t len, size_t last_len, size_t max_line, size_t max_header_line,
                         hy_h1_request_t *r);
+
+/** Whether a parsed field name is a token (RFC 9110 §5.1); false for nginx's "invalid header" names. */
+bool hy_h1_field_name_valid(hy_str_t name);
 
 /** Request framing from the parsed headers (RFC 9112 §6.1-6.3). Fills *content_length (-1: none) and *chunked.
  * Returns 0, or -1 with *status and *reason set:

@@ -47,6 +47,9 @@ static void **confs(hy_conf_t *cf, void *c)
     return a;
 }
 
+/* a test directive that takes any value */
+static int set_nothing(hy_conf_t *cf, const hy_directive_t *d, void *conf) { return 0; }
+
 static int set_events(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     uint32_t ctx = cf->ctx;
@@ -141,11 +144,11 @@ static const hy_directive_t http_directives[] = {
     {.name = "server", .ctx = HY_CTX_HTTP, .args = HY_ARGS_BLOCK | HY_ARGS_0, .set = set_level},
     {.name = "location", .ctx = HY_CTX_SERVER | HY_CTX_LOC, .args = HY_ARGS_BLOCK | HY_ARGS_12, .set = set_level},
     {.name = "types", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_BLOCK | HY_ARGS_0, .set = set_types},
-    {.name = "listen", .ctx = HY_CTX_SERVER, .args = HY_ARGS_1MORE, .set = hy_slot_ignore},
-    {.name = "return", .ctx = HY_CTX_SERVER | HY_CTX_LOC, .args = HY_ARGS_12, .set = hy_slot_ignore},
-    {.name = "proxy_set_header", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_2 | HY_ARGS_3, .set = hy_slot_ignore},
-    {.name = "index", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1MORE, .set = hy_slot_ignore},
-    {.name = "log_format", .ctx = HY_CTX_HTTP, .args = HY_ARGS_2MORE, .set = hy_slot_ignore},
+    {.name = "listen", .ctx = HY_CTX_SERVER, .args = HY_ARGS_1MORE, .set = set_nothing},
+    {.name = "return", .ctx = HY_CTX_SERVER | HY_CTX_LOC, .args = HY_ARGS_12, .set = set_nothing},
+    {.name = "proxy_set_header", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_2 | HY_ARGS_3, .set = set_nothing},
+    {.name = "index", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1MORE, .set = set_nothing},
+    {.name = "log_format", .ctx = HY_CTX_HTTP, .args = HY_ARGS_2MORE, .set = set_nothing},
     {.name = "sendfile",
      .ctx = HY_CTX_HTTP_ANY,
      .args = HY_ARGS_FLAG,

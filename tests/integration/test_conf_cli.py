@@ -435,33 +435,41 @@ def test_s_stop_quit(server, prefix, run_cli, sig):
 
 
 def test_s_reload(server, prefix, run_cli):
-    srv = server(simple('root {html};'), files={'html/r.txt': 'r'})
+    from helpers.process import wait_log, wait_until
+    srv = server(simple('root {html};'), files={'html/r.txt': 'r', 'html2/r.txt': 'new root'})
     assert wait_pidfile(prefix, srv.proc.pid)
+    assert srv.get('/r.txt').body == b'r'
+    prefix.conf(simple('root {tmp}/html2;'))
     res = run_cli(['-p', prefix.tmp + '/', '-c', prefix.conf_path, '-s', 'reload'])
     assert res.rc == 0, res
-    time.sleep(0.3)
+    assert wait_log(srv, r'signal 1 \(SIGHUP\) received.*reconfiguring|\[notice\] \d+#\d+: reconfiguring'), \
+        srv.error_log()
     assert srv.alive()
     if not IS_NGINX:
         # nginx's own reload is unreliable with master_process off (it runs out of connections and
-        # logs to the client socket); hayate must keep serving
-        deadline = time.monotonic() + 5
-        ok = False
-        while time.monotonic() < deadline and not ok:
+        # logs to the client socket); hayate must serve the new configuration
+        def new_root():
             try:
-                ok = srv.get('/r.txt').status == 200
+                return srv.get('/r.txt').body == b'new root'
             except OSError:
-                time.sleep(0.1)
-        assert ok
+                return False
+        assert wait_until(new_root, 5)
 
 
 def test_s_reopen(server, prefix, run_cli):
-    srv = server(simple('root {html};'))
+    from helpers.process import wait_until
+    srv = server(simple('root {html};', http_extra='access_log {tmp}/logs/acc.log;'), files={'html/a.txt': 'a'})
     assert wait_pidfile(prefix, srv.proc.pid)
+    assert srv.get('/a.txt').status == 200
+    acc = prefix.path('logs/acc.log')
+    assert wait_until(lambda: os.path.exists(acc) and os.path.getsize(acc) > 0, 5)
+    os.rename(acc, acc + '.1')
     res = run_cli(['-p', prefix.tmp + '/', '-c', prefix.conf_path, '-s', 'reopen'])
     assert res.rc == 0, res
-    time.sleep(0.2)
-    assert srv.alive()
-    assert srv.get('/').status in (200, 403, 404)
+    assert wait_until(lambda: os.path.exists(acc), 5), 'access log not reopened'
+    assert srv.get('/a.txt?after').status == 200
+    assert wait_until(lambda: 'GET /a.txt?after ' in open(acc).read(), 5)
+    assert 'GET /a.txt?after ' not in open(acc + '.1').read()
 
 
 def test_s_without_pid_file(prefix, run_cli, prog):
@@ -489,7 +497,7 @@ def test_user_directive(server, prog):
     user = '%s %s' % (pw.pw_name, grp.getgrgid(pw.pw_gid).gr_name)
     srv = server('user %s;\n' % user + simple('root {html};'), files={'html/u.txt': 'u'})
     r = srv.get('/u.txt')
-    assert r.status in (200, 403)
+    assert r.status == 200 and r.body == b'u'     # the files belong to the user the server runs as
     if os.geteuid() != 0:
         assert re.search(r'\[warn\] .*"user" directive makes sense only if the master process runs with '
                          r'super-user privileges', srv.error_log())
@@ -536,9 +544,19 @@ def test_listen_unix(server, prefix):
 }
 ''' % sock_path
     srv = server(body, files={'html/u/f.txt': 'unix'})
-    s = socket.socket(socket.AF_UNIX)
-    s.settimeout(5)
-    s.connect(sock_path)
+    from helpers.process import wait_until
+
+    def connected():
+        c = socket.socket(socket.AF_UNIX)
+        c.settimeout(5)
+        try:
+            c.connect(sock_path)
+            return c
+        except OSError:
+            c.close()
+            return None
+    s = wait_until(connected, 5)    # the fixture waited for the TCP port only
+    assert s is not None, 'unix socket %s not accepting' % sock_path
     s.sendall(b'GET /f.txt HTTP/1.0\r\nHost: x\r\n\r\n')
     data = b''
     while True:

@@ -58,3 +58,18 @@ def test_bad_cache_directive(prefix, run_cli):
     path = prefix.conf(simple('root {html}; location / { gzip_cache off; }'))
     res = run_cli(['-p', prefix.tmp + '/', '-c', path, '-t'])
     assert res.rc == 1 and 'not allowed here' in res.err, res
+
+
+@pytest.mark.parametrize('conf,cached', [('', True), ('gzip_cache off;', False)])
+def test_cache_is_used(server, conf, cached):
+    """The cache is observable: a HEAD after a GET carries the compressed Content-Length only when the
+    compressed body is cached (without the cache hayate, like nginx, does not know it without compressing)."""
+    s = server(simple('root {html};', http_extra='gzip on; ' + conf), files={'html/x.html': text(20000, 7)})
+    r = s.get('/x.html', headers=AE)
+    check(r, text(20000, 7))
+    h = s.head('/x.html', headers=AE)
+    assert h.status == 200 and h.header('Content-Encoding') == 'gzip'
+    if cached:
+        assert h.header('Content-Length') == str(len(r.body))
+    else:
+        assert h.header('Content-Length') is None

@@ -170,7 +170,7 @@ def test_several_logs_and_inheritance(server):
     assert read_lines(s, 'logs/s1.log') == [b'/a.txt 200']
     assert read_lines(s, 'logs/s2.log') == [b'/a.txt 200']
     assert read_lines(s, 'logs/loc.log') == [b'/dir/b.txt 200']
-    time.sleep(0.2)
+    # a request's logs are written together, so the lines waited for above are the barrier: h.log had its chance
     assert file_bytes(s, 'logs/h.log') == b''  # replaced at the server level
     assert file_bytes(s, 'logs/s1.log').count(b'\n') == 1  # nothing from /dir/ nor /off/
 
@@ -192,24 +192,26 @@ def test_if_condition(server):
     s.get('/a.txt?log=0')
     s.get('/a.txt?log=yes')
     assert read_lines(s, 'logs/all.log') == [b'/a.txt 200']
-    assert read_lines(s, 'logs/i.log') == [b'/missing 404']
-    time.sleep(0.2)
+    # the last request's line in all.log is the barrier: every earlier request's i.log line is written by then
     assert read_lines(s, 'logs/i.log') == [b'/missing 404']
 
 
 def test_buffer_flush_timer(server):
-    s = server(http('access_log logs/b.log f buffer=32k flush=1s;', "log_format f '$uri';"), files=FILES)
+    s = server(http('access_log logs/b.log f buffer=32k flush=1s; access_log logs/ctl.log f;',
+                    "log_format f '$uri';"), files=FILES)
     s.get('/a.txt')
-    time.sleep(0.3)
+    # the unbuffered control log of the same request is the barrier: written, while b.log keeps its line
+    assert read_lines(s, 'logs/ctl.log') == [b'/a.txt']
     assert file_bytes(s, 'logs/b.log') == b''  # still in the buffer
     assert read_lines(s, 'logs/b.log', 1, timeout=4) == [b'/a.txt']
 
 
 def test_buffer_flushed_on_quit(server):
-    s = server(http('access_log logs/b.log f buffer=64k;', "log_format f '$uri';"), files=FILES)
+    s = server(http('access_log logs/b.log f buffer=64k; access_log logs/ctl.log f;', "log_format f '$uri';"),
+               files=FILES)
     for _ in range(3):
         s.get('/a.txt')
-    time.sleep(0.2)
+    assert read_lines(s, 'logs/ctl.log', 3) == [b'/a.txt'] * 3    # barrier: the same requests, unbuffered
     assert file_bytes(s, 'logs/b.log') == b''
     assert s.stop() == 0
     assert file_bytes(s, 'logs/b.log') == b'/a.txt\n' * 3
@@ -278,7 +280,12 @@ def test_default_access_log_creates_logs_dir(run_cli, tmp_path):
 def test_access_log_off_everywhere(server):
     s = server(http('', "access_log off;"), files=FILES)
     s.get('/a.txt')
-    time.sleep(0.2)
+    s.get('/missing.txt')
+    # barrier: the error-log line of the last request is written before its access-log line would be
+    deadline = time.monotonic() + 3
+    while 'missing.txt' not in s.error_log() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert 'missing.txt' in s.error_log()
     assert file_bytes(s, 'logs/access.log') == b''
 
 

@@ -122,8 +122,10 @@ def test_reload_broken_config_cli(server, prog):
     assert res.returncode != 0, res
     assert re.search(r'\[emerg\] .*unknown directive "no_such_directive_here" in %s:%d' %
                      (re.escape(s.prefix.conf_path), line), res.stderr), res.stderr
-    # nothing was signalled: same workers, old config
-    time.sleep(0.2)
+    # nothing was signalled: a later USR1 is the barrier (a pending HUP, signal 1, is read before USR1, 10)
+    os.kill(s.proc.pid, signal.SIGUSR1)
+    assert wait_log(s, r'signal 10 \(SIGUSR1\) received'), s.error_log()
+    assert 'reconfiguring' not in s.error_log()
     assert children(s.proc.pid) == old
     for _ in range(5):
         assert quick_get(s.port, '/a.txt') == (200, b'old\n')
@@ -219,7 +221,7 @@ def test_graceful_quit_finishes_slow_response(server):
     assert len(body) < BIG // 2  # most of the response is still to be sent when QUIT arrives
     os.kill(s.proc.pid, signal.SIGQUIT)
     # the worker stays to finish; the master waits for it
-    time.sleep(0.3)
+    assert wait_log(s, r'gracefully shutting down'), s.error_log()
     assert alive(workers[0]) and s.alive()
     parts = [body]
     total = len(body)

@@ -290,13 +290,20 @@ def test_large_file_sendfile_off(server):
 
 def test_large_file_slow_reader(server):
     # a client that reads slowly still gets every byte (the server handles EAGAIN on the socket)
-    import time
+    from helpers.process import wait_until
     data = os.urandom(4 * 1024 * 1024)
     s = server(simple('root {html};'), files={'html/big.bin': data})
     c = s.conn(timeout=20)
     c.sock.setsockopt(__import__('socket').SOL_SOCKET, __import__('socket').SO_RCVBUF, 16384)
     c.send(build_request('GET', '/big.bin', headers={'Connection': 'close'}))
-    time.sleep(0.5)
+    # wait until the client's receive buffer is full (the server then meets EAGAIN), then read
+    import fcntl
+    import struct
+    import termios
+
+    def queued():
+        return struct.unpack('i', fcntl.ioctl(c.sock.fileno(), termios.FIONREAD, b'\0\0\0\0'))[0] >= 8192
+    assert wait_until(queued, 10)
     r = c.read_response()
     assert r.body == data
 

@@ -163,7 +163,10 @@ def trav(server):
 def test_traversal_never_escapes_root(trav, path):
     r = trav.raw(b'GET ' + path.encode() + b' HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n')
     assert b'TOP-SECRET' not in r.body
-    assert r.status in (400, 403, 404), r
+    # nginx 1.22's answers, path by path: a ".." above the root (decoded or not) is 400; what stays a file
+    # name ("..\\secret.txt", a double-encoded "%2e") is looked up and not found
+    want = 404 if path in ('/..\\secret.txt', '/%252e%252e/secret.txt') else 400
+    assert r.status == want, r
 
 
 def test_traversal_absolute_form(trav):

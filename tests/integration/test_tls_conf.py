@@ -175,3 +175,17 @@ def test_early_data(prefix, run_cli, server):
     s = server(conf_with(crt, key, 'ssl_early_data off; location /e { return 200 "[$ssl_early_data]\\n"; }'))
     st, _, body, _ = https_get(s.prefix.port, '/e')
     assert body == b'[]\n'
+
+
+def test_early_data_and_stapling_responder_values_checked(prefix, run_cli):
+    """Values nginx refuses are refused with file:line: a non-flag for ssl_early_data, a responder that is not
+    an http:// URL (nginx checks it when it would query the responder; hayate always, docs/directives.md)."""
+    crt, key = make_cert(prefix.tmp, 'good', 'localhost', kind='ec')
+    for extra, msg in (('ssl_early_data maybe;', 'it must be "on" or "off"'),
+                       ('ssl_stapling on; ssl_stapling_responder ftp://ocsp.example;',
+                        'invalid URL prefix in OCSP responder "ftp://ocsp.example"')):
+        path = prefix.conf(conf_with(crt, key, extra))
+        r = run_cli(['-t', '-c', path])
+        assert r.rc != 0 and msg in r.err and path + ':' in r.err, r.err
+    path = prefix.conf(conf_with(crt, key, 'ssl_stapling_responder http://127.0.0.1:1/ocsp;'))
+    assert run_cli(['-t', '-c', path]).rc == 0

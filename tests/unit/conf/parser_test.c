@@ -59,6 +59,9 @@ static void **confs(hy_conf_t *cf, void *c)
     return a;
 }
 
+/* a test directive that takes any value */
+static int set_nothing(hy_conf_t *cf, const hy_directive_t *d, void *conf) { return 0; }
+
 static int set_events(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     uint32_t ctx = cf->ctx;
@@ -190,10 +193,10 @@ static const hy_directive_t http_directives[] = {
     {.name = "server", .ctx = HY_CTX_HTTP, .args = HY_ARGS_BLOCK | HY_ARGS_0, .set = set_server},
     {.name = "location", .ctx = HY_CTX_SERVER | HY_CTX_LOC, .args = HY_ARGS_BLOCK | HY_ARGS_12, .set = set_location},
     {.name = "types", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_BLOCK, .set = set_types},
-    {.name = "listen", .ctx = HY_CTX_SERVER, .args = HY_ARGS_1MORE, .set = hy_slot_ignore},
-    {.name = "two", .ctx = HY_CTX_HTTP, .args = HY_ARGS_2 | HY_ARGS_3, .set = hy_slot_ignore},
-    {.name = "more2", .ctx = HY_CTX_HTTP, .args = HY_ARGS_2MORE, .set = hy_slot_ignore},
-    {.name = "none", .ctx = HY_CTX_HTTP, .args = HY_ARGS_0, .set = hy_slot_ignore},
+    {.name = "listen", .ctx = HY_CTX_SERVER, .args = HY_ARGS_1MORE, .set = set_nothing},
+    {.name = "two", .ctx = HY_CTX_HTTP, .args = HY_ARGS_2 | HY_ARGS_3, .set = set_nothing},
+    {.name = "more2", .ctx = HY_CTX_HTTP, .args = HY_ARGS_2MORE, .set = set_nothing},
+    {.name = "none", .ctx = HY_CTX_HTTP, .args = HY_ARGS_0, .set = set_nothing},
     {.name = "sendfile",
      .ctx = HY_CTX_HTTP_ANY,
      .args = HY_ARGS_FLAG,

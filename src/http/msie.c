@@ -1,0 +1,33 @@
+/* msie.c — msie_padding (https://nginx.org/en/docs/http/ngx_http_core_module.html#msie_padding): the user-agent
+ * classification follows nginx's ngx_http_process_user_agent (case-sensitive substrings): "MSIE " with at least
+ * three bytes after it is MSIE unless "Opera" is there too; otherwise "Chrome/" is Chrome unless "Gecko/" (Firefox
+ * and the like) came first. The padding text is nginx's, so padded pages have nginx's length. */
+#include <string.h>
+#include "msie.h"
+
+#define PAD_LINE "<!-- a padding to disable MSIE and Chrome friendly error page -->\r\n"
+static const char padding[] = PAD_LINE PAD_LINE PAD_LINE PAD_LINE PAD_LINE PAD_LINE;
+
+static bool has(const hy_str_t *ua, const char *needle)
+{
+    return memmem(ua->ptr, ua->len, needle, strlen(needle)) != NULL;
+}
+
+static bool wants_padding(const hy_str_t *ua)
+{
+    if (ua == NULL)
+        return false;
+    if (has(ua, "Opera"))
+        return false;
+    const char *m = memmem(ua->ptr, ua->len, "MSIE ", 5);
+    if (m != NULL && m + 7 < ua->ptr + ua->len)
+        return true;
+    return !has(ua, "Gecko/") && has(ua, "Chrome/");
+}
+
+hy_str_t hy_http_msie_padding(const hy_req_t *req, const hy_http_loc_conf_t *lc, int status)
+{
+    if (status < 400 || !lc->msie_padding || req->version < 10 || !wants_padding(req->h_user_agent))
+        return (hy_str_t){"", 0};
+    return (hy_str_t){(char *)padding, sizeof(padding) - 1};
+}
