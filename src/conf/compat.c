@@ -37,7 +37,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"directio", HY_COMPAT_WARN, "no O_DIRECT"},
     {"directio_alignment", HY_COMPAT_WARN, "no O_DIRECT"},
     {"disable_symlinks", HY_COMPAT_NOT_YET, NULL},
-    {"empty_gif", HY_COMPAT_NOT_YET, "not planned"},
     {"epoll_events", HY_COMPAT_WARN, "epoll batch size is fixed"},
     {"fastcgi_bind", HY_COMPAT_NOT_YET, "FastCGI"},
     {"fastcgi_buffer_size", HY_COMPAT_NOT_YET, "FastCGI"},

@@ -16,6 +16,7 @@
 #include "../filters/range_filter.h"
 #include "../handlers/rewrite.h"
 #include "../handlers/try_files.h"
+#include "../handlers/empty_gif.h"
 
 hy_module_t *hy_modules[] = {
     &hy_core_module,
@@ -28,6 +29,7 @@ hy_module_t *hy_modules[] = {
     &hy_static_module,
     &hy_http_rewrite_module, /* before vars: its postconfiguration defines named-capture variables */
     &hy_http_try_files_module,
+    &hy_http_empty_gif_module, /* a location's own content handler (no phase handler) */
     &hy_http_error_page_module,
     &hy_http_vars_module,
     &hy_http_map_module,
