@@ -332,7 +332,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"sendfile_max_chunk", HY_COMPAT_WARN, "sendfile chunks are bounded internally"},
     {"set_real_ip_from", HY_COMPAT_NOT_YET, NULL},
     {"slice", HY_COMPAT_NOT_YET, "not planned"},
-    {"split_clients", HY_COMPAT_NOT_YET, NULL},
     {"ssi", HY_COMPAT_NOT_YET, "not planned"},
     {"ssi_ignore_recycled_buffers", HY_COMPAT_WARN, "undocumented in nginx"},
     {"ssi_last_modified", HY_COMPAT_NOT_YET, "not planned"},
