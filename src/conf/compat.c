@@ -89,7 +89,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"fastcgi_temp_file_write_size", HY_COMPAT_NOT_YET, "FastCGI"},
     {"fastcgi_temp_path", HY_COMPAT_NOT_YET, "FastCGI"},
     {"flv", HY_COMPAT_NOT_YET, "not planned"},
-    {"geo", HY_COMPAT_NOT_YET, NULL},
     {"geoip_city", HY_COMPAT_NOT_YET, "not planned"},
     {"geoip_country", HY_COMPAT_NOT_YET, "not planned"},
     {"geoip_org", HY_COMPAT_NOT_YET, "not planned"},

@@ -31,6 +31,7 @@ hy_module_t *hy_modules[] = {
     &hy_http_error_page_module,
     &hy_http_vars_module,
     &hy_http_map_module,
+    &hy_http_geo_module,
     /* filters, in the order they see a response */
     &hy_http_not_modified_module, /* first: 304/412 on the handler's own validators (before gzip weakens ETag) */
     &hy_http_headers_module, /* add_header, expires, charset: before gzip (as nginx's filter order) */
