@@ -16,6 +16,7 @@
 #include "../filters/range_filter.h"
 #include "../handlers/rewrite.h"
 #include "../handlers/try_files.h"
+#include "../http/secure_link.h"
 
 hy_module_t *hy_modules[] = {
     &hy_core_module,
@@ -29,6 +30,7 @@ hy_module_t *hy_modules[] = {
     &hy_http_rewrite_module, /* before vars: its postconfiguration defines named-capture variables */
     &hy_http_try_files_module,
     &hy_http_error_page_module,
+    &hy_http_secure_link_module, /* before vars: its postconfiguration defines its variables */
     &hy_http_vars_module,
     &hy_http_map_module,
     &hy_http_geo_module,
