@@ -47,8 +47,8 @@ static void usage(void)
 /* nginx's default HTTP modules (auto/options: the ones with a --without-http_*_module switch) that hayate
  * does not have. -V names each as nginx's configure would, so tools that read -V see what is missing. */
 static const char *const without_modules[] = {
-    "ssi", "userid", "access", "auth_basic", "mirror", "geo", "referer", "proxy", "fastcgi",
-    "uwsgi", "scgi", "grpc", "memcached", "limit_conn", "limit_req", "browser", "upstream_hash",
+    "ssi", "userid", "access", "auth_basic", "mirror", "referer", "proxy", "fastcgi", "uwsgi", "scgi",
+    "grpc", "memcached", "limit_conn", "limit_req", "browser", "upstream_hash",
     "upstream_ip_hash", "upstream_least_conn", "upstream_random", "upstream_keepalive", "upstream_zone",
 };
 
@@ -72,7 +72,7 @@ static void version(bool verbose, const char *prefix)
     char *paths[] = {absolute(p, HY_PATH_CONF, false), absolute(p, HY_PATH_ERROR_LOG, false),
                      absolute(p, HY_PATH_HTTP_LOG, false), absolute(p, HY_PATH_PID, false)};
     fprintf(stderr, "configure arguments: --prefix=%s --conf-path=%s --error-log-path=%s --http-log-path=%s "
-            "--pid-path=%s --with-http_gzip_static_module", p, paths[0], paths[1], paths[2], paths[3]);
+            "--pid-path=%s --with-http_gzip_static_module --with-http_secure_link_module", p, paths[0], paths[1], paths[2], paths[3]);
     for (size_t i = 0; i < HY_ARRAY_SIZE(paths); i++)
         free(paths[i]);
     free(p);

@@ -15,7 +15,7 @@ const char *const hy_suggest_variables[] = {
     "memcached_key", "modern_browser", "msie", "pipe", "proxy_add_x_forwarded_for", "proxy_host", "proxy_port",
     "proxy_protocol_addr", "proxy_protocol_port", "proxy_protocol_server_addr", "proxy_protocol_server_port",
     "realip_remote_addr", "realip_remote_port", "request_body", "request_body_file", "request_completion",
-    "secure_link", "secure_link_expires", "sent_trailer_", "slice_range", "ssl_alpn_protocol", "ssl_cipher",
+    "sent_trailer_", "slice_range", "ssl_alpn_protocol", "ssl_cipher",
     "ssl_ciphers", "ssl_client_cert", "ssl_client_escaped_cert", "ssl_client_fingerprint", "ssl_client_i_dn",
     "ssl_client_i_dn_legacy", "ssl_client_raw_cert", "ssl_client_s_dn", "ssl_client_s_dn_legacy",
     "ssl_client_serial", "ssl_client_v_end", "ssl_client_v_remain", "ssl_client_v_start", "ssl_client_verify",

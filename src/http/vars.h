@@ -14,6 +14,7 @@
 
 extern hy_module_t hy_http_vars_module; /* the registry; before map and the access log in hy_modules[] */
 extern hy_module_t hy_http_map_module;  /* map.c */
+extern hy_module_t hy_http_geo_module;  /* geo.c */
 extern hy_module_t hy_http_log_module;  /* log_access.c: log_format, access_log, open_log_file_cache */
 
 /** Compile `text` (words as given in the config) into *out. Variables are looked up by name; names not known

@@ -19,6 +19,7 @@
 #include "../handlers/try_files.h"
 #include "../handlers/empty_gif.h"
 #include "../http/split_clients.h"
+#include "../http/secure_link.h"
 
 hy_module_t *hy_modules[] = {
     &hy_core_module,
@@ -34,9 +35,11 @@ hy_module_t *hy_modules[] = {
     &hy_http_try_files_module,
     &hy_http_empty_gif_module, /* a location's own content handler (no phase handler) */
     &hy_http_error_page_module,
+    &hy_http_secure_link_module, /* before vars: its postconfiguration defines its variables */
     &hy_http_vars_module,
     &hy_http_map_module,
     &hy_http_split_clients_module,
+    &hy_http_geo_module,
     /* filters, in the order they see a response */
     &hy_http_not_modified_module, /* first: 304/412 on the handler's own validators (before gzip weakens ETag) */
     &hy_http_headers_module, /* add_header, expires, charset: before gzip (as nginx's filter order) */
