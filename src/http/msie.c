@@ -25,9 +25,9 @@ static bool wants_padding(const hy_str_t *ua)
     return !has(ua, "Gecko/") && has(ua, "Chrome/");
 }
 
-hy_str_t hy_http_msie_padding(const hy_req_t *req, const hy_http_loc_conf_t *lc, int status)
+hy_str_t hy_http_msie_padding(bool enabled, int version, const hy_str_t *user_agent, int status)
 {
-    if (status < 400 || !lc->msie_padding || req->version < 10 || !wants_padding(req->h_user_agent))
+    if (status < 400 || !enabled || version < 10 || !wants_padding(user_agent))
         return (hy_str_t){"", 0};
     return (hy_str_t){(char *)padding, sizeof(padding) - 1};
 }

@@ -441,7 +441,7 @@ void hy_req_special_response(hy_req_t *req, int status)
         hy_req_send(req, true);
         return;
     }
-    hy_str_t pad = hy_http_msie_padding(req, lc, status);
+    hy_str_t pad = hy_http_msie_padding(lc->msie_padding, req->version, req->h_user_agent, status);
     char *body = hy_palloc(req->pool, 512 + pad.len);
     int n = snprintf(body, 512,
                      "<html>\r\n<head><title>%d %s</title></head>\r\n<body>\r\n<center><h1>%d %s</h1></center>\r\n"
