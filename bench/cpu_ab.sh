@@ -1,0 +1,48 @@
+#!/bin/bash
+# bench/cpu_ab.sh — server CPU per request of two hayate builds, alternated (A B A B ...), for a change that
+# must not cost CPU (issue 9: "within 3% of today"). One worker pinned to CPU 0, wrk -t1 -c128 on CPU 1 for
+# 10 s against a 612-byte file on 127.0.0.1; CPU is the master's and worker's utime+stime from /proc.
+#   usage: bench/cpu_ab.sh OLD_BINARY NEW_BINARY [ROUNDS=3]
+# Build the old one with: git archive <commit> | tar -x -C /tmp/old && make -C /tmp/old
+set -u
+[ $# -ge 2 ] || { sed -n 2,6p "$0" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+command -v wrk >/dev/null || { echo "cpu_ab: wrk is missing (apt-get install wrk)" >&2; exit 1; }
+prefix=$(mktemp -d /tmp/hy-cpu-ab.XXXXXX) keep=0 pids=()
+trap 'bench_cleanup cpu_ab' EXIT
+port=$(free_port 18555)
+mkdir -p "$prefix/html" "$prefix/logs" "$prefix/conf"
+head -c 612 /dev/zero | tr '\0' x >"$prefix/html/small.html"
+cat >"$prefix/conf/h.conf" <<CONF
+worker_processes 1;
+error_log logs/error.log;
+pid logs/h.pid;
+events { worker_connections 4096; }
+http { access_log off; server { listen 127.0.0.1:$port; root html; location / {} } }
+CONF
+ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
+one() { # BINARY -> "req/s µs-per-request"
+    rm -f "$prefix/logs/h.pid"
+    taskset -c 0 "$1" -p "$prefix/" -c conf/h.conf || return 1
+    for _ in $(seq 50); do [ -s "$prefix/logs/h.pid" ] && break; sleep 0.1; done
+    local m; m=$(cat "$prefix/logs/h.pid"); pids=("$m")
+    local procs="$m $(pgrep -P "$m" | tr '\n' ' ')"
+    taskset -c 1 wrk -t1 -c128 -d2s "http://127.0.0.1:$port/small.html" >/dev/null # warm-up
+    local c0 out c1 n; c0=$(ticks $procs)
+    out=$(taskset -c 1 wrk -t1 -c128 -d10s "http://127.0.0.1:$port/small.html")
+    c1=$(ticks $procs)
+    n=$(echo "$out" | awk '/requests in/{print $1}')
+    bench_stop cpu_ab "$m"
+    awk -v n="$n" -v d=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v rps="$(echo "$out" | awk '/Requests\/sec/{print $2}')" \
+        'BEGIN { printf "%.0f %.3f\n", rps, d * 1e6 / hz / n }'
+}
+rounds=${3:-3}
+printf '| round | A req/s | A µs/req | B req/s | B µs/req |\n|---|---:|---:|---:|---:|\n'
+sa=0 sb=0
+for r in $(seq "$rounds"); do
+    read -r ra ca < <(one "$1") && read -r rb cb < <(one "$2") || { echo "cpu_ab: a server did not start" >&2; exit 1; }
+    printf '| %d | %s | %s | %s | %s |\n' "$r" "$ra" "$ca" "$rb" "$cb"
+    sa=$(awk -v a="$sa" -v b="$ca" 'BEGIN{print a+b}') sb=$(awk -v a="$sb" -v b="$cb" 'BEGIN{print a+b}')
+done
+awk -v a="$sa" -v b="$sb" -v r="$rounds" 'BEGIN { printf "mean µs/request: A %.3f, B %.3f, B/A %.3f\n", a/r, b/r, b/a }'
