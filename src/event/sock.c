@@ -254,6 +254,12 @@ void hy_sock_set_nodelay(hy_sock_t *s)
     s->is_nodelay = true;
 }
 
+void hy_sock_idle(hy_sock_t *s)
+{
+    if (s->tp->idle)
+        s->tp->idle(s);
+}
+
 bool hy_sock_has_unread(hy_sock_t *s)
 {
     if (s->input.len > 0)
