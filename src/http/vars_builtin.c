@@ -199,10 +199,11 @@ static void get_remote_addr(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 static void get_remote_port(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 {
     const struct sockaddr_storage *ss = hy_req_peer(req);
-    if (ss->ss_family == AF_INET)
-        set_int(req, v, ntohs(((const struct sockaddr_in *)ss)->sin_port));
-    else if (ss->ss_family == AF_INET6)
-        set_int(req, v, ntohs(((const struct sockaddr_in6 *)ss)->sin6_port));
+    unsigned port = ss->ss_family == AF_INET    ? ntohs(((const struct sockaddr_in *)ss)->sin_port)
+                    : ss->ss_family == AF_INET6 ? ntohs(((const struct sockaddr_in6 *)ss)->sin6_port)
+                                                : 0;
+    if (port) /* 0: a unix socket, or realip's address came without a port (nginx prints nothing) */
+        set_int(req, v, port);
     else
         set_val(v, "", 0);
 }
