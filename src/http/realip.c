@@ -298,8 +298,8 @@ static int set_from(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         int64_t bits = slash ? hy_parse_int(slash + 1, s.len - alen - 1) : (int64_t)max + (mapped ? 96 : 0);
         if (mapped) /* "::ffff:a.b.c.d/120" counts the 96 mapping bits */
             bits -= 96;
-        if (bits < 0 || bits > max)
-            return hy_conf_error(cf, "invalid parameter \"%s\"", s.ptr);
+        if (bits < 0 || bits > max) /* not a network: nginx then tries it as a host name, which fails */
+            return hy_conf_error(cf, "host not found in set_real_ip_from \"%s\"", s.ptr);
         c.bits = (unsigned)bits;
         bool low = false;
         for (unsigned i = c.bits; i < max; i++)
@@ -312,8 +312,6 @@ static int set_from(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         *(rip_cidr_t *)hy_array_push(rl->from) = c;
         return 0;
     }
-    if (slash)
-        return hy_conf_error(cf, "invalid parameter \"%s\"", s.ptr);
     /* a host name: every address it resolves to now, as nginx */
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
     if (getaddrinfo(s.ptr, NULL, &hints, &res) != 0 || res == NULL)
@@ -341,8 +339,6 @@ static int set_header(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     rip_loc_t *rl = conf;
     size_t n;
     hy_str_t *a = hy_conf_args(cf, &n);
-    if (rl->type != HY_UNSET)
-        return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
     if (strcmp(a[1].ptr, "X-Real-IP") == 0) {
         rl->type = RIP_XREALIP;
     } else if (strcmp(a[1].ptr, "X-Forwarded-For") == 0) {
