@@ -100,7 +100,8 @@ static size_t v2(uint8_t *out, uint8_t ver_cmd, uint8_t fam, const uint8_t *body
     static const uint8_t sig[12] = {0x0d, 0x0a, 0x0d, 0x0a, 0x00, 0x0d, 0x0a, 0x51, 0x55, 0x49, 0x54, 0x0a};
     memcpy(out, sig, 12);
     out[12] = ver_cmd, out[13] = fam, out[14] = (uint8_t)(n >> 8), out[15] = (uint8_t)n;
-    memcpy(out + 16, body, n);
+    if (n)
+        memcpy(out + 16, body, n);
     return 16 + n;
 }
 
