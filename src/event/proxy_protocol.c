@@ -91,8 +91,7 @@ static ssize_t parse_v1(const char *buf, size_t len, hy_pp_t *pp, const char **r
         return HY_PP_ERROR;
     p += 5;
     char src[HY_PP_ADDR_TEXT], dst[HY_PP_ADDR_TEXT], sport[8], dport[8];
-    if (!field(&p, end, src, sizeof(src)) || !field(&p, end, dst, sizeof(dst)) ||
-        !field(&p, end, sport, sizeof(sport)))
+    if (!field(&p, end, src, sizeof(src)) || !field(&p, end, dst, sizeof(dst)) || !field(&p, end, sport, sizeof(sport)))
         return HY_PP_ERROR;
     size_t dlen = (size_t)(end - p);
     if (dlen >= sizeof(dport))
@@ -172,7 +171,7 @@ ssize_t hy_pp_parse(const char *buf, size_t len, hy_pp_t *pp, const char **reaso
         return HY_PP_AGAIN;
     size_t cmp = len < sizeof(v2_sig) ? len : sizeof(v2_sig);
     ssize_t rc = memcmp(buf, v2_sig, cmp) == 0 ? parse_v2((const uint8_t *)buf, len, pp, reason)
-                                                 : parse_v1(buf, len, pp, reason);
+                                               : parse_v1(buf, len, pp, reason);
     if (rc < 0) { /* nothing half-filled is left for the caller */
         memset(pp, 0, sizeof(*pp));
         if (rc == HY_PP_AGAIN)
@@ -252,7 +251,9 @@ int hy_pp_tlv_get(const uint8_t *tlvs, size_t len, hy_str_t name, hy_str_t *valu
         }
         for (size_t i = 2; i < name.len; i++) {
             char c = name.ptr[i];
-            int d = c >= '0' && c <= '9' ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : -1;
+            int d = c >= '0' && c <= '9'                     ? c - '0'
+                    : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10
+                                                             : -1;
             if (d < 0) {
                 *err = "invalid PROXY protocol TLV";
                 return -1;

@@ -16,14 +16,14 @@
 #define HY_PP_ADDR_TEXT 48 /* room for any address text a header can carry, NUL included */
 
 typedef struct hy_pp {
-    int version;                    /* 1 or 2 */
-    bool has_addrs;                 /* v1 TCP4/TCP6, v2 PROXY command over STREAM with INET/INET6 addresses;
-                                     * false for v1 UNKNOWN and v2 LOCAL / other transports / other families */
+    int version;                      /* 1 or 2 */
+    bool has_addrs;                   /* v1 TCP4/TCP6, v2 PROXY command over STREAM with INET/INET6 addresses;
+                                       * false for v1 UNKNOWN and v2 LOCAL / other transports / other families */
     struct sockaddr_storage src, dst; /* AF_INET or AF_INET6 with the port, when has_addrs */
     char src_text[HY_PP_ADDR_TEXT];   /* v1: the address as sent; v2: printed (inet_ntop); "" without addrs */
     char dst_text[HY_PP_ADDR_TEXT];
-    uint16_t src_port, dst_port;    /* host order; 0 without addrs */
-    const uint8_t *tlvs;            /* v2: the TLVs after the addresses (into the input), NULL when none */
+    uint16_t src_port, dst_port; /* host order; 0 without addrs */
+    const uint8_t *tlvs;         /* v2: the TLVs after the addresses (into the input), NULL when none */
     size_t tlvs_len;
 } hy_pp_t;
 

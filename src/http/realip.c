@@ -154,8 +154,7 @@ static bool parse_addr_port(const char *s, size_t len, struct sockaddr_storage *
 
 /* nginx's ngx_http_get_forwarded_addr_internal on one list: 1 replaced, 0 declined (the current address is not
  * trusted, or the last element is not an address), 2 done (a recursive walk stopped at an untrusted address) */
-static int forwarded(const hy_array_t *from, bool recursive, struct sockaddr_storage *addr, const char *xff,
-                     size_t len)
+static int forwarded(const hy_array_t *from, bool recursive, struct sockaddr_storage *addr, const char *xff, size_t len)
 {
     if (!trusted(from, addr))
         return 0;
@@ -305,7 +304,7 @@ static int set_from(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         for (unsigned i = c.bits; i < max; i++)
             if (bit_at(c.b, i)) {
                 low = true;
-                c.b[i >> 3] &= (uint8_t)~(1u << (7 - (i & 7)));
+                c.b[i >> 3] &= (uint8_t) ~(1u << (7 - (i & 7)));
             }
         if (low)
             hy_conf_warn(cf, "low address bits of %s are meaningless", s.ptr);
@@ -394,8 +393,12 @@ static int postconfiguration(hy_conf_t *cf)
 static const hy_directive_t rip_directives[] = {
     {.name = "set_real_ip_from", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = set_from, .conf = HY_CONF_LOC},
     {.name = "real_ip_header", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = set_header, .conf = HY_CONF_LOC},
-    {.name = "real_ip_recursive", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag,
-     .conf = HY_CONF_LOC, .offset = offsetof(rip_loc_t, recursive)},
+    {.name = "real_ip_recursive",
+     .ctx = HY_CTX_HTTP_ANY,
+     .args = HY_ARGS_FLAG,
+     .set = hy_slot_flag,
+     .conf = HY_CONF_LOC,
+     .offset = offsetof(rip_loc_t, recursive)},
     {0},
 };
 

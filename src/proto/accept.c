@@ -128,8 +128,10 @@ static void pp_done(hy_sock_t *s, const char *err)
             hy_log_conn(HY_LOG_INFO, c->id, "client timed out while reading PROXY protocol, client: %s, server: %s",
                         c->peer_text, c->addr->spec.text);
         else if (err == hy_err_eof)
-            hy_log_conn(HY_LOG_INFO, c->id, "client closed connection while reading PROXY protocol, client: %s, "
-                        "server: %s", c->peer_text, c->addr->spec.text);
+            hy_log_conn(HY_LOG_INFO, c->id,
+                        "client closed connection while reading PROXY protocol, client: %s, "
+                        "server: %s",
+                        c->peer_text, c->addr->spec.text);
         hy_conn_close(c); /* a broken header was logged by pp_step */
         return;
     }

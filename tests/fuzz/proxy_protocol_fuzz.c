@@ -7,9 +7,9 @@
 #include "fuzz.h"
 #include "event/proxy_protocol.h"
 
-static const char *names[] = {"alpn", "authority", "unique_id", "ssl", "netns", "ssl_version", "ssl_cn",
-                              "ssl_cipher", "ssl_sig_alg", "ssl_key_alg", "ssl_verify", "0x03", "0xae", "ssl_0x21",
-                              "0x", "0xzz", "bogus"};
+static const char *names[] = {"alpn",   "authority",  "unique_id",   "ssl",         "netns",      "ssl_version",
+                              "ssl_cn", "ssl_cipher", "ssl_sig_alg", "ssl_key_alg", "ssl_verify", "0x03",
+                              "0xae",   "ssl_0x21",   "0x",          "0xzz",        "bogus"};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -37,8 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 hy_str_t val;
                 char vb[11];
                 const char *err;
-                int r = hy_pp_tlv_get(pp.tlvs, pp.tlvs_len, (hy_str_t){(char *)names[i], strlen(names[i])}, &val,
-                                      vb, &err);
+                int r =
+                    hy_pp_tlv_get(pp.tlvs, pp.tlvs_len, (hy_str_t){(char *)names[i], strlen(names[i])}, &val, vb, &err);
                 CHECK(r == 1 || r == 0 || (r == -1 && err != NULL));
                 if (r == 1 && val.ptr != vb)
                     CHECK(val.ptr >= (const char *)pp.tlvs && val.ptr + val.len <= (const char *)pp.tlvs + pp.tlvs_len);

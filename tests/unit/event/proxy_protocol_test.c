@@ -72,12 +72,12 @@ static void test_v1_invalid(void)
     bad("GET / HTTP/1.1\r\n\r\n", "broken header");
     bad("PROXZ", "broken header");
     bad("PROXY TCP5 1.1.1.1 1.1.1.1 1 1\r\n", "broken header");
-    bad("PROXY TCP4 1.1.1.1 1.1.1.1 1 1\n", "broken header");     /* bare LF */
-    bad("PROXY TCP4 1.1.1.1 1.1.1.1 1 65536\r\n", "broken header"); /* port range */
+    bad("PROXY TCP4 1.1.1.1 1.1.1.1 1 1\n", "broken header");        /* bare LF */
+    bad("PROXY TCP4 1.1.1.1 1.1.1.1 1 65536\r\n", "broken header");  /* port range */
     bad("PROXY TCP4 1.1.1.1 1.1.1.1 1 000001\r\n", "broken header"); /* 6 digits */
     bad("PROXY TCP4 1.1.1.1 1.1.1.1 1 x\r\n", "broken header");
-    bad("PROXY TCP4 1.1.1.1 1.1.1.1 1\r\n", "broken header");       /* a field short */
-    bad("PROXY TCP4 1.1.1.1 1.1.1.1 1 2 3\r\n", "broken header");   /* one too many */
+    bad("PROXY TCP4 1.1.1.1 1.1.1.1 1\r\n", "broken header");     /* a field short */
+    bad("PROXY TCP4 1.1.1.1 1.1.1.1 1 2 3\r\n", "broken header"); /* one too many */
     bad("PROXY TCP4 1.1.1.256 1.1.1.1 1 2\r\n", "broken header");
     bad("PROXY TCP4 localhost 1.1.1.1 1 2\r\n", "broken header");
     bad("PROXY TCP4  1.1.1.1 1.1.1.1 1 2\r\n", "broken header");
