@@ -269,6 +269,17 @@ bool hy_sock_has_unread(hy_sock_t *s)
     return s->tp->has_unread ? s->tp->has_unread(s) : false;
 }
 
+ssize_t hy_sock_recv_raw(hy_sock_t *s, char *buf, size_t len, bool peek)
+{
+    ssize_t n;
+    do
+        n = recv(s->io.fd, buf, len, peek ? MSG_PEEK : 0);
+    while (n < 0 && errno == EINTR);
+    if (n > 0 && !peek)
+        s->bytes_in += (uint64_t)n;
+    return n < 0 ? -errno : n;
+}
+
 int hy_sock_shutdown_write(hy_sock_t *s)
 {
     if (s->is_closed)

@@ -95,6 +95,9 @@ void hy_sock_set_nodelay(hy_sock_t *s);
 bool hy_sock_has_unread(hy_sock_t *s);
 /** The protocol waits for the peer's next request on this socket (keep-alive): the transport may shrink. */
 void hy_sock_idle(hy_sock_t *s);
+/** Receive from the fd itself, past the transport and the input buffer: for a header that precedes every
+ * transport byte (the PROXY protocol). peek leaves the bytes queued. >0 bytes, 0 EOF, -EAGAIN or another -errno. */
+ssize_t hy_sock_recv_raw(hy_sock_t *s, char *buf, size_t len, bool peek);
 /** Orderly end of our sending side (shutdown(SHUT_WR); TLS sends close_notify first). 0 or -errno. */
 int hy_sock_shutdown_write(hy_sock_t *s);
 /** The local address of the connection (getsockname once, then cached). NULL when unknown. */
