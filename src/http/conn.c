@@ -47,7 +47,7 @@ bool hy_conns_shutting_down(void)
 static uint64_t *state_counter(uint8_t state)
 {
     hy_stats_slot_t *s = hy_stats_me;
-    return state == HY_CONN_WRITING ? &s->writing : state == HY_CONN_WAITING ? &s->waiting : &s->reading;
+    return state == HY_CONN_WRITING ? &s->writing : state == HY_CONN_READING ? &s->reading : &s->waiting;
 }
 
 static void idle_del(hy_conn_t *c)
@@ -122,12 +122,13 @@ hy_conn_t *hy_conn_open(hy_listener_t *l, int fd, const struct sockaddr_storage 
     hy_conn_t *c = hy_calloc(sizeof(*c));
     hy_stats_add(&s->handled, 1);
     hy_stats_add(&s->active, 1);
-    hy_stats_add(&s->reading, 1);
+    hy_stats_add(&s->waiting, 1);
     c->_next = all_head;
     if (all_head)
         all_head->_prev = c;
     all_head = c;
     c->id = next_id++;
+    c->state = HY_CONN_NEW;
     c->start_ms = (uint64_t)hy_clock_time_ms();
     hy_sock_init(&c->sock, l->loop, fd);
     c->sock.peer = *peer;

@@ -41,6 +41,8 @@ enum hy_conn_state {
     HY_CONN_READING = 0, /* reading a request head or body */
     HY_CONN_WRITING,     /* a request is being answered */
     HY_CONN_WAITING,     /* idle keep-alive, between requests */
+    HY_CONN_NEW,         /* accepted (or handshaking), no byte of a request yet: counted as waiting, as nginx does,
+                          * but not on the idle list */
 };
 
 struct hy_conn {
@@ -72,7 +74,8 @@ typedef struct hy_conn_stats {
 void hy_conns_set_limit(int64_t max_connections);
 /** Register an accepted fd: capacity check (closes the fd and returns NULL when full), id, peer text, the
  * address's servers (by the local address when the listener is a wildcard covering specific addresses), the
- * generation's reference. The connection starts READING with no protocol; the caller picks one. */
+ * generation's reference. The connection starts NEW with no protocol; the caller picks one, and the protocol moves
+ * it to READING when the first bytes of a request arrive. */
 hy_conn_t *hy_conn_open(hy_listener_t *l, int fd, const struct sockaddr_storage *peer, socklen_t peer_len);
 /** Unregister and close the transport; the memory is freed at the end of the loop iteration. The protocol
  * releases its own state (conn->proto) first. */

@@ -690,6 +690,8 @@ static void try_parse(h1conn_t *h, const char *err)
             conn_close(h);
         return;
     }
+    if (h->c->state == HY_CONN_NEW) /* the first bytes: nginx counts the connection as reading from now on */
+        hy_conn_set_state(h->c, HY_CONN_READING);
     if (h->last_len == 0)
         h->req_start_ms = (uint64_t)hy_clock_time_ms();
     hy_h1_header_t hdrs[MAX_HEADERS];
