@@ -158,3 +158,24 @@ def test_not_allowed_in_http(run_cli, prefix):
     res = run_cli(['-p', prefix.tmp + '/', '-c', path, '-t'])
     assert res.rc != 0
     assert '"stub_status" directive is not allowed here in ' in res.err and 'test.conf:' in res.err, res.err
+
+
+def test_bad_and_abandoned_requests_count(two):
+    """nginx counts a request from its first byte: a 400 and a head the client gave up on are requests too."""
+    b = status(two.port)
+    c = socket.create_connection(('127.0.0.1', two.port))
+    c.sendall(b'GARBAGE\r\n\r\n')
+    assert c.recv(4096).startswith(b'HTTP/1.1 400'), 'expected a 400'
+    c.close()
+    calls = []
+
+    def reading():
+        calls.append(1)
+        return status(two.port)['reading'] == 1
+
+    c = socket.create_connection(('127.0.0.1', two.port))
+    c.sendall(b'GET / HTTP/1.1\r\nHost: x\r\n')
+    assert wait_until(reading, 5)
+    c.close()
+    s = status(two.port)
+    assert s['requests'] - b['requests'] == 2 + len(calls) + 1, (b, s)  # the two above and the status requests
