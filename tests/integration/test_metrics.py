@@ -225,3 +225,20 @@ def test_only_in_location(run_cli, prefix):
     res = run_cli(['-p', prefix.tmp + '/', '-c', path, '-t'])
     assert res.rc != 0
     assert '"metrics" directive is not allowed here in ' in res.err and 'test.conf:' in res.err, res.err
+
+
+def test_head_and_405(two):
+    c = socket.create_connection(('127.0.0.1', two.port))
+    c.sendall(b'HEAD /metrics HTTP/1.0\r\nHost: www.example.com\r\n\r\n')
+    data = b''
+    while True:
+        b = c.recv(65536)
+        if not b:
+            break
+        data += b
+    assert data.startswith(b'HTTP/1.1 200 OK') and data.endswith(b'\r\n\r\n'), data  # no body
+    assert b'Content-Type: text/plain; version=0.0.4\r\n' in data
+    n, st = raw_get(two.port, 'www.example.com', '/metrics')
+    c = socket.create_connection(('127.0.0.1', two.port))
+    c.sendall(b'POST /metrics HTTP/1.0\r\nHost: www.example.com\r\nContent-Length: 0\r\n\r\n')
+    assert c.recv(4096).startswith(b'HTTP/1.1 405'), 'expected 405'
