@@ -16,15 +16,15 @@ static int stub_status_handler(hy_req_t *req)
     if (req->method_id != HY_M_GET && req->method_id != HY_M_HEAD)
         return 405;
     char *p = hy_palloc(req->pool, 256);
-    int n = snprintf(p, 256,
-                     "Active connections: %llu \n"
-                     "server accepts handled requests\n"
-                     " %llu %llu %llu \n"
-                     "Reading: %llu Writing: %llu Waiting: %llu \n",
-                     (unsigned long long)SUM(active), (unsigned long long)SUM(accepted),
-                     (unsigned long long)SUM(handled), (unsigned long long)SUM(requests),
-                     (unsigned long long)SUM(reading), (unsigned long long)SUM(writing),
-                     (unsigned long long)SUM(waiting));
+    int n =
+        snprintf(p, 256,
+                 "Active connections: %llu \n"
+                 "server accepts handled requests\n"
+                 " %llu %llu %llu \n"
+                 "Reading: %llu Writing: %llu Waiting: %llu \n",
+                 (unsigned long long)SUM(active), (unsigned long long)SUM(accepted), (unsigned long long)SUM(handled),
+                 (unsigned long long)SUM(requests), (unsigned long long)SUM(reading), (unsigned long long)SUM(writing),
+                 (unsigned long long)SUM(waiting));
     req->status = 200;
     req->content_type = HY_STR("text/plain");
     req->content_length_n = n;
@@ -63,14 +63,18 @@ static int postconfiguration(hy_conf_t *cf)
         {"connections_waiting", offsetof(hy_stats_slot_t, waiting)},
     };
     for (size_t i = 0; i < HY_ARRAY_SIZE(vars); i++)
-        if (hy_vars_define(cf, (hy_str_t){(char *)vars[i].name, strlen(vars[i].name)}, get_connections, vars[i].off, HY_VAR_NOCACHE) < 0)
+        if (hy_vars_define(cf, (hy_str_t){(char *)vars[i].name, strlen(vars[i].name)}, get_connections, vars[i].off,
+                           HY_VAR_NOCACHE) < 0)
             return -1;
     return 0;
 }
 
 static const hy_directive_t stub_status_directives[] = {
-    {.name = "stub_status", .ctx = HY_CTX_SERVER | HY_CTX_LOC, .args = HY_ARGS_0 | HY_ARGS_1,
-     .set = set_stub_status, .conf = HY_CONF_LOC},
+    {.name = "stub_status",
+     .ctx = HY_CTX_SERVER | HY_CTX_LOC,
+     .args = HY_ARGS_0 | HY_ARGS_1,
+     .set = set_stub_status,
+     .conf = HY_CONF_LOC},
     {0},
 };
 

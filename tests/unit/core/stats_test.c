@@ -43,8 +43,8 @@ static void test_shared(void)
     is_int(SUM(requests), 10 + 20 + 30);
     is_int(SUM(active), 3);
     hy_stats_release(1);
-    is_int(SUM(active), 2);       /* a dead process's gauges go */
-    is_int(SUM(requests), 60);    /* its counters stay */
+    is_int(SUM(active), 2);    /* a dead process's gauges go */
+    is_int(SUM(requests), 60); /* its counters stay */
     hy_stats_reloaded(4);
     is_int(hy_stats_info().generation, 2);
     is_int(hy_stats_info().reloads, 1);
