@@ -194,22 +194,32 @@ static void render(hy_metrics_out_t *o)
     }
 }
 
+char *hy_metrics_render(size_t *len)
+{
+    hy_metrics_out_t o = {0};
+    render(&o);
+    out_reserve(&o, 1);
+    o.p[o.len] = '\0';
+    *len = o.len;
+    return o.p;
+}
+
 /* ---- the handler ---- */
 
 static int metrics_handler(hy_req_t *req)
 {
     if (req->method_id != HY_M_GET && req->method_id != HY_M_HEAD)
         return 405;
-    hy_metrics_out_t o = {0};
-    render(&o);
+    size_t len;
+    char *text = hy_metrics_render(&len);
     req->status = 200;
     req->content_type = HY_STR("text/plain; version=0.0.4");
-    req->content_length_n = (int64_t)o.len;
+    req->content_length_n = (int64_t)len;
     if (req->method_id == HY_M_HEAD) {
         req->header_only = true;
-        free(o.p);
+        free(text);
     } else {
-        hy_outq_push_mem(&req->body, o.p, o.len, free, o.p);
+        hy_outq_push_mem(&req->body, text, len, free, text);
     }
     hy_req_send(req, true);
     return HY_DONE;

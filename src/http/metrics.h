@@ -44,5 +44,8 @@ void hy_metrics_escape(char *dst, size_t cap, const char *src, size_t len);
 /** Call fn for every series registered (hy_stats_series) with a key that starts with `prefix`: the rest of the key
  * and the index of its first counter. */
 void hy_metrics_each_series(const char *prefix, void (*fn)(void *arg, const char *rest, uint32_t base), void *arg);
+/** The whole exposition text (built-in families, then the registered ones), NUL-terminated, malloc'd: the caller
+ * frees it. *len: its length. */
+char *hy_metrics_render(size_t *len);
 
 #endif

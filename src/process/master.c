@@ -25,6 +25,7 @@
 #include "../core/stats.h"
 
 #define MAX_WORKERS 1024
+_Static_assert(MAX_WORKERS <= HY_STATS_MAX_SLOTS, "every worker needs a slot of the status counters");
 
 typedef struct worker {
     pid_t pid;           /* 0: free */
