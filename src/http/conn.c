@@ -31,14 +31,6 @@ size_t hy_conns_count(void)
     return (size_t)hy_stats_me->active;
 }
 
-hy_conn_stats_t hy_conns_stats(void)
-{
-    hy_stats_slot_t *s = hy_stats_me;
-    return (hy_conn_stats_t){.accepted = s->accepted, .handled = s->handled, .requests = s->requests,
-                             .active = (size_t)s->active, .reading = (size_t)s->reading,
-                             .writing = (size_t)s->writing, .waiting = (size_t)s->waiting};
-}
-
 bool hy_conns_shutting_down(void)
 {
     return shutting_down;

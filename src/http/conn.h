@@ -64,12 +64,6 @@ struct hy_conn {
     struct hy_conn *_idle_prev, *_idle_next; /* registry: idle ones, oldest first */
 };
 
-/* Counters of this worker (stub_status and the metrics endpoint sum them over workers). */
-typedef struct hy_conn_stats {
-    uint64_t accepted, handled, requests;
-    size_t active, reading, writing, waiting;
-} hy_conn_stats_t;
-
 /** worker_connections: above it, the oldest idle connection is closed to make room (or the new one refused). */
 void hy_conns_set_limit(int64_t max_connections);
 /** Register an accepted fd: capacity check (closes the fd and returns NULL when full), id, peer text, the
@@ -88,8 +82,6 @@ void hy_conn_count_request(hy_conn_t *c);
 const struct sockaddr_storage *hy_conn_local_addr(hy_conn_t *c, socklen_t *len);
 /** Open connections in this worker. */
 size_t hy_conns_count(void);
-/** This worker's counters. */
-hy_conn_stats_t hy_conns_stats(void);
 /** Graceful stop: every connection's ops->shutdown; new requests are answered with a close. */
 void hy_conns_shutdown(void);
 /** True after hy_conns_shutdown. */
