@@ -337,7 +337,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"ssl_ocsp_cache", HY_COMPAT_NOT_YET, "TLS"},
     {"ssl_ocsp_responder", HY_COMPAT_NOT_YET, "TLS"},
     {"stream", HY_COMPAT_NOT_YET, "TCP/UDP proxy; not planned"},
-    {"stub_status", HY_COMPAT_NOT_YET, "status endpoint"},
     {"sub_filter", HY_COMPAT_NOT_YET, "not planned"},
     {"sub_filter_last_modified", HY_COMPAT_NOT_YET, "not planned"},
     {"sub_filter_once", HY_COMPAT_NOT_YET, "not planned"},

@@ -13,6 +13,7 @@
 #include "../core/buf.h"
 #include "../core/file.h"
 #include "../core/mem.h"
+#include "../core/stats.h"
 
 #define RECORD_FIRST 1400 /* the first record fits one TCP segment: the client can start parsing at once */
 #define RECORD_MAX 16384  /* TLS's limit (RFC 8446 §5.1) */
@@ -183,8 +184,12 @@ static int tls_handshake(hy_sock_t *s)
     }
     clear_errors();
     int r = SSL_do_handshake(t->ssl);
-    if (r == 1)
+    if (r == 1) {
+        hy_stats_add(&hy_stats_me->tls_handshakes, 1);
+        if (SSL_session_reused(t->ssl))
+            hy_stats_add(&hy_stats_me->tls_resumed, 1);
         return 0;
+    }
     int e = SSL_get_error(t->ssl, r);
     if (e == SSL_ERROR_WANT_READ)
         return -EAGAIN;
@@ -193,6 +198,7 @@ static int tls_handshake(hy_sock_t *s)
         return -EAGAIN;
     }
     t->failed = true;
+    hy_stats_add(&hy_stats_me->tls_failed, 1);
     if (e == SSL_ERROR_SYSCALL)
         return errno ? -errno : -ECONNRESET;
     hy_tls_error_text(t->error, sizeof(t->error));

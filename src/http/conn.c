@@ -10,13 +10,15 @@
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/mem.h"
+#include "../core/stats.h"
 
 static size_t max_conns = 1024;
 static uint64_t next_id = 1;
 static hy_conn_t *all_head;
 static hy_conn_t *idle_head, *idle_tail; /* oldest idle first */
 static bool shutting_down;
-static hy_conn_stats_t stats;
+/* the counters live in this process's slot of the shared segment (core/stats.h): stub_status and the metrics
+ * endpoint sum them over every worker */
 
 void hy_conns_set_limit(int64_t max_connections)
 {
@@ -26,12 +28,7 @@ void hy_conns_set_limit(int64_t max_connections)
 
 size_t hy_conns_count(void)
 {
-    return stats.active;
-}
-
-hy_conn_stats_t hy_conns_stats(void)
-{
-    return stats;
+    return (size_t)hy_stats_me->active;
 }
 
 bool hy_conns_shutting_down(void)
@@ -39,9 +36,10 @@ bool hy_conns_shutting_down(void)
     return shutting_down;
 }
 
-static size_t *state_counter(uint8_t state)
+static uint64_t *state_counter(uint8_t state)
 {
-    return state == HY_CONN_WRITING ? &stats.writing : state == HY_CONN_WAITING ? &stats.waiting : &stats.reading;
+    hy_stats_slot_t *s = hy_stats_me;
+    return state == HY_CONN_WRITING ? &s->writing : state == HY_CONN_READING ? &s->reading : &s->waiting;
 }
 
 static void idle_del(hy_conn_t *c)
@@ -63,8 +61,8 @@ void hy_conn_set_state(hy_conn_t *c, enum hy_conn_state state)
 {
     if (c->state == state)
         return;
-    (*state_counter(c->state))--;
-    (*state_counter((uint8_t)state))++;
+    hy_stats_add(state_counter(c->state), (uint64_t)-1);
+    hy_stats_add(state_counter((uint8_t)state), 1);
     c->state = (uint8_t)state;
     if (state != HY_CONN_WAITING) {
         idle_del(c);
@@ -82,7 +80,7 @@ void hy_conn_set_state(hy_conn_t *c, enum hy_conn_state state)
 
 void hy_conn_count_request(hy_conn_t *c)
 {
-    stats.requests++;
+    hy_stats_add(&hy_stats_me->requests, 1);
 }
 
 const struct sockaddr_storage *hy_conn_local_addr(hy_conn_t *c, socklen_t *len)
@@ -102,8 +100,9 @@ static void peer_text(hy_conn_t *c, const struct sockaddr_storage *ss)
 
 hy_conn_t *hy_conn_open(hy_listener_t *l, int fd, const struct sockaddr_storage *peer, socklen_t peer_len)
 {
-    stats.accepted++;
-    if (stats.active >= max_conns) {
+    hy_stats_slot_t *s = hy_stats_me;
+    hy_stats_add(&s->accepted, 1);
+    if (s->active >= max_conns) {
         if (idle_head && idle_head->ops) { /* make room: the oldest idle keep-alive connection goes (as nginx) */
             idle_head->ops->close(idle_head);
         } else {
@@ -113,14 +112,15 @@ hy_conn_t *hy_conn_open(hy_listener_t *l, int fd, const struct sockaddr_storage 
         }
     }
     hy_conn_t *c = hy_calloc(sizeof(*c));
-    stats.handled++;
-    stats.active++;
-    stats.reading++;
+    hy_stats_add(&s->handled, 1);
+    hy_stats_add(&s->active, 1);
+    hy_stats_add(&s->waiting, 1);
     c->_next = all_head;
     if (all_head)
         all_head->_prev = c;
     all_head = c;
     c->id = next_id++;
+    c->state = HY_CONN_NEW;
     c->start_ms = (uint64_t)hy_clock_time_ms();
     hy_sock_init(&c->sock, l->loop, fd);
     c->sock.peer = *peer;
@@ -151,8 +151,8 @@ static void free_conn(void *arg)
 void hy_conn_close(hy_conn_t *c)
 {
     idle_del(c);
-    (*state_counter(c->state))--;
-    stats.active--;
+    hy_stats_add(state_counter(c->state), (uint64_t)-1);
+    hy_stats_add(&hy_stats_me->active, (uint64_t)-1);
     if (c->_prev)
         c->_prev->_next = c->_next;
     else

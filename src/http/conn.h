@@ -50,6 +50,8 @@ enum hy_conn_state {
     HY_CONN_READING = 0, /* reading a request head or body */
     HY_CONN_WRITING,     /* a request is being answered */
     HY_CONN_WAITING,     /* idle keep-alive, between requests */
+    HY_CONN_NEW,         /* accepted (or handshaking), no byte of a request yet: counted as waiting, as nginx does,
+                          * but not on the idle list */
 };
 
 struct hy_conn {
@@ -72,17 +74,12 @@ struct hy_conn {
     struct hy_conn *_idle_prev, *_idle_next; /* registry: idle ones, oldest first */
 };
 
-/* Counters of this worker (stub_status and the metrics endpoint sum them over workers). */
-typedef struct hy_conn_stats {
-    uint64_t accepted, handled, requests;
-    size_t active, reading, writing, waiting;
-} hy_conn_stats_t;
-
 /** worker_connections: above it, the oldest idle connection is closed to make room (or the new one refused). */
 void hy_conns_set_limit(int64_t max_connections);
 /** Register an accepted fd: capacity check (closes the fd and returns NULL when full), id, peer text, the
  * address's servers (by the local address when the listener is a wildcard covering specific addresses), the
- * generation's reference. The connection starts READING with no protocol; the caller picks one. */
+ * generation's reference. The connection starts NEW with no protocol; the caller picks one, and the protocol moves
+ * it to READING when the first bytes of a request arrive. */
 hy_conn_t *hy_conn_open(hy_listener_t *l, int fd, const struct sockaddr_storage *peer, socklen_t peer_len);
 /** Unregister and close the transport; the memory is freed at the end of the loop iteration. The protocol
  * releases its own state (conn->proto) first. */
@@ -95,8 +92,6 @@ void hy_conn_count_request(hy_conn_t *c);
 const struct sockaddr_storage *hy_conn_local_addr(hy_conn_t *c, socklen_t *len);
 /** Open connections in this worker. */
 size_t hy_conns_count(void);
-/** This worker's counters. */
-hy_conn_stats_t hy_conns_stats(void);
 /** Graceful stop: every connection's ops->shutdown; new requests are answered with a close. */
 void hy_conns_shutdown(void);
 /** True after hy_conns_shutdown. */

@@ -22,8 +22,10 @@
 #include "../core/clock.h"
 #include "../conf/lexer.h"
 #include "../conf/zone.h"
+#include "../core/stats.h"
 
 #define MAX_WORKERS 1024
+_Static_assert(MAX_WORKERS <= HY_STATS_MAX_SLOTS, "every worker needs a slot of the status counters");
 
 typedef struct worker {
     pid_t pid;           /* 0: free */
@@ -47,6 +49,13 @@ static bool daemonized;   /* WINCH is honoured only then (nginx: in the foregrou
 
 static pid_t spawn(hy_cycle_t *cycle, size_t slot)
 {
+    int ix = 0; /* the workers[] entry, also the worker's slot of the shared counters (core/stats.h) */
+    while (ix < MAX_WORKERS && workers[ix].pid != 0)
+        ix++;
+    if (ix == MAX_WORKERS) {
+        hy_log(HY_LOG_ALERT, "too many worker processes (%d) while spawning \"worker process\"", MAX_WORKERS);
+        return -1;
+    }
     pid_t pid = fork();
     if (pid < 0) {
         hy_log(HY_LOG_ALERT, "fork() failed while spawning \"worker process\" (%d: %s)", errno, strerror(errno));
@@ -54,17 +63,13 @@ static pid_t spawn(hy_cycle_t *cycle, size_t slot)
     }
     if (pid == 0) {
         close(sigfd);
+        hy_stats_attach((size_t)ix);
         int rc = hy_worker_run(cycle, cur_lset, slot, num_workers, false, run_opts);
         HY_COVERAGE_FLUSH();
         _exit(rc);
     }
-    for (int i = 0; i < MAX_WORKERS; i++) {
-        if (workers[i].pid == 0) {
-            workers[i] = (worker_t){.pid = pid, .cycle = cycle, .slot = slot, .started_ms = hy_clock_time_ms()};
-            cycle->refs++;
-            break;
-        }
-    }
+    workers[ix] = (worker_t){.pid = pid, .cycle = cycle, .slot = slot, .started_ms = hy_clock_time_ms()};
+    cycle->refs++;
     hy_log(HY_LOG_NOTICE, "start worker process %d", (int)pid);
     return pid;
 }
@@ -139,6 +144,7 @@ static void reap(bool respawn)
         bool crash_loop = hy_clock_time_ms() - w->started_ms < 1000;
         w->pid = 0;
         w->cycle = NULL;
+        hy_stats_release((size_t)(w - workers)); /* its gauges: a dead process holds no connection */
         hy_cycle_unref(cycle);
         if (again) {
             if (crash_loop) /* a worker that dies at once would otherwise be re-forked in a tight loop */
@@ -178,6 +184,7 @@ static void reload(void)
     current = nc;
     cur_lset = ns;
     num_workers = n;
+    hy_stats_reloaded((uint64_t)n);
     hy_log_set_targets(nc->error_logs->elts, nc->error_logs->nelts);
     hy_log(HY_LOG_NOTICE, "using %d worker process%s (%s)", n, n == 1 ? "" : "es", why);
     for (int i = 0; i < n; i++)

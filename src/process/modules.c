@@ -21,6 +21,8 @@
 #include "../http/split_clients.h"
 #include "../http/secure_link.h"
 #include "../http/realip.h"
+#include "../http/stub_status.h"
+#include "../http/metrics.h"
 
 hy_module_t *hy_modules[] = {
     &hy_core_module,
@@ -38,6 +40,8 @@ hy_module_t *hy_modules[] = {
     &hy_http_empty_gif_module, /* a location's own content handler (no phase handler) */
     &hy_http_error_page_module,
     &hy_http_secure_link_module, /* before vars: its postconfiguration defines its variables */
+    &hy_http_stub_status_module, /* before vars: its postconfiguration defines $connections_* */
+    &hy_http_metrics_module,     /* a location's own handler ("metrics;") and a LOG phase handler (counting) */
     &hy_http_vars_module,
     &hy_http_map_module,
     &hy_http_split_clients_module,

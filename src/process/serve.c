@@ -19,6 +19,7 @@
 #include "../event/listen.h"
 #include "../conf/lexer.h"
 #include "../conf/zone.h"
+#include "../core/stats.h"
 
 static int daemonize(void)
 {
@@ -70,6 +71,13 @@ int hy_serve(hy_cycle_t *cycle, const hy_opts_t *opts)
         return 1;
     if (hy_process_write_pid(cycle) != 0)
         return 1;
+    /* the counters' segment: made once, before any fork, kept across reloads (a new binary makes its own) */
+    int rc = hy_stats_create((uint64_t)n);
+    if (rc != 0)
+        hy_log(HY_LOG_ALERT, "mmap() of the status counters failed (%d: %s): counters are per process", -rc,
+               strerror(-rc));
+    if (single)
+        hy_stats_attach(0);
     hy_log_set_targets(cycle->error_logs->elts, cycle->error_logs->nelts);
     hy_conf_log_hook = NULL;
     int64_t wc = hy_limits_worker_connections(core, nofile);

@@ -26,6 +26,7 @@
 #include "../proto/accept.h"
 #include "../conf/lexer.h"
 #include "../conf/zone.h"
+#include "../core/stats.h"
 
 static hy_loop_t loop;
 static hy_cycle_t *current;
@@ -181,6 +182,7 @@ static void reload_in_place(void)
     modules_init_worker(nc);
     start_listeners(nc);
     hy_cycle_unref(old);
+    hy_stats_reloaded(1);
     hy_log(HY_LOG_NOTICE, "reconfigured from %s", nc->conf_file);
 }
 

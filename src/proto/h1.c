@@ -691,8 +691,12 @@ static void try_parse(h1conn_t *h, const char *err)
             conn_close(h);
         return;
     }
-    if (h->last_len == 0)
+    if (h->c->state == HY_CONN_NEW) /* the first bytes: nginx counts the connection as reading from now on */
+        hy_conn_set_state(h->c, HY_CONN_READING);
+    if (h->last_len == 0) { /* the first bytes of a request: nginx counts it now (400s and abandoned heads too) */
         h->req_start_ms = (uint64_t)hy_clock_time_ms();
+        hy_conn_count_request(h->c);
+    }
     hy_h1_header_t hdrs[MAX_HEADERS];
     hy_h1_request_t r = {.headers = hdrs, .num_headers = MAX_HEADERS};
     const char *data = hy_buf_data(in);
@@ -770,7 +774,6 @@ static void try_parse(h1conn_t *h, const char *err)
     h->state = ST_REQ;
     h->linger_needed = false;
     hy_conn_set_state(h->c, HY_CONN_WRITING);
-    hy_conn_count_request(h->c);
     hy_sock_read_stop(&h->c->sock);
     hy_timer_unlink(h->c->sock.loop, &h->timer);
 

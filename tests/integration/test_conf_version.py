@@ -73,6 +73,7 @@ OPTIONAL_MODULES = {
     'http_gzip_static_module': ('location', 'gzip_static on;'),
     'http_secure_link_module': ('location', 'secure_link_secret s;'),
     'http_realip_module': ('server', 'set_real_ip_from 127.0.0.1;'),
+    'http_stub_status_module': ('location', 'stub_status;'),
 }
 
 

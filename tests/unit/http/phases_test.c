@@ -164,7 +164,7 @@ static void test_real_modules(void)
     is_int((int)hy_http_phase_handlers(c, HY_PHASE_REWRITE, fns, 16), 1);
     is_int((int)hy_http_phase_handlers(c, HY_PHASE_PRECONTENT, fns, 16), 1); /* try_files */
     ok(hy_http_phase_handlers(c, HY_PHASE_CONTENT, fns, 16) >= 1);           /* static (last) */
-    is_int((int)hy_http_phase_handlers(c, HY_PHASE_LOG, fns, 16), 1);       /* access log */
+    is_int((int)hy_http_phase_handlers(c, HY_PHASE_LOG, fns, 16), 2);       /* metrics counting, access log */
     is_int((int)hy_http_phase_handlers(c, HY_PHASE_FIND_CONFIG, fns, 16), 0);
     /* a module whose directives are not used takes no step: no rewrite or try_files → only FIND_CONFIG and the
      * content chain run */

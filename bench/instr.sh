@@ -1,0 +1,54 @@
+#!/bin/bash
+# bench/instr.sh — user-space instructions per request, counted by valgrind's callgrind: repeatable whatever else
+# the machine does, so it can tell a 3% change that wall-clock timings on a shared VM cannot.
+#   usage: bench/instr.sh BINARY [SCENARIO=http]
+#   SCENARIO: http (612-byte file, keep-alive), https (same over TLS 1.3, ECDSA P-256, keep-alive),
+#             tls12 / tls13 (a new handshake per request, ab without -k)
+# BINARY may be hayate or nginx (Debian's /usr/sbin/nginx): both read the same one-location config, run as a
+# single process (master_process off). Two runs of ab -c4 (1,000 and 6,000 requests); the difference of the two
+# totals over 5,000 cancels start-up and shutdown. Needs valgrind and ab (apache2-utils).
+set -u
+[ $# -ge 1 ] || { sed -n 2,9p "$0" >&2; exit 2; }
+bin=$1 scen=${2:-http}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+for t in valgrind callgrind_annotate ab; do command -v $t >/dev/null || { echo "instr: $t is missing" >&2; exit 1; }; done
+prefix=$(mktemp -d /tmp/hy-instr.XXXXXX) keep=0 pids=()
+trap 'bench_cleanup instr' EXIT
+chmod 755 "$prefix"
+mkdir -p "$prefix/html" "$prefix/logs" "$prefix/conf"
+head -c 612 /dev/zero | tr '\0' x >"$prefix/html/small.html"
+port=$(free_port 18700)
+case "$scen" in
+http) listen="listen 127.0.0.1:$port;" url=http://127.0.0.1:$port/small.html ab=(-k) ;;
+https | tls12 | tls13)
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost \
+        -keyout "$prefix/conf/k.pem" -out "$prefix/conf/c.pem" >/dev/null 2>&1
+    listen="listen 127.0.0.1:$port ssl; ssl_certificate c.pem; ssl_certificate_key k.pem;"
+    url=https://127.0.0.1:$port/small.html
+    case "$scen" in https) ab=(-k) ;; tls12) ab=(-f TLS1.2) ;; tls13) ab=(-f TLS1.3) ;; esac ;;
+*) echo "instr: unknown scenario $scen" >&2; exit 2 ;;
+esac
+cat >"$prefix/conf/i.conf" <<CONF
+master_process off;
+daemon off;
+worker_processes 1;
+error_log logs/error.log;
+pid logs/i.pid;
+events { worker_connections 1024; }
+http { access_log off; server { $listen root html; location / {} } }
+CONF
+total() { # N -> instructions of a whole run answering N requests
+    local out="$prefix/cg.$1"
+    valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" -p "$prefix/" -c conf/i.conf -e logs/error.log \
+        >"$prefix/logs/vg.$1" 2>&1 &
+    pids=($!)
+    for _ in $(seq 200); do port_busy "$port" && break; sleep 0.1; done
+    local res; res=$(ab -q -n "$1" -c 4 "${ab[@]}" "$url" 2>&1)
+    echo "$res" | grep -q '^Failed requests: *0$' || { echo "instr: ab failed:" >&2; echo "$res" >&2; exit 1; }
+    echo "$res" | grep -q 'Non-2xx' && { echo "instr: non-2xx answers" >&2; exit 1; }
+    kill -QUIT "${pids[0]}"; wait "${pids[0]}" 2>/dev/null; pids=()
+    callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
+}
+a=$(total 1000) b=$(total 6000)
+echo "$(basename "$bin") $scen: $(((b - a) / 5000)) instructions per request"
