@@ -28,7 +28,7 @@ struct hy_sock_rate {
     uint64_t base;        /* bytes_out when the pacing started */
     uint64_t start_ms;
     hy_timer_t timer;
-    bool waiting;         /* the output waits for the timer: write readiness is not watched */
+    bool waiting; /* the output waits for the timer: write readiness is not watched */
 };
 
 #define READ_BUDGET (256 * 1024) /* per readiness event, for fairness between connections */

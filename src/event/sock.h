@@ -68,7 +68,7 @@ struct hy_sock {
     socklen_t local_len;           /* 0 until known */
     int last_errno;                /* the errno behind the last hy_err_io / hy_err_connect */
     bool is_reading, is_eof, is_closed, is_corked, use_sendfile, is_nodelay, hs_want_write, is_connecting;
-    uint64_t write_cap;    /* transports write no further than this bytes_out (UINT64_MAX: no cap; limit_rate) */
+    uint64_t write_cap;        /* transports write no further than this bytes_out (UINT64_MAX: no cap; limit_rate) */
     struct hy_sock_rate *rate; /* limit_rate's pacing, NULL when none (hy_sock_set_rate) */
     bool more_until_close; /* the connection closes after this output: hold partial segments (MSG_MORE) so the
                             * last data leaves together with the FIN, as TCP_CORK + close does */

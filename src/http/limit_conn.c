@@ -56,8 +56,7 @@ static int init_zone(hy_zone_t *z, void *old_data)
     lc_zone_t *c = z->data;
     if (old_data) {
         lc_zone_t *o = old_data;
-        if (o->key.value.len != c->key.value.len ||
-            memcmp(o->key.value.ptr, c->key.value.ptr, c->key.value.len) != 0) {
+        if (o->key.value.len != c->key.value.len || memcmp(o->key.value.ptr, c->key.value.ptr, c->key.value.len) != 0) {
             hy_log(HY_LOG_EMERG, "limit_conn_zone \"%s\" uses the \"%s\" key while previously it used the \"%s\" key",
                    z->name.ptr, c->key.value.ptr, o->key.value.ptr);
             return -1;
@@ -261,6 +260,13 @@ static int postconfiguration(hy_conf_t *cf)
     return hy_http_phase_add(cf, HY_PHASE_PREACCESS, handler);
 }
 
+const hy_ltable_t *hy_limit_conn_table(const hy_zone_t *zone)
+{
+    if (zone == NULL || zone->tag != &hy_http_limit_conn_module || zone->data == NULL)
+        return NULL;
+    return ((const lc_zone_t *)zone->data)->sh;
+}
+
 static const hy_enum_t log_levels[] = {
     {"info", HY_LOG_INFO}, {"notice", HY_LOG_NOTICE}, {"warn", HY_LOG_WARN}, {"error", HY_LOG_ERR}, {NULL, 0},
 };
@@ -269,12 +275,26 @@ static const hy_bounds_t status_bounds = {400, 599};
 static const hy_directive_t lc_directives[] = {
     {.name = "limit_conn_zone", .ctx = HY_CTX_HTTP, .args = HY_ARGS_2, .set = set_zone, .conf = HY_CONF_HTTP_MAIN},
     {.name = "limit_conn", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_2, .set = set_limit, .conf = HY_CONF_LOC},
-    {.name = "limit_conn_status", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_num,
-     .conf = HY_CONF_LOC, .offset = offsetof(lc_loc_t, status), .post = &status_bounds},
-    {.name = "limit_conn_log_level", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_enum,
-     .conf = HY_CONF_LOC, .offset = offsetof(lc_loc_t, log_level), .post = log_levels},
-    {.name = "limit_conn_dry_run", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag,
-     .conf = HY_CONF_LOC, .offset = offsetof(lc_loc_t, dry_run)},
+    {.name = "limit_conn_status",
+     .ctx = HY_CTX_HTTP_ANY,
+     .args = HY_ARGS_1,
+     .set = hy_slot_num,
+     .conf = HY_CONF_LOC,
+     .offset = offsetof(lc_loc_t, status),
+     .post = &status_bounds},
+    {.name = "limit_conn_log_level",
+     .ctx = HY_CTX_HTTP_ANY,
+     .args = HY_ARGS_1,
+     .set = hy_slot_enum,
+     .conf = HY_CONF_LOC,
+     .offset = offsetof(lc_loc_t, log_level),
+     .post = log_levels},
+    {.name = "limit_conn_dry_run",
+     .ctx = HY_CTX_HTTP_ANY,
+     .args = HY_ARGS_FLAG,
+     .set = hy_slot_flag,
+     .conf = HY_CONF_LOC,
+     .offset = offsetof(lc_loc_t, dry_run)},
     {0},
 };
 

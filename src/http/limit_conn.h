@@ -5,7 +5,13 @@
 #define HY_HTTP_LIMIT_CONN_H
 
 #include "../conf/conf.h"
+#include "../conf/zone.h"
+#include "limit_table.h"
 
 extern hy_module_t hy_http_limit_conn_module;
+
+/** The shared table of a zone this module owns (its `passed`/`delayed`/`rejected` counters, summed over the
+ * workers, read without the lock), or NULL for another module's zone or one not mapped yet. */
+const hy_ltable_t *hy_limit_conn_table(const hy_zone_t *zone);
 
 #endif

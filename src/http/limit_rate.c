@@ -74,9 +74,15 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
 }
 
 static const hy_directive_t rl_directives[] = {
-    {.name = "limit_rate", .ctx = HY_CTX_HTTP_ANY | HY_CTX_LIF, .args = HY_ARGS_1, .set = set_size,
+    {.name = "limit_rate",
+     .ctx = HY_CTX_HTTP_ANY | HY_CTX_LIF,
+     .args = HY_ARGS_1,
+     .set = set_size,
      .conf = HY_CONF_LOC},
-    {.name = "limit_rate_after", .ctx = HY_CTX_HTTP_ANY | HY_CTX_LIF, .args = HY_ARGS_1, .set = set_size,
+    {.name = "limit_rate_after",
+     .ctx = HY_CTX_HTTP_ANY | HY_CTX_LIF,
+     .args = HY_ARGS_1,
+     .set = set_size,
      .conf = HY_CONF_LOC},
     {0},
 };

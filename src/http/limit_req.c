@@ -34,9 +34,9 @@ typedef struct lr_node {
 
 typedef struct lr_zone { /* zone->data: this generation's view, in process memory */
     hy_zone_t *zone;
-    hy_ltable_t *sh;  /* in the zone */
+    hy_ltable_t *sh; /* in the zone */
     hy_complex_t key;
-    int64_t rate;     /* thousandths of a request per second */
+    int64_t rate; /* thousandths of a request per second */
 } lr_zone_t;
 
 typedef struct lr_limit {
@@ -52,8 +52,8 @@ typedef struct lr_loc {
 
 enum { ST_PASSED = 1, ST_DELAYED, ST_REJECTED, ST_DELAYED_DRY_RUN, ST_REJECTED_DRY_RUN };
 static const hy_str_t status_names[] = {
-    HY_STR(""), HY_STR("PASSED"), HY_STR("DELAYED"), HY_STR("REJECTED"), HY_STR("DELAYED_DRY_RUN"),
-    HY_STR("REJECTED_DRY_RUN"),
+    HY_STR(""),         HY_STR("PASSED"),          HY_STR("DELAYED"),
+    HY_STR("REJECTED"), HY_STR("DELAYED_DRY_RUN"), HY_STR("REJECTED_DRY_RUN"),
 };
 
 typedef struct lr_ctx { /* per request */
@@ -533,21 +533,45 @@ static int postconfiguration(hy_conf_t *cf)
     return hy_http_phase_add(cf, HY_PHASE_PREACCESS, handler);
 }
 
+const hy_ltable_t *hy_limit_req_table(const hy_zone_t *zone)
+{
+    if (zone == NULL || zone->tag != &hy_http_limit_req_module || zone->data == NULL)
+        return NULL;
+    return ((const lr_zone_t *)zone->data)->sh;
+}
+
 static const hy_enum_t log_levels[] = {
     {"info", HY_LOG_INFO}, {"notice", HY_LOG_NOTICE}, {"warn", HY_LOG_WARN}, {"error", HY_LOG_ERR}, {NULL, 0},
 };
 static const hy_bounds_t status_bounds = {400, 599};
 
 static const hy_directive_t lr_directives[] = {
-    {.name = "limit_req_zone", .ctx = HY_CTX_HTTP, .args = HY_ARGS_3 | HY_ARGS_4, .set = set_zone,
+    {.name = "limit_req_zone",
+     .ctx = HY_CTX_HTTP,
+     .args = HY_ARGS_3 | HY_ARGS_4,
+     .set = set_zone,
      .conf = HY_CONF_HTTP_MAIN},
     {.name = "limit_req", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_123, .set = set_limit, .conf = HY_CONF_LOC},
-    {.name = "limit_req_status", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_num, .conf = HY_CONF_LOC,
-     .offset = offsetof(lr_loc_t, status), .post = &status_bounds},
-    {.name = "limit_req_log_level", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_enum,
-     .conf = HY_CONF_LOC, .offset = offsetof(lr_loc_t, log_level), .post = log_levels},
-    {.name = "limit_req_dry_run", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag,
-     .conf = HY_CONF_LOC, .offset = offsetof(lr_loc_t, dry_run)},
+    {.name = "limit_req_status",
+     .ctx = HY_CTX_HTTP_ANY,
+     .args = HY_ARGS_1,
+     .set = hy_slot_num,
+     .conf = HY_CONF_LOC,
+     .offset = offsetof(lr_loc_t, status),
+     .post = &status_bounds},
+    {.name = "limit_req_log_level",
+     .ctx = HY_CTX_HTTP_ANY,
+     .args = HY_ARGS_1,
+     .set = hy_slot_enum,
+     .conf = HY_CONF_LOC,
+     .offset = offsetof(lr_loc_t, log_level),
+     .post = log_levels},
+    {.name = "limit_req_dry_run",
+     .ctx = HY_CTX_HTTP_ANY,
+     .args = HY_ARGS_FLAG,
+     .set = hy_slot_flag,
+     .conf = HY_CONF_LOC,
+     .offset = offsetof(lr_loc_t, dry_run)},
     {0},
 };
 
