@@ -296,3 +296,24 @@ def test_unsized_zone(prefix, run_cli):
     conf = prefix.conf('http { server { location / { limit_req zone=nosuch; } } }\n')
     res = run_cli(['-p', prefix.tmp + '/', '-c', conf, '-t'])
     assert res.rc != 0 and 'zero size shared memory zone "nosuch"' in res.err, res.err
+
+
+def test_limit_rate_over_tls(server, tmp_path):
+    from helpers.tls import make_cert, https_get
+    crt, key = make_cert(str(tmp_path), 'rsa', 'localhost')[:2]
+    srv = server('''
+http {
+    server {
+        listen 127.0.0.1:{port} ssl;
+        ssl_certificate %s;
+        ssl_certificate_key %s;
+        root {html};
+        location /r { limit_rate 16k; alias {html}/f; }
+    }
+}
+''' % (crt, key), files={'html/f': b'y' * 65536})
+    t0 = time.monotonic()
+    st, _, body, _ = https_get(srv.prefix.port, '/r')
+    took = time.monotonic() - t0
+    assert st == 200 and len(body) == 65536
+    assert took > 2.0, took  # the TLS records are cut at the rate's cap too
