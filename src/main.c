@@ -48,7 +48,7 @@ static void usage(void)
  * does not have. -V names each as nginx's configure would, so tools that read -V see what is missing. */
 static const char *const without_modules[] = {
     "ssi", "userid", "access", "auth_basic", "mirror", "referer", "proxy", "fastcgi", "uwsgi", "scgi",
-    "grpc", "memcached", "limit_conn", "limit_req", "browser", "upstream_hash",
+    "grpc", "memcached", "browser", "upstream_hash",
     "upstream_ip_hash", "upstream_least_conn", "upstream_random", "upstream_keepalive", "upstream_zone",
 };
 

@@ -11,6 +11,9 @@
 #include <netinet/tcp.h>
 #include "sock.h"
 #include "../core/file.h"
+#include "../core/clock.h"
+#include "../core/mem.h"
+#include <stdlib.h>
 
 const char hy_err_eof[] = "connection closed by peer";
 const char hy_err_io[] = "I/O error";
@@ -18,6 +21,15 @@ const char hy_err_buf_full[] = "input buffer full";
 const char hy_err_timeout[] = "timed out";
 const char hy_err_connect[] = "connect() failed";
 const char hy_err_handshake[] = "handshake failed";
+
+/* limit_rate's pacing state (hy_sock_set_rate) */
+struct hy_sock_rate {
+    uint64_t rate, after; /* bytes per second; bytes at full speed first */
+    uint64_t base;        /* bytes_out when the pacing started */
+    uint64_t start_ms;
+    hy_timer_t timer;
+    bool waiting; /* the output waits for the timer: write readiness is not watched */
+};
 
 #define READ_BUDGET (256 * 1024) /* per readiness event, for fairness between connections */
 #define IOV_BATCH 64
@@ -31,17 +43,29 @@ static ssize_t plain_read(hy_sock_t *s, char *buf, size_t len)
     return n < 0 ? -errno : n;
 }
 
+/* bytes the transport may still write under limit_rate's cap (SIZE_MAX without one) */
+static size_t write_room(const hy_sock_t *s)
+{
+    if (s->write_cap == UINT64_MAX)
+        return SIZE_MAX;
+    return s->bytes_out >= s->write_cap ? 0 : (size_t)HY_MIN(s->write_cap - s->bytes_out, (uint64_t)SIZE_MAX);
+}
+
 static int plain_flush(hy_sock_t *s)
 {
     hy_outq_t *q = &s->outq;
     while (q->head) {
         ssize_t n;
+        size_t room = write_room(s);
+        if (room == 0)
+            return -EAGAIN;
         if (q->head->kind == HY_SEG_MEM) {
             struct iovec iov[IOV_BATCH];
             int cnt = 0;
-            for (hy_seg_t *g = q->head; g && g->kind == HY_SEG_MEM && cnt < IOV_BATCH; g = g->next) {
+            for (hy_seg_t *g = q->head; g && g->kind == HY_SEG_MEM && cnt < IOV_BATCH && room > 0; g = g->next) {
                 iov[cnt].iov_base = (void *)g->mem.ptr;
-                iov[cnt].iov_len = g->mem.len;
+                iov[cnt].iov_len = HY_MIN(g->mem.len, room);
+                room -= iov[cnt].iov_len;
                 cnt++;
             }
             if (s->more_until_close) {
@@ -52,7 +76,7 @@ static int plain_flush(hy_sock_t *s)
             }
         } else {
             hy_seg_t *g = q->head;
-            size_t chunk = (size_t)HY_MIN(g->file.len, (int64_t)1 << 30);
+            size_t chunk = HY_MIN((size_t)HY_MIN(g->file.len, (int64_t)1 << 30), room);
             if (s->use_sendfile) {
                 off_t off = g->file.off;
                 n = sendfile(s->io.fd, g->file.file->fd, &off, chunk);
@@ -105,6 +129,7 @@ void hy_sock_init(hy_sock_t *s, hy_loop_t *loop, int fd)
     s->tp = &hy_sock_plain_transport;
     s->read_limit = HY_BUF_BLOCK;
     s->use_sendfile = true;
+    s->write_cap = UINT64_MAX;
 }
 
 static void update_interest(hy_sock_t *s)
@@ -112,7 +137,7 @@ static void update_interest(hy_sock_t *s)
     unsigned want = 0;
     if (s->is_reading)
         want |= HY_EV_READ;
-    if (s->on_write && !hy_outq_empty(&s->outq))
+    if (s->on_write && !hy_outq_empty(&s->outq) && (s->rate == NULL || !s->rate->waiting))
         want |= HY_EV_WRITE;
     hy_io_set(s->loop, &s->io, want);
 }
@@ -181,10 +206,69 @@ static void finish_write(hy_sock_t *s, const char *err)
         cb(s, err);
 }
 
+/* ---- limit_rate ---- */
+
+static void do_flush(hy_sock_t *s);
+
+static void on_rate_timer(hy_timer_t *t)
+{
+    hy_sock_t *s = t->data;
+    s->rate->waiting = false;
+    if (s->on_write && !s->is_closed)
+        do_flush(s);
+}
+
+/* Open the cap as far as the rate allows by now: nginx's "rate * (seconds elapsed + 1) + after" bytes since the
+ * start (in ms here). false when nothing may go yet: the timer is armed for when a useful chunk may. */
+static bool rate_open(hy_sock_t *s)
+{
+    struct hy_sock_rate *r = s->rate;
+    uint64_t elapsed = hy_clock_now_ms() - r->start_ms;
+    uint64_t allowed = r->after + r->rate + r->rate * elapsed / 1000;
+    uint64_t sent = s->bytes_out - r->base;
+    if (sent < allowed) {
+        s->write_cap = r->base + allowed;
+        return true;
+    }
+    uint64_t chunk = HY_MAX(HY_MIN(r->rate / 20, 16384), 1); /* wake for ~50 ms worth, not for every byte */
+    r->waiting = true;
+    update_interest(s);
+    hy_timer_link(s->loop, &r->timer, (sent - allowed + chunk) * 1000 / r->rate + 1);
+    return false;
+}
+
+void hy_sock_set_rate(hy_sock_t *s, uint64_t rate, uint64_t after)
+{
+    if (rate == 0) {
+        if (s->rate) {
+            hy_timer_unlink(s->loop, &s->rate->timer);
+            free(s->rate);
+            s->rate = NULL;
+        }
+        s->write_cap = UINT64_MAX;
+        if (!s->is_closed)
+            update_interest(s);
+        return;
+    }
+    if (s->rate == NULL) {
+        s->rate = hy_calloc(sizeof(*s->rate));
+        s->rate->timer.cb = on_rate_timer;
+        s->rate->timer.data = s;
+    }
+    s->rate->rate = rate;
+    s->rate->after = after;
+    s->rate->base = s->bytes_out;
+    s->rate->start_ms = hy_clock_now_ms();
+}
+
 static void do_flush(hy_sock_t *s)
 {
+    if (s->rate && (s->rate->waiting || !rate_open(s)))
+        return;
     int r = s->tp->flush(s);
     if (r == -EAGAIN) {
+        if (s->rate && !hy_outq_empty(&s->outq) && s->bytes_out >= s->write_cap)
+            rate_open(s); /* the cap, not the kernel, stopped it: wait for the timer, not for writability */
         update_interest(s);
         return;
     }
@@ -435,6 +519,7 @@ void hy_sock_close(hy_sock_t *s)
     s->is_connecting = false;
     s->on_connect = NULL;
     hy_timer_unlink(s->loop, &s->_timer);
+    hy_sock_set_rate(s, 0, 0);
     if (s->tp->release)
         s->tp->release(s);
     hy_io_close(s->loop, &s->io);

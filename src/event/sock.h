@@ -71,6 +71,8 @@ struct hy_sock {
     socklen_t local_len;           /* 0 until known */
     int last_errno;                /* the errno behind the last hy_err_io / hy_err_connect */
     bool is_reading, is_eof, is_closed, is_corked, use_sendfile, is_nodelay, hs_want_write, is_connecting;
+    uint64_t write_cap;        /* transports write no further than this bytes_out (UINT64_MAX: no cap; limit_rate) */
+    struct hy_sock_rate *rate; /* limit_rate's pacing, NULL when none (hy_sock_set_rate) */
     bool more_until_close; /* the connection closes after this output: hold partial segments (MSG_MORE) so the
                             * last data leaves together with the FIN, as TCP_CORK + close does */
 };
@@ -116,6 +118,10 @@ hy_str_t hy_sock_server_name(hy_sock_t *s);
  * On -errno (socket() failed) cb never fires. The sock is initialised here; close it with hy_sock_close. */
 int hy_sock_connect(hy_sock_t *s, hy_loop_t *loop, const struct sockaddr *sa, socklen_t len, uint64_t timeout_ms,
                     hy_sock_cb cb);
+/** limit_rate: from now on the output leaves at `rate` bytes per second once `after` bytes went out at full speed
+ * (nginx's pacing: one second's worth at once, then a timer releases the rest; no CPU is spent waiting). rate 0
+ * removes the pacing. */
+void hy_sock_set_rate(hy_sock_t *s, uint64_t rate, uint64_t after);
 /** Close the fd and release buffers; the owner frees the memory (use hy_loop_free_later). */
 void hy_sock_close(hy_sock_t *s);
 /** Close with a reset (SO_LINGER 0: RST instead of FIN; reset_timedout_connection). */

@@ -121,7 +121,13 @@ static int tls_flush(hy_sock_t *s)
         if (t->wbuf.len == 0) {
             if (s->outq.head == NULL)
                 break;
-            int r = fill_record(s, t, t->record);
+            size_t want = t->record;
+            if (s->write_cap != UINT64_MAX) { /* limit_rate (hy_sock_set_rate) */
+                if (s->bytes_out >= s->write_cap)
+                    return -EAGAIN;
+                want = (size_t)HY_MIN((uint64_t)want, s->write_cap - s->bytes_out);
+            }
+            int r = fill_record(s, t, want);
             if (r != 0)
                 return r;
         }

@@ -10,6 +10,7 @@
 #include "rewrite.h"
 #include "../http/phases.h"
 #include "../http/vars.h"
+#include "../http/limit_rate.h"
 #include "../conf/cycle.h"
 #include "../conf/conf_regex.h"
 #include "../core/log.h"
@@ -18,6 +19,7 @@
 
 enum { OP_RETURN = 1, OP_REWRITE, OP_SET, OP_BREAK, OP_IF };
 #define SET_ARGS (-2) /* OP_SET target: the request's $args */
+#define SET_LIMIT_RATE (-3) /* OP_SET target: the request's $limit_rate (http/limit_rate.h) */
 enum { FLAG_NONE = 0, FLAG_LAST, FLAG_BREAK, FLAG_REDIRECT, FLAG_PERMANENT };
 enum { C_TRUTHY = 1, C_EQ, C_NE, C_RE, C_NRE, C_FILE };
 
@@ -367,9 +369,17 @@ static int run_ops(hy_req_t *req, const rw_conf_t *rc, bool *changed)
         case OP_SET: {
             hy_str_t v;
             hy_vars_eval(req, &op->cv, &v);
-            if (op->var == SET_ARGS)
+            if (op->var == SET_ARGS) {
                 req->args = v;
-            else
+            } else if (op->var == SET_LIMIT_RATE) {
+                int64_t r = hy_limit_rate_parse(v);
+                if (r < 0) {
+                    hy_req_log(req, HY_LOG_ERR, "invalid size \"%.*s\"", (int)v.len, v.ptr);
+                } else {
+                    req->limit_rate = r;
+                    req->limit_rate_set = true;
+                }
+            } else
                 set_slot(req, op->var, v);
             break;
         }
@@ -504,7 +514,9 @@ static int set_set(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     rw_op_t *op = push_op(cf, conf);
     op->kind = OP_SET;
     if (hy_str_eq(name, "args")) {
-        op->var = SET_ARGS; /* nginx's one changeable built-in here: it rewrites the request's query */
+        op->var = SET_ARGS; /* nginx's changeable built-ins: it rewrites the request's query */
+    } else if (hy_str_eq(name, "limit_rate")) {
+        op->var = SET_LIMIT_RATE; /* ... and this one sets the response's rate */
     } else if (hy_vars_is_builtin(name)) {
         return hy_conf_error(cf, "the duplicate \"%.*s\" variable", (int)name.len, name.ptr);
     } else {

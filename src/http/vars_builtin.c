@@ -786,6 +786,7 @@ static const builtin_t builtins[] = {
     {"body_bytes_sent", get_int64_field, offsetof(hy_req_t, body_bytes_sent), HY_VAR_NOCACHE},
     {"bytes_sent", get_int64_field, offsetof(hy_req_t, bytes_sent), HY_VAR_NOCACHE},
     {"request_length", get_int64_field, offsetof(hy_req_t, request_length), HY_VAR_NOCACHE},
+    {"limit_rate", get_int64_field, offsetof(hy_req_t, limit_rate), HY_VAR_NOCACHE},
     {"request_body", get_request_body, 0, HY_VAR_NOCACHE},
     {"request_body_file", get_request_body_file, 0, HY_VAR_NOCACHE},
     {"request_time", get_request_time, 0, HY_VAR_NOCACHE},

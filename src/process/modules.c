@@ -23,6 +23,9 @@
 #include "../http/realip.h"
 #include "../http/stub_status.h"
 #include "../http/metrics.h"
+#include "../http/limit_req.h"
+#include "../http/limit_conn.h"
+#include "../http/limit_rate.h"
 
 hy_module_t *hy_modules[] = {
     &hy_core_module,
@@ -42,6 +45,8 @@ hy_module_t *hy_modules[] = {
     &hy_http_secure_link_module, /* before vars: its postconfiguration defines its variables */
     &hy_http_stub_status_module, /* before vars: its postconfiguration defines $connections_* */
     &hy_http_metrics_module,     /* a location's own handler ("metrics;") and a LOG phase handler (counting) */
+    &hy_http_limit_req_module,   /* before vars ($limit_req_status); PREACCESS: before limit_conn, as nginx runs */
+    &hy_http_limit_conn_module,  /* them (a request delayed by limit_req is not counted while it waits) */
     &hy_http_vars_module,
     &hy_http_map_module,
     &hy_http_split_clients_module,
@@ -51,6 +56,7 @@ hy_module_t *hy_modules[] = {
     &hy_http_headers_module, /* add_header, expires, charset: before gzip (as nginx's filter order) */
     &hy_http_gzip_module, /* compression: after every filter that sets headers (gzip_proxied reads them) */
     &hy_http_range_module, /* after compression: gzip clears accept_ranges when it encodes on the fly */
+    &hy_http_limit_rate_module, /* limit_rate: only reads the location's rate for the protocol's send path */
     &hy_http_log_module, /* last: its log handler runs after the others' */
     NULL,
 };

@@ -425,6 +425,8 @@ static void next_request(h1conn_t *h)
     h->state = ST_HEAD;
     h->last_len = 0;
     h->resp_done = false;
+    if (h->c->sock.rate)
+        hy_sock_set_rate(&h->c->sock, 0, 0);
     hy_sock_set_cork(&h->c->sock, false);
     if (hy_conns_shutting_down() && h->c->sock.input.len == 0) {
         conn_close(h);
@@ -591,6 +593,8 @@ static void h1_send(hy_req_t *req, bool is_final)
         h->body_max = lc->client_max_body_size;
         if (h->body_pending && !h->keepalive)
             h->linger_needed = true;
+        if (req->limit_rate > 0) /* limit_rate (http/limit_rate.c): the socket paces this response */
+            hy_sock_set_rate(&h->c->sock, (uint64_t)req->limit_rate, (uint64_t)HY_MAX(req->limit_rate_after, 0));
         build_head(h, req);
     }
     if (req->header_only) {
