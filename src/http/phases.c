@@ -91,6 +91,7 @@ static int check_find_config(hy_req_t *req, const step_t *s)
     hy_vars_named_captures(req); /* a regex location's named captures become $name */
     if (req->loc == NULL)
         req->loc = req->srv->loc;
+    req->loc = hy_http_limit_except(req->loc, req->method);
     if (req->loc->internal == 1 && !req->is_internal) {
         hy_req_error(req, 404);
         return -1;
@@ -117,14 +118,44 @@ static int check_post_rewrite(hy_req_t *req, const step_t *s)
     return (int)req->_engine->start[HY_PHASE_FIND_CONFIG];
 }
 
-/* ACCESS: an answer (a status) ends the request; OK means "allowed by this module" and the others still run
- * (satisfy all, nginx's default) */
+/* ACCESS (nginx's ngx_http_core_access_phase): DECLINED passes to the next handler. satisfy all: OK means
+ * "allowed by this module" and the others still run; any other answer ends the request. satisfy any: OK ends the
+ * phase (access granted), a 401 or 403 is remembered (a 401 sticks) and the next handler tried; POST_ACCESS
+ * answers with what was remembered when no handler allowed. */
 static int check_access(hy_req_t *req, const step_t *s)
 {
     int rc = s->handler(req);
-    if (rc == HY_OK || rc == HY_DECLINED)
+    if (rc == HY_DECLINED)
         return (int)(req->_phase + 1);
+    if (rc == HY_AGAIN || rc == HY_DONE)
+        return -1;
+    if (req->loc->satisfy != HY_SATISFY_ANY) {
+        if (rc == HY_OK)
+            return (int)(req->_phase + 1);
+    } else {
+        if (rc == HY_OK) {
+            req->access_code = 0;
+            return (int)s->next;
+        }
+        if (rc == 401 || rc == 403) {
+            if (req->access_code != 401)
+                req->access_code = rc;
+            return (int)(req->_phase + 1);
+        }
+    }
     finalize(req, rc);
+    return -1;
+}
+
+static int check_post_access(hy_req_t *req, const step_t *s)
+{
+    int code = req->access_code;
+    if (code == 0)
+        return (int)s->next;
+    req->access_code = 0;
+    if (code == 403)
+        hy_req_log(req, HY_LOG_ERR, "access forbidden by rule");
+    hy_req_error(req, code);
     return -1;
 }
 
@@ -174,6 +205,7 @@ int hy_http_phases_init(hy_conf_t *cf)
         case HY_PHASE_REWRITE: ck = check_rewrite; break;
         case HY_PHASE_POST_REWRITE: ck = check_post_rewrite; break;
         case HY_PHASE_ACCESS: ck = check_access; break;
+        case HY_PHASE_POST_ACCESS: ck = check_post_access; break;
         case HY_PHASE_CONTENT: ck = check_content; break;
         default: break;
         }
@@ -182,7 +214,8 @@ int hy_http_phases_init(hy_conf_t *cf)
         /* The core's own steps: FIND_CONFIG and POST_REWRITE do their work; CONTENT ends with the "nobody took
          * it" answer. Other phases need no step of their own: a DECLINED from their last handler falls through
          * to the next phase's first step, and a phase without handlers takes no step at all (nginx's layout). */
-        if (p == HY_PHASE_FIND_CONFIG || p == HY_PHASE_POST_REWRITE || p == HY_PHASE_CONTENT)
+        if (p == HY_PHASE_FIND_CONFIG || p == HY_PHASE_POST_REWRITE || p == HY_PHASE_CONTENT ||
+            (p == HY_PHASE_POST_ACCESS && e->regs[HY_PHASE_ACCESS] && e->regs[HY_PHASE_ACCESS]->nelts))
             e->steps[k++] = (step_t){.checker = ck, .phase = (uint8_t)p};
         if (p == HY_PHASE_LOG) /* the log phase is run by hy_req_log_phase, never walked */
             break;
@@ -451,6 +484,6 @@ void hy_req_named_redirect(hy_req_t *req, hy_str_t name)
     }
     req->is_internal = true;
     reset_response(req);
-    req->loc = named;
+    req->loc = hy_http_limit_except(named, req->method);
     hy_http_phases_run(req, HY_PHASE_REWRITE);
 }
