@@ -435,6 +435,20 @@ void hy_req_process(hy_req_t *req)
     hy_http_phases_run(req, HY_PHASE_POST_READ);
 }
 
+/* An ACCESS handler's challenge (WWW-Authenticate) outlives an error_page redirect, as in nginx, whose
+ * internal redirects keep the response headers: a custom 401 page still asks for credentials. */
+static void keep_challenge(hy_req_t *req)
+{
+    hy_array_t *h = req->headers_out;
+    req->headers_out = NULL;
+    if (h == NULL || req->err_status == 0) /* not an error_page redirect */
+        return;
+    hy_header_t *e = h->elts;
+    for (size_t i = 0; i < h->nelts; i++)
+        if (hy_str_caseeq(e[i].name, "www-authenticate"))
+            hy_req_add_header(req, e[i].name, e[i].value);
+}
+
 /* the response state a redirect starts over with (nginx keeps headers_out, but hayate's handlers have not
  * sent anything yet when they redirect, so only what they set must go) */
 static void reset_response(hy_req_t *req)
@@ -447,7 +461,7 @@ static void reset_response(hy_req_t *req)
     req->etag = HY_STR_NULL;
     req->location = HY_STR_NULL;
     req->file = NULL;
-    req->headers_out = NULL;
+    keep_challenge(req);
     req->accept_ranges = false;
     req->header_only = false;
     hy_outq_clear(&req->body);

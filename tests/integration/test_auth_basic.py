@@ -195,3 +195,32 @@ def test_bad_config(run_cli, prefix, stmt, msg):
     r = run_cli(['-t', '-p', prefix.tmp + '/', '-c', conf])
     assert r.rc != 0
     assert msg in r.err and 'test.conf:' in r.err
+
+
+def test_error_page_keeps_the_challenge(server):
+    srv = server('''
+    http {
+        server {
+            listen 127.0.0.1:{port};
+            root {html};
+            location /p/ {
+                auth_basic "inner";
+                auth_basic_user_file htpasswd;
+                error_page 401 /denied.html;
+            }
+            location = /named/ {
+                auth_basic "named";
+                auth_basic_user_file htpasswd;
+                error_page 401 @den;
+            }
+            location @den { return 401 "named page\\n"; }
+        }
+    }
+    ''', files={'conf/htpasswd': 'u:{PLAIN}p\n', 'html/p/index.html': 'in\n', 'html/denied.html': 'custom\n'})
+    r = srv.get('/p/')
+    assert r.status == 401 and r.body == b'custom\n'
+    assert r.header('WWW-Authenticate') == 'Basic realm="inner"'
+    r = srv.get('/named/')
+    assert r.status == 401 and r.body == b'named page\n'
+    assert r.header('WWW-Authenticate') == 'Basic realm="named"'
+    assert srv.get('/p/', headers=basic('u', 'p')).status == 200
