@@ -175,6 +175,8 @@ def test_two_workers_see_the_change(server):
     body = CONF.strip()[len('http {'):-1]
     srv = server(master_conf(body), files=FILES, full=True)
     assert len(workers_of(srv, 2)) == 2
+    for _ in range(20):  # the workers read the file before the change
+        assert srv.get('/', headers=basic('late', 'comer')).status == 401
     srv.write('conf/htpasswd', 'late:{PLAIN}comer\n')
     deadline = time.monotonic() + 10
     ok = 0
