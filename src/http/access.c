@@ -46,7 +46,7 @@ static int handler(hy_req_t *req)
     if (c->rules[FAM_INET] == NULL && c->rules[FAM_INET6] == NULL && c->rules[FAM_UNIX] == NULL)
         return HY_DECLINED;
     const char *peer = req->conn->peer_text;
-    uint8_t a[16];
+    uint8_t a[16] = {0};
     int rc = HY_DECLINED;
     if (strncmp(peer, "unix:", 5) == 0) {
         if (c->rules[FAM_UNIX])

@@ -91,7 +91,7 @@ static int file_read(ab_file_t *f, const char *path, const char **op)
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
-            err = errno, *op = "read()";
+            err = errno, *op = "pread()"; /* nginx's wording (ngx_read_file) */
             goto out;
         }
         if (n == 0)

@@ -118,6 +118,19 @@ static int check_post_rewrite(hy_req_t *req, const step_t *s)
     return (int)req->_engine->start[HY_PHASE_FIND_CONFIG];
 }
 
+static void drop_challenge(hy_req_t *req)
+{
+    hy_array_t *h = req->headers_out;
+    if (h == NULL)
+        return;
+    hy_header_t *e = h->elts;
+    size_t k = 0;
+    for (size_t i = 0; i < h->nelts; i++)
+        if (!hy_str_caseeq(e[i].name, "www-authenticate"))
+            e[k++] = e[i];
+    h->nelts = k;
+}
+
 /* ACCESS (nginx's ngx_http_core_access_phase): DECLINED passes to the next handler. satisfy all: OK means
  * "allowed by this module" and the others still run; any other answer ends the request. satisfy any: OK ends the
  * phase (access granted), a 401 or 403 is remembered (a 401 sticks) and the next handler tried; POST_ACCESS
@@ -133,8 +146,9 @@ static int check_access(hy_req_t *req, const step_t *s)
         if (rc == HY_OK)
             return (int)(req->_phase + 1);
     } else {
-        if (rc == HY_OK) {
+        if (rc == HY_OK) { /* granted: an earlier handler's challenge goes too (nginx) */
             req->access_code = 0;
+            drop_challenge(req);
             return (int)s->next;
         }
         if (rc == 401 || rc == 403) {
