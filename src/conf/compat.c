@@ -20,7 +20,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"aio_write", HY_COMPAT_WARN, "no AIO"},
     {"ancient_browser", HY_COMPAT_NOT_YET, "not planned"},
     {"ancient_browser_value", HY_COMPAT_NOT_YET, "not planned"},
-    {"auth_delay", HY_COMPAT_NOT_YET, NULL},
     {"auth_request", HY_COMPAT_NOT_YET, NULL},
     {"auth_request_set", HY_COMPAT_NOT_YET, NULL},
     {"charset_map", HY_COMPAT_NOT_YET, "no recoding; not planned"},

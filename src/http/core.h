@@ -63,6 +63,7 @@ struct hy_http_loc_conf {
     uint32_t limit_except;            /* methods (hy_http_method_bit) that get limit_except_loc; 0 = none */
     hy_http_loc_conf_t *limit_except_loc; /* the limit_except { } block's conf (a noname child) */
     bool is_limit_except;             /* this conf is a limit_except { } block */
+    int64_t auth_delay_ms;            /* auth_delay: a 401 from the ACCESS phase waits this long (0: none) */
 };
 
 /** nginx's method bit for a request method as sent (uppercase names only; others are the "unknown" bit 1). */

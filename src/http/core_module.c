@@ -69,6 +69,7 @@ static void *create_loc(hy_conf_t *cf)
     l->internal = l->chunked_transfer_encoding = l->msie_padding = l->msie_refresh = l->log_not_found = HY_UNSET;
     l->absolute_redirect = l->server_name_in_redirect = l->port_in_redirect = HY_UNSET;
     l->satisfy = HY_UNSET;
+    l->auth_delay_ms = HY_UNSET;
     return l;
 }
 
@@ -170,6 +171,7 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     hy_merge_value(c->server_name_in_redirect, p->server_name_in_redirect, 0);
     hy_merge_value(c->port_in_redirect, p->port_in_redirect, 1);
     hy_merge_value(c->satisfy, p->satisfy, HY_SATISFY_ALL);
+    hy_merge_value(c->auth_delay_ms, p->auth_delay_ms, 0);
     if (c->is_limit_except && c->handler == NULL) /* nginx's proxy merge: the location's handler applies too */
         c->handler = p->handler;
     return 0;
@@ -901,6 +903,7 @@ static const hy_directive_t core_directives[] = {
     {.name = "internal", .ctx = HY_CTX_LOC, .args = HY_ARGS_0, .set = set_internal, LOC(internal)},
     {.name = "limit_except", .ctx = HY_CTX_LOC, .args = HY_ARGS_1MORE | HY_ARGS_BLOCK, .set = set_limit_except,
      LOC(limit_except)},
+    {.name = "auth_delay", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_msec, LOC(auth_delay_ms)},
     {.name = "satisfy", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_enum, LOC(satisfy),
      .post = satisfy_enum},
     {.name = "default_type", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_str, LOC(default_type)},

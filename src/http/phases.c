@@ -9,6 +9,7 @@
 #include "path.h"
 #include "../conf/cycle.h"
 #include "../core/log.h"
+#include "../event/loop.h"
 
 #define HY_MAX_URI_CHANGES 10
 
@@ -118,6 +119,41 @@ static int check_post_rewrite(hy_req_t *req, const step_t *s)
     return (int)req->_engine->start[HY_PHASE_FIND_CONFIG];
 }
 
+/* A 401 from the ACCESS phase (nginx's ngx_http_core_auth_delay): with auth_delay, answered only after that
+ * long, so that a wrong password costs an attacker time whatever the password scheme. */
+typedef struct auth_delay {
+    hy_timer_t timer;
+    hy_req_t *req;
+} auth_delay_t;
+
+static void auth_delay_clear(void *arg)
+{
+    auth_delay_t *d = arg;
+    if (hy_timer_is_linked(&d->timer) && hy_worker_loop)
+        hy_timer_unlink(hy_worker_loop, &d->timer);
+}
+
+static void auth_delay_done(hy_timer_t *t)
+{
+    auth_delay_t *d = t->data;
+    hy_req_error(d->req, 401);
+}
+
+static void unauthorized(hy_req_t *req)
+{
+    if (req->loc->auth_delay_ms <= 0 || hy_worker_loop == NULL) {
+        hy_req_error(req, 401);
+        return;
+    }
+    hy_req_log(req, HY_LOG_INFO, "delaying unauthorized request");
+    auth_delay_t *d = hy_pcalloc(req->pool, sizeof(*d));
+    d->req = req;
+    d->timer.cb = auth_delay_done;
+    d->timer.data = d;
+    hy_pool_on_clear(req->pool, auth_delay_clear, d); /* the connection may close first */
+    hy_timer_link(hy_worker_loop, &d->timer, (uint64_t)req->loc->auth_delay_ms);
+}
+
 static void drop_challenge(hy_req_t *req)
 {
     hy_array_t *h = req->headers_out;
@@ -157,7 +193,10 @@ static int check_access(hy_req_t *req, const step_t *s)
             return (int)(req->_phase + 1);
         }
     }
-    finalize(req, rc);
+    if (rc == 401)
+        unauthorized(req);
+    else
+        finalize(req, rc);
     return -1;
 }
 
@@ -169,7 +208,10 @@ static int check_post_access(hy_req_t *req, const step_t *s)
     req->access_code = 0;
     if (code == 403)
         hy_req_log(req, HY_LOG_ERR, "access forbidden by rule");
-    hy_req_error(req, code);
+    if (code == 401)
+        unauthorized(req);
+    else
+        hy_req_error(req, code);
     return -1;
 }
 

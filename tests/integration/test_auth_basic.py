@@ -6,6 +6,7 @@ import base64
 import hashlib
 import os
 import shutil
+import socket
 import subprocess
 import time
 
@@ -226,3 +227,52 @@ def test_error_page_keeps_the_challenge(server):
     assert r.status == 401 and r.body == b'named page\n'
     assert r.header('WWW-Authenticate') == 'Basic realm="named"'
     assert srv.get('/p/', headers=basic('u', 'p')).status == 200
+
+
+DELAY = '''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        root {html};
+        auth_delay 2s;
+        auth_basic "slow";
+        auth_basic_user_file htpasswd;
+        location /any/ { satisfy any; deny all; }
+    }
+}
+'''
+
+
+def test_auth_delay(server):
+    srv = server(DELAY, files={'conf/htpasswd': 'u:{PLAIN}p\n', 'html/index.html': 'in\n',
+                               'html/any/index.html': 'in\n'})
+    for path in ('/', '/any/'):
+        c = srv.conn()
+        c.send('GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' % path)
+        c.sock.settimeout(1.0)  # the delay is 2s: nothing may arrive before it ends
+        with pytest.raises(socket.timeout):
+            c.sock.recv(1)
+        c.sock.settimeout(10.0)
+        r = c.read_response('GET')
+        assert r.status == 401 and r.header('WWW-Authenticate') == 'Basic realm="slow"'
+        c.close()
+    assert srv.error_log().count('delaying unauthorized request') == 2
+    assert srv.get('/', headers=basic('u', 'p')).status == 200
+    assert srv.error_log().count('delaying unauthorized request') == 2
+
+
+def test_auth_delay_client_gone(server):
+    # the client leaves during the delay: the pending answer is dropped with the request
+    srv = server(DELAY, files={'conf/htpasswd': 'u:{PLAIN}p\n', 'html/index.html': 'in\n'})
+    for _ in range(3):
+        c = srv.conn()
+        c.send('GET / HTTP/1.1\r\nHost: x\r\n\r\n')
+        c.close()
+    deadline = time.monotonic() + 10
+    while srv.error_log().count('delaying unauthorized request') < 3:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert srv.get('/', headers=basic('u', 'p')).status == 200
+    time.sleep(2.5)  # past the delays: no timer may fire on a request that is gone
+    assert srv.alive()
+    assert srv.get('/', headers=basic('u', 'p')).status == 200
