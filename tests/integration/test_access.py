@@ -3,6 +3,7 @@ an IPv4-mapped client is an IPv4 one when there are IPv4 rules, unix: rules, inh
 403 with "access forbidden by rule"; satisfy any/all against auth_basic; limit_except (GET implies HEAD)."""
 import base64
 import socket
+import time
 
 import pytest
 
@@ -45,7 +46,7 @@ http {
 
 PATHS = ['deny4', 'allow-lo', 'order', 'order2', 'v6only', 'other-net', 'no-match', 'mapped6', 'unix',
          'parent/kid', 'parent/own', 'all-deny', 'all-allow', 'any-deny', 'any-allow', 'any-noauth', 'any-none',
-         'lmt', 'lmt-post', 'lmt-auth', 'lmt-static']
+         'lmt', 'lmt-post', 'lmt-auth', 'lmt-static', 'lmt-log']
 FILES = {'html/' + p: 'in\n' for p in PATHS}
 
 
@@ -175,6 +176,11 @@ http {
         location /lmt-static {
             limit_except GET { deny all; }
         }
+        location /lmt-log {
+            limit_except GET {
+                access_log {tmp}/logs/lmt.log;
+            }
+        }
     }
 }
 '''
@@ -237,3 +243,20 @@ def test_limit_except_keeps_location_settings(ssrv):
     r = ssrv.get('/lmt-static')
     assert r.status == 200 and r.body == b'in\n'
     assert ssrv.get('/lmt-static', method='POST', body=b'x').status == 403
+
+
+def test_limit_except_access_log(ssrv):
+    assert ssrv.get('/lmt-log').status == 200
+    assert ssrv.get('/lmt-log', method='DELETE').status == 405
+    deadline = time.monotonic() + 5
+    while True:
+        try:
+            with open(ssrv.tmp + '/logs/lmt.log') as f:
+                lines = f.read().splitlines()
+        except FileNotFoundError:
+            lines = []
+        if lines:
+            break
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert len(lines) == 1 and '"DELETE /lmt-log HTTP/1.1" 405' in lines[0]
