@@ -72,8 +72,7 @@ long hy_base64_decode(const char *s, size_t len, unsigned char *out)
     return (long)o;
 }
 
-bool hy_htpasswd_basic(const char *value, size_t len, char *out, const char **user, size_t *ulen,
-                       const char **password)
+bool hy_htpasswd_basic(const char *value, size_t len, char *out, const char **user, size_t *ulen, const char **password)
 {
     if (len < 6 || strncasecmp(value, "Basic ", 6) != 0)
         return false;

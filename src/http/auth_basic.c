@@ -295,9 +295,15 @@ static void flush_worker(hy_cycle_t *cycle, bool reopen)
 }
 
 static const hy_directive_t ab_directives[] = {
-    {.name = "auth_basic", .ctx = HY_CTX_HTTP_ANY | HY_CTX_LMT, .args = HY_ARGS_1, .set = set_complex,
+    {.name = "auth_basic",
+     .ctx = HY_CTX_HTTP_ANY | HY_CTX_LMT,
+     .args = HY_ARGS_1,
+     .set = set_complex,
      .conf = HY_CONF_LOC},
-    {.name = "auth_basic_user_file", .ctx = HY_CTX_HTTP_ANY | HY_CTX_LMT, .args = HY_ARGS_1, .set = set_complex,
+    {.name = "auth_basic_user_file",
+     .ctx = HY_CTX_HTTP_ANY | HY_CTX_LMT,
+     .args = HY_ARGS_1,
+     .set = set_complex,
      .conf = HY_CONF_LOC},
     {0},
 };

@@ -24,7 +24,7 @@ static void test_lines(void)
     ok(!find(f, "carol", h)); /* "#carol" is a comment, " carol" another user */
     ok(find(f, " carol", h) && strcmp(h, "c") == 0);
     ok(find(f, "dave", h) && strcmp(h, "d") == 0); /* the last line without a newline */
-    ok(!find(f, "ali", h));                       /* the name must be followed by ':' */
+    ok(!find(f, "ali", h));                        /* the name must be followed by ':' */
     ok(!find("alice\n", "alice", h));
     ok(find("alice:\n", "alice", h) && h[0] == '\0');
     ok(!find("", "alice", h));
