@@ -1,25 +1,40 @@
 #!/bin/bash
 # bench/cpu_ab.sh — server CPU per request of two hayate builds, alternated (A B A B ...), for a change that
-# must not cost CPU (issue 9: "within 3% of today"). One worker pinned to CPU 0, wrk -t1 -c128 on CPU 1 for
-# 10 s against a 612-byte file on 127.0.0.1; CPU is the master's and worker's utime+stime from /proc.
-#   usage: bench/cpu_ab.sh OLD_BINARY NEW_BINARY [ROUNDS=3]
+# must not cost CPU (issue 9: "within 3% of today"). One worker pinned to CPU 0, wrk -t1 on CPU 1 for 10 s on
+# 127.0.0.1; CPU is the master's and worker's utime+stime from /proc. Give the same binary twice for an A/A run.
+#   usage: bench/cpu_ab.sh OLD_BINARY NEW_BINARY [ROUNDS=3] [SCENARIO=small]
+#   SCENARIO: small (612-byte file, -c128), 1m (1 MiB file, -c32), gzip (40 KiB HTML, gzip level 6, -c32)
 # Build the old one with: git archive <commit> | tar -x -C /tmp/old && make -C /tmp/old
 set -u
-[ $# -ge 2 ] || { sed -n 2,6p "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n 2,7p "$0" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 command -v wrk >/dev/null || { echo "cpu_ab: wrk is missing (apt-get install wrk)" >&2; exit 1; }
 prefix=$(mktemp -d /tmp/hy-cpu-ab.XXXXXX) keep=0 pids=()
 trap 'bench_cleanup cpu_ab' EXIT
+chmod 755 "$prefix" # workers run as nobody when started by root
 port=$(free_port 18555)
 mkdir -p "$prefix/html" "$prefix/logs" "$prefix/conf"
 head -c 612 /dev/zero | tr '\0' x >"$prefix/html/small.html"
+head -c 1048576 /dev/urandom >"$prefix/html/1m.dat"
+mkdir -p "$prefix/html/gz" # text that compresses about 5:1, like bench/run.sh's gzip-40k page
+awk 'BEGIN { srand(3); nw = split("the quick brown fox jumps over lazy dog lorem ipsum server static file cache", w, " ")
+    for (n = 0; n < 41500;) { line = "<p>"; k = 5 + int(rand() * 20)
+        for (i = 0; i < k; i++) line = line w[1 + int(rand() * nw)] " "
+        line = line "</p>\n"; printf "%s", line; n += length(line) } }' | head -c 40960 >"$prefix/html/gz/40k.html"
+case "${4:-small}" in
+small) url=/small.html conns=128 hdr=() ;;
+1m) url=/1m.dat conns=32 hdr=() ;;
+gzip) url=/gz/40k.html conns=32 hdr=(-H 'Accept-Encoding: gzip') ;;
+*) echo "cpu_ab: unknown scenario ${4}" >&2; exit 2 ;;
+esac
 cat >"$prefix/conf/h.conf" <<CONF
 worker_processes 1;
 error_log logs/error.log;
 pid logs/h.pid;
 events { worker_connections 4096; }
-http { access_log off; server { listen 127.0.0.1:$port; root html; location / {} } }
+http { access_log off; server { listen 127.0.0.1:$port; root html; location / {}
+    location /gz/ { gzip on; gzip_comp_level 6; } } }
 CONF
 ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
 one() { # BINARY -> "req/s µs-per-request"
@@ -28,11 +43,14 @@ one() { # BINARY -> "req/s µs-per-request"
     for _ in $(seq 50); do [ -s "$prefix/logs/h.pid" ] && break; sleep 0.1; done
     local m; m=$(cat "$prefix/logs/h.pid"); pids=("$m")
     local procs="$m $(pgrep -P "$m" | tr '\n' ' ')"
-    taskset -c 1 wrk -t1 -c128 -d2s "http://127.0.0.1:$port/small.html" >/dev/null # warm-up
+    taskset -c 1 wrk -t1 -c"$conns" -d2s "${hdr[@]}" "http://127.0.0.1:$port$url" >/dev/null # warm-up
     local c0 out c1 n; c0=$(ticks $procs)
-    out=$(taskset -c 1 wrk -t1 -c128 -d10s "http://127.0.0.1:$port/small.html")
+    out=$(taskset -c 1 wrk -t1 -c"$conns" -d10s "${hdr[@]}" "http://127.0.0.1:$port$url")
     c1=$(ticks $procs)
     n=$(echo "$out" | awk '/requests in/{print $1}')
+    if echo "$out" | grep -q 'Non-2xx\|Socket errors'; then
+        echo "cpu_ab: $1 answered $url with errors:" >&2; echo "$out" >&2; return 1
+    fi
     bench_stop cpu_ab "$m"
     awk -v n="$n" -v d=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v rps="$(echo "$out" | awk '/Requests\/sec/{print $2}')" \
         'BEGIN { printf "%.0f %.3f\n", rps, d * 1e6 / hz / n }'

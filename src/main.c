@@ -65,6 +65,7 @@ static void version(bool verbose, const char *prefix)
     fprintf(stderr,
             "built by %s\n"
             "built with %s (running with %s)\n"
+            "TLS SNI support enabled\n"
             "built with PCRE2 %s\n"
             "built with brotli and zstd compression (hayate's own, with the directives of the common modules)\n",
             HY_CC, OPENSSL_VERSION_TEXT, OpenSSL_version(OPENSSL_VERSION), pcre_ver);
@@ -72,7 +73,8 @@ static void version(bool verbose, const char *prefix)
     char *paths[] = {absolute(p, HY_PATH_CONF, false), absolute(p, HY_PATH_ERROR_LOG, false),
                      absolute(p, HY_PATH_HTTP_LOG, false), absolute(p, HY_PATH_PID, false)};
     fprintf(stderr, "configure arguments: --prefix=%s --conf-path=%s --error-log-path=%s --http-log-path=%s "
-            "--pid-path=%s --with-http_gzip_static_module --with-http_secure_link_module", p, paths[0], paths[1], paths[2], paths[3]);
+            "--pid-path=%s --with-http_ssl_module --with-http_gzip_static_module --with-http_secure_link_module "
+            "--with-http_realip_module", p, paths[0], paths[1], paths[2], paths[3]);
     for (size_t i = 0; i < HY_ARRAY_SIZE(paths); i++)
         free(paths[i]);
     free(p);

@@ -4,13 +4,7 @@
 #include "str.h"
 #include "mem.h"
 
-bool hy_str_eq(hy_str_t a, const char *lit)
-{
-    size_t n = strlen(lit);
-    return a.len == n && (n == 0 || memcmp(a.ptr, lit, n) == 0);
-}
-
-static bool mem_caseeq(const char *a, const char *b, size_t n)
+bool hy_mem_caseeq(const char *a, const char *b, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
@@ -20,12 +14,6 @@ static bool mem_caseeq(const char *a, const char *b, size_t n)
     return true;
 }
 
-bool hy_str_caseeq(hy_str_t a, const char *lit)
-{
-    size_t n = strlen(lit);
-    return a.len == n && mem_caseeq(a.ptr, lit, n);
-}
-
 bool hy_str_eq_str(hy_str_t a, hy_str_t b)
 {
     return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
@@ -33,7 +21,7 @@ bool hy_str_eq_str(hy_str_t a, hy_str_t b)
 
 bool hy_str_caseeq_str(hy_str_t a, hy_str_t b)
 {
-    return a.len == b.len && (a.len == 0 || mem_caseeq(a.ptr, b.ptr, a.len));
+    return a.len == b.len && (a.len == 0 || hy_mem_caseeq(a.ptr, b.ptr, a.len));
 }
 
 void hy_str_lower(char *p, size_t n)

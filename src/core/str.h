@@ -16,9 +16,21 @@ typedef struct hy_str {
 #define HY_STR(lit) ((hy_str_t){(char *)(lit), sizeof(lit) - 1})
 #define HY_STR_NULL ((hy_str_t){NULL, 0})
 
-/** Exact / ASCII-case-insensitive equality with a C string literal or another hy_str_t. */
-bool hy_str_eq(hy_str_t a, const char *lit);
-bool hy_str_caseeq(hy_str_t a, const char *lit);
+/** ASCII-case-insensitive equality of n bytes (letters only fold: '@' and '`' differ). */
+bool hy_mem_caseeq(const char *a, const char *b, size_t n);
+/** Exact / ASCII-case-insensitive equality with a C string literal or another hy_str_t. The literal forms are
+ * inline so that a literal's length is a constant and a length mismatch (most header-name tests) costs one
+ * comparison. */
+static inline bool hy_str_eq(hy_str_t a, const char *lit)
+{
+    size_t n = __builtin_strlen(lit);
+    return a.len == n && (n == 0 || __builtin_memcmp(a.ptr, lit, n) == 0);
+}
+static inline bool hy_str_caseeq(hy_str_t a, const char *lit)
+{
+    size_t n = __builtin_strlen(lit);
+    return a.len == n && hy_mem_caseeq(a.ptr, lit, n);
+}
 bool hy_str_eq_str(hy_str_t a, hy_str_t b);
 bool hy_str_caseeq_str(hy_str_t a, hy_str_t b);
 /** Lower-case ASCII in place. */

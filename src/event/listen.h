@@ -17,6 +17,7 @@ typedef struct hy_listen_spec {
     int keepidle, keepintvl, keepcnt; /* so_keepalive=idle:intvl:cnt (0 = system default) */
     bool reuseport, deferred, default_server, is_unix, bind;
     bool ssl;           /* listen ... ssl: connections start with a TLS handshake */
+    bool proxy_protocol; /* listen ... proxy_protocol: connections start with a PROXY protocol header */
 } hy_listen_spec_t;
 
 typedef void (*hy_accept_cb)(hy_listener_t *l, int fd, struct sockaddr_storage *peer, socklen_t peer_len);

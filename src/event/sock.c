@@ -254,6 +254,12 @@ void hy_sock_set_nodelay(hy_sock_t *s)
     s->is_nodelay = true;
 }
 
+void hy_sock_idle(hy_sock_t *s)
+{
+    if (s->tp->idle)
+        s->tp->idle(s);
+}
+
 bool hy_sock_has_unread(hy_sock_t *s)
 {
     if (s->input.len > 0)
@@ -261,6 +267,17 @@ bool hy_sock_has_unread(hy_sock_t *s)
     if (s->is_closed || s->is_eof)
         return false;
     return s->tp->has_unread ? s->tp->has_unread(s) : false;
+}
+
+ssize_t hy_sock_recv_raw(hy_sock_t *s, char *buf, size_t len, bool peek)
+{
+    ssize_t n;
+    do
+        n = recv(s->io.fd, buf, len, peek ? MSG_PEEK : 0);
+    while (n < 0 && errno == EINTR);
+    if (n > 0 && !peek)
+        s->bytes_in += (uint64_t)n;
+    return n < 0 ? -errno : n;
 }
 
 int hy_sock_shutdown_write(hy_sock_t *s)

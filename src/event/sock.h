@@ -40,6 +40,9 @@ typedef struct hy_sock_transport {
     /** The handshake's results: the negotiated ALPN protocol and the SNI name (empty when none). */
     hy_str_t (*alpn)(hy_sock_t *s);
     hy_str_t (*server_name)(hy_sock_t *s);
+    /** The connection waits for the peer's next request: give back what can be rebuilt cheaply (TLS: record
+     * buffers, while many connections are open). Optional. */
+    void (*idle)(hy_sock_t *s);
     /** Release the transport's state (called once by hy_sock_close). */
     void (*release)(hy_sock_t *s);
 } hy_sock_transport_t;
@@ -90,6 +93,11 @@ void hy_sock_set_nodelay(hy_sock_t *s);
 /** Whether the peer sent bytes nobody has read yet (buffered input, the transport's buffers, or the kernel's
  * receive queue, peeked without consuming). Lingering close uses it to avoid a reset. */
 bool hy_sock_has_unread(hy_sock_t *s);
+/** The protocol waits for the peer's next request on this socket (keep-alive): the transport may shrink. */
+void hy_sock_idle(hy_sock_t *s);
+/** Receive from the fd itself, past the transport and the input buffer: for a header that precedes every
+ * transport byte (the PROXY protocol). peek leaves the bytes queued. >0 bytes, 0 EOF, -EAGAIN or another -errno. */
+ssize_t hy_sock_recv_raw(hy_sock_t *s, char *buf, size_t len, bool peek);
 /** Orderly end of our sending side (shutdown(SHUT_WR); TLS sends close_notify first). 0 or -errno. */
 int hy_sock_shutdown_write(hy_sock_t *s);
 /** The local address of the connection (getsockname once, then cached). NULL when unknown. */

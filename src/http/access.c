@@ -6,6 +6,7 @@
  * its parent's. */
 #include <string.h>
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include "access.h"
 #include "core.h"
@@ -45,16 +46,16 @@ static int handler(hy_req_t *req)
     const access_loc_t *c = req->loc->loc_conf[hy_http_access_module.index];
     if (c->rules[FAM_INET] == NULL && c->rules[FAM_INET6] == NULL && c->rules[FAM_UNIX] == NULL)
         return HY_DECLINED;
-    const char *peer = req->conn->peer_text;
-    uint8_t a[16] = {0};
+    const struct sockaddr_storage *peer = hy_req_peer(req); /* realip's address when it replaced the peer */
     int rc = HY_DECLINED;
-    if (strncmp(peer, "unix:", 5) == 0) {
+    if (peer->ss_family == AF_UNIX) {
         if (c->rules[FAM_UNIX])
-            rc = match(c->rules[FAM_UNIX], a, 0);
-    } else if (inet_pton(AF_INET, peer, a) == 1) {
+            rc = match(c->rules[FAM_UNIX], NULL, 0);
+    } else if (peer->ss_family == AF_INET) {
         if (c->rules[FAM_INET])
-            rc = match(c->rules[FAM_INET], a, 4);
-    } else if (inet_pton(AF_INET6, peer, a) == 1) {
+            rc = match(c->rules[FAM_INET], (const uint8_t *)&((const struct sockaddr_in *)peer)->sin_addr, 4);
+    } else if (peer->ss_family == AF_INET6) {
+        const uint8_t *a = ((const struct sockaddr_in6 *)peer)->sin6_addr.s6_addr;
         static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
         if (c->rules[FAM_INET] && memcmp(a, mapped, 12) == 0)
             rc = match(c->rules[FAM_INET], a + 12, 4);

@@ -144,6 +144,7 @@ static void free_conn(void *arg)
 {
     hy_conn_t *c = arg;
     hy_cycle_unref(c->cycle);
+    free(c->pp);
     free(c);
 }
 

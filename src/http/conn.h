@@ -12,6 +12,7 @@
 #include "../core/str.h"
 #include "../event/sock.h"
 #include "../event/listen.h"
+#include "../event/proxy_protocol.h"
 
 typedef struct hy_http_addr hy_http_addr_t;
 
@@ -37,6 +38,14 @@ typedef struct hy_conn_ops {
     void (*close)(hy_conn_t *c);
 } hy_conn_ops_t;
 
+/* The PROXY protocol header a connection started with (listen ... proxy_protocol): parsed, and its raw bytes
+ * (pp.tlvs points into raw). One malloc'd block, freed with the connection. */
+typedef struct hy_conn_pp {
+    hy_pp_t pp;
+    size_t len;
+    char raw[];
+} hy_conn_pp_t;
+
 enum hy_conn_state {
     HY_CONN_READING = 0, /* reading a request head or body */
     HY_CONN_WRITING,     /* a request is being answered */
@@ -57,6 +66,7 @@ struct hy_conn {
     uint8_t state;                  /* enum hy_conn_state */
     bool is_idle;
     bool is_plain_on_tls;           /* a plain HTTP request arrived on a TLS address: answered 497 */
+    hy_conn_pp_t *pp;               /* owned: the PROXY protocol header, NULL when none was read */
     uint64_t start_ms;              /* wall-clock ms of the accept ($connection_time) */
     struct hy_conn *_prev, *_next;           /* registry: every open connection */
     struct hy_conn *_idle_prev, *_idle_next; /* registry: idle ones, oldest first */

@@ -522,8 +522,9 @@ static int set_listen(hy_conf_t *cf, const hy_directive_t *d, void *conf)
             spec.default_server = true;
         } else if (hy_str_eq(o, "ssl")) {
             spec.ssl = true;
-        } else if (hy_str_eq(o, "http2") || hy_str_eq(o, "quic") ||
-                   hy_str_eq(o, "proxy_protocol") || hy_str_eq(o, "http3")) {
+        } else if (hy_str_eq(o, "proxy_protocol")) {
+            spec.proxy_protocol = true;
+        } else if (hy_str_eq(o, "http2") || hy_str_eq(o, "quic") || hy_str_eq(o, "http3")) {
             return hy_conf_error(cf, "the \"%s\" parameter of the \"listen\" directive is not supported by hayate yet "
                                  "(HTTP/2 comes in a later release)", o.ptr);
         } else if (o.len > 8 && memcmp(o.ptr, "backlog=", 8) == 0) {
@@ -803,10 +804,11 @@ static int build_addrs(hy_conf_t *cf, hy_http_main_conf_t *m)
                     return hy_conf_error(cf, "duplicate listen options for %s", ls[i].text);
                 }
                 if (has_opts) {
-                    bool d = addr->spec.default_server, was_ssl = addr->spec.ssl;
+                    bool d = addr->spec.default_server, was_ssl = addr->spec.ssl, was_pp = addr->spec.proxy_protocol;
                     addr->spec = ls[i];
                     addr->spec.default_server = d;
                     addr->spec.ssl |= was_ssl;
+                    addr->spec.proxy_protocol |= was_pp;
                 }
                 if (ls[i].default_server) {
                     addr->default_server = srvs[s];
@@ -814,6 +816,7 @@ static int build_addrs(hy_conf_t *cf, hy_http_main_conf_t *m)
                 }
             }
             addr->spec.ssl |= ls[i].ssl; /* nginx: "ssl" on any listen of an address makes it TLS */
+            addr->spec.proxy_protocol |= ls[i].proxy_protocol; /* the same for proxy_protocol */
             *(hy_http_srv_conf_t **)hy_array_push(addr->servers) = srvs[s];
         }
     }

@@ -406,7 +406,7 @@ static int forwarded(const geo_t *g, geo_addr_t *addr, const char *xff, size_t l
 
 static void client_addr(hy_req_t *req, const geo_t *g, geo_addr_t *a)
 {
-    sockaddr_to_addr(&req->conn->sock.peer, a);
+    sockaddr_to_addr(hy_req_peer(req), a);
     if (g->proxies == NULL)
         return;
     for (size_t i = req->num_headers; i-- > 0;) { /* the last X-Forwarded-For first, as nginx 1.22 */

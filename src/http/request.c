@@ -65,7 +65,7 @@ void hy_req_add_header(hy_req_t *req, hy_str_t name, hy_str_t value)
 
 size_t hy_req_log_ctx(hy_req_t *req, char *buf, size_t cap)
 {
-    int n = snprintf(buf, cap, ", client: %s", req->conn->peer_text);
+    int n = snprintf(buf, cap, ", client: %s", hy_req_peer_text(req));
     if (req->srv && req->srv->server_names && req->srv->server_names->nelts) {
         hy_server_name_t *sn = req->srv->server_names->elts;
         n += snprintf(buf + n, cap - (size_t)n, ", server: %.*s", (int)sn[0].name.len, sn[0].name.ptr);

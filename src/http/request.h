@@ -55,6 +55,9 @@ struct hy_req {
     int err_status;                 /* error_page's status override of the final response (0: none) */
     int access_code;                /* satisfy any: the 401/403 an ACCESS handler gave, answered after the phase */
     int request_line_status;        /* non-zero: parse error to answer */
+    const struct sockaddr_storage *peer; /* realip's client address (http/realip.c), NULL: the connection's peer;
+                                          * read it through hy_req_peer / hy_req_peer_text */
+    const char *peer_text;
     /* routing */
     hy_http_srv_conf_t *srv;
     hy_http_loc_conf_t *loc;
@@ -102,6 +105,17 @@ static inline hy_regex_caps_t *hy_req_captures(hy_req_t *req)
 {
     req->captures.pool = req->pool;
     return &req->captures;
+}
+
+/** The request's client address: the connection's peer, or the one realip put in its place ($remote_addr,
+ * $binary_remote_addr, $remote_port, geo, allow/deny, limit keys and the error log's "client:" read it here). */
+static inline const struct sockaddr_storage *hy_req_peer(const hy_req_t *req)
+{
+    return req->peer ? req->peer : &req->conn->sock.peer;
+}
+static inline const char *hy_req_peer_text(const hy_req_t *req)
+{
+    return req->peer_text ? req->peer_text : req->conn->peer_text;
 }
 
 /** Per-module request context slot (allocated on first use). */

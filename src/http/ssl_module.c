@@ -428,13 +428,14 @@ static int build_ctx(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
         return ssl_fail(cf, "%s", "SSL_CTX_new() failed");
     hy_pool_on_clear(cf->pool, free_ctx, ctx); /* the generation's arena owns it: freed with the last connection */
     c->ctx = ctx;
-    /* no compression (CRIME), no renegotiation by clients, server-side preference when asked; SSL_MODE_RELEASE_
-     * BUFFERS lets an idle keep-alive connection drop OpenSSL's 34 KiB of record buffers (as nginx) */
+    /* no compression (CRIME), no renegotiation by clients, server-side preference when asked; no SSL_MODE_RELEASE_
+     * BUFFERS (nginx's): an idle keep-alive connection gives its record buffers back only when the worker holds
+     * many connections (event/tls.c, tls_idle), not after every request */
     SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF |
                                  SSL_OP_SINGLE_DH_USE | SSL_OP_SINGLE_ECDH_USE);
     if (c->prefer_server_ciphers)
         SSL_CTX_set_options(ctx, SSL_OP_CIPHER_SERVER_PREFERENCE);
-    SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS | SSL_MODE_NO_AUTO_CHAIN);
+    SSL_CTX_set_mode(ctx, SSL_MODE_NO_AUTO_CHAIN);
     SSL_CTX_set_read_ahead(ctx, 1); /* one read(2) per burst instead of two per record (header, then body) */
     if (apply_protocols(ctx, c->protocols) != 0)
         return ssl_fail(cf, "%s", "SSL_CTX_set_min_proto_version() failed");

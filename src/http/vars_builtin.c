@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <sys/random.h>
 #include "vars_builtin.h"
+#include "../core/log.h"
 #include "body.h"
 #include "../conf/cycle.h"
 #include "../core/clock.h"
@@ -191,29 +192,68 @@ static void get_is_args(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 
 static void get_remote_addr(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 {
-    set_val(v, req->conn->peer_text, strlen(req->conn->peer_text));
+    const char *t = hy_req_peer_text(req);
+    set_val(v, t, strlen(t));
 }
 
 static void get_remote_port(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 {
-    const struct sockaddr_storage *ss = &req->conn->sock.peer;
-    if (ss->ss_family == AF_INET)
-        set_int(req, v, ntohs(((const struct sockaddr_in *)ss)->sin_port));
-    else if (ss->ss_family == AF_INET6)
-        set_int(req, v, ntohs(((const struct sockaddr_in6 *)ss)->sin6_port));
+    const struct sockaddr_storage *ss = hy_req_peer(req);
+    unsigned port = ss->ss_family == AF_INET    ? ntohs(((const struct sockaddr_in *)ss)->sin_port)
+                    : ss->ss_family == AF_INET6 ? ntohs(((const struct sockaddr_in6 *)ss)->sin6_port)
+                                                : 0;
+    if (port) /* 0: a unix socket, or realip's address came without a port (nginx prints nothing) */
+        set_int(req, v, port);
     else
         set_val(v, "", 0);
 }
 
 static void get_binary_remote_addr(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 {
-    const struct sockaddr_storage *ss = &req->conn->sock.peer;
+    const struct sockaddr_storage *ss = hy_req_peer(req);
     if (ss->ss_family == AF_INET)
         set_val(v, (const char *)&((const struct sockaddr_in *)ss)->sin_addr, 4);
     else if (ss->ss_family == AF_INET6)
         set_val(v, (const char *)&((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
     else
         set_val(v, "", 0);
+}
+
+/* $proxy_protocol_addr/_port (data 0) and _server_addr/_server_port (data 1): not found without a header or
+ * without addresses in it (v1 UNKNOWN, v2 LOCAL) */
+static void get_pp_addr(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
+{
+    const hy_conn_pp_t *p = req->conn->pp;
+    if (p == NULL || !p->pp.has_addrs)
+        return not_found(v);
+    const char *t = data ? p->pp.dst_text : p->pp.src_text;
+    set_val(v, t, strlen(t));
+}
+
+static void get_pp_port(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
+{
+    const hy_conn_pp_t *p = req->conn->pp;
+    if (p == NULL || !p->pp.has_addrs)
+        return not_found(v);
+    set_int(req, v, data ? p->pp.dst_port : p->pp.src_port);
+}
+
+/* $proxy_protocol_tlv_NAME (event/proxy_protocol.h names them); nginx's errors are logged, the value not found */
+static void get_pp_tlv(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
+{
+    const hy_conn_pp_t *p = req->conn->pp;
+    if (p == NULL)
+        return not_found(v);
+    hy_str_t val;
+    const char *err;
+    char *vb = hy_palloc(req->pool, 11);
+    const hy_str_t *name = (const hy_str_t *)data;
+    int rc = hy_pp_tlv_get(p->pp.tlvs, p->pp.tlvs_len, *name, &val, vb, &err);
+    if (rc < 0)
+        hy_req_log(req, HY_LOG_ERR, "%s \"%.*s\"", err, (int)name->len, name->ptr);
+    if (rc <= 0)
+        return not_found(v);
+    set_val(v, val.ptr, val.len);
 }
 
 static void get_server_addr(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
@@ -717,6 +757,10 @@ static const builtin_t builtins[] = {
     {"remote_port", get_remote_port, 0, 0},
     {"remote_user", get_remote_user, 0, 0},
     {"binary_remote_addr", get_binary_remote_addr, 0, 0},
+    {"proxy_protocol_addr", get_pp_addr, 0, 0},
+    {"proxy_protocol_port", get_pp_port, 0, 0},
+    {"proxy_protocol_server_addr", get_pp_addr, 1, 0},
+    {"proxy_protocol_server_port", get_pp_port, 1, 0},
     {"time_local", get_time_local, 0, HY_VAR_NOCACHE},
     {"time_iso8601", get_time_iso8601, 0, HY_VAR_NOCACHE},
     {"msec", get_msec, 0, HY_VAR_NOCACHE},
@@ -773,6 +817,7 @@ static const builtin_t prefixes[] = {
     {"http_", get_http, 0, 0},
     {"sent_http_", get_sent_http, 0, HY_VAR_NOCACHE},
     {"cookie_", get_cookie, 0, 0},
+    {"proxy_protocol_tlv_", get_pp_tlv, 0, 0},
     {"upstream_http_", get_not_found, 0, HY_VAR_NOCACHE},
     {"upstream_cookie_", get_not_found, 0, HY_VAR_NOCACHE},
     {"upstream_trailer_", get_not_found, 0, HY_VAR_NOCACHE},

@@ -20,6 +20,7 @@
 #include "../handlers/empty_gif.h"
 #include "../http/split_clients.h"
 #include "../http/secure_link.h"
+#include "../http/realip.h"
 #include "../http/access.h"
 #include "../http/auth_basic.h"
 
@@ -27,6 +28,7 @@ hy_module_t *hy_modules[] = {
     &hy_core_module,
     &hy_events_module,
     &hy_http_core_module,
+    &hy_http_realip_module, /* first PREACCESS handler (limits key on the replaced address); before vars */
     /* content handlers, in the order the CONTENT phase tries them (each DECLINES what is not its own) */
     &hy_http_index_module,
     &hy_http_autoindex_module,

@@ -437,6 +437,7 @@ static void next_request(h1conn_t *h)
         hy_defer(h->c->sock.loop, &h->parse_defer);
     } else {
         idle_add(h);
+        hy_sock_idle(&h->c->sock);
         hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->keepalive_ms);
     }
     hy_sock_read_start(&h->c->sock, on_read);
@@ -722,7 +723,7 @@ static void try_parse(h1conn_t *h, const char *err)
                     "request", &r);
         return;
     }
-    for (size_t i = 0; i < r.num_headers && !h->dsrv->ignore_invalid_headers; i++) {
+    for (size_t i = 0; r.invalid_names && i < r.num_headers && !h->dsrv->ignore_invalid_headers; i++) {
         if (!hy_h1_field_name_valid(hdrs[i].name)) { /* nginx would pass it on; hayate refuses (DIFFERENCES.md) */
             bad_request(h, 400, "client sent invalid header line", &r);
             return;
@@ -743,7 +744,7 @@ static void try_parse(h1conn_t *h, const char *err)
         rebase(&hdrs[i].value, data, (size_t)n, copy);
         if (drop_underscores && memchr(hdrs[i].name.ptr, '_', hdrs[i].name.len))
             continue; /* nginx ignores such fields by default (underscores_in_headers off) */
-        if (!hy_h1_field_name_valid(hdrs[i].name)) { /* ignore_invalid_headers on (off was refused above) */
+        if (r.invalid_names && !hy_h1_field_name_valid(hdrs[i].name)) { /* ignore_invalid_headers on (off: refused) */
             hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid header line: \"%.*s\", client: %s",
                         (int)hdrs[i].name.len, hdrs[i].name.ptr, h->c->peer_text);
             continue;

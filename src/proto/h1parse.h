@@ -22,6 +22,8 @@ typedef struct hy_h1_request {
     int version;             /* 10 for HTTP/1.0, 11 for HTTP/1.1 (HTTP/1.2..1.9 are read as 11, RFC 9110 §2.5) */
     hy_h1_header_t *headers; /* caller-provided array */
     size_t num_headers;      /* in: capacity of headers[]; out: number of fields (written only on success) */
+    bool invalid_names;      /* out, on success: some field name holds visible non-tchar bytes (nginx's "invalid
+                                header"); when false, every name is a token and needs no hy_h1_field_name_valid */
     int error_status;        /* on -1: the status to answer: 400, 414 or 505 */
     const char *error_reason; /* on -1: static text for the error log, nginx's wording where nginx has one */
 } hy_h1_request_t;

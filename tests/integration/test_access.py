@@ -260,3 +260,22 @@ def test_limit_except_access_log(ssrv):
         assert time.monotonic() < deadline
         time.sleep(0.05)
     assert len(lines) == 1 and '"DELETE /lmt-log HTTP/1.1" 405' in lines[0]
+
+
+def test_realip_address_is_checked(server):
+    srv = server('''
+    http {
+        server {
+            listen 127.0.0.1:{port};
+            root {html};
+            set_real_ip_from 127.0.0.1;
+            real_ip_header X-Real-IP;
+            location / { deny 10.0.0.1; deny 2001:db8::1; allow all; }
+        }
+    }
+    ''', files={'html/index.html': 'in\n'})
+    assert srv.get('/').status == 200
+    assert srv.get('/', headers={'X-Real-IP': '10.0.0.2'}).status == 200
+    assert srv.get('/', headers={'X-Real-IP': '10.0.0.1'}).status == 403
+    assert srv.get('/', headers={'X-Real-IP': '2001:db8::1'}).status == 403
+    assert 'access forbidden by rule, client: 10.0.0.1' in srv.error_log()

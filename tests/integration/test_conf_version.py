@@ -67,6 +67,29 @@ def test_V_lists_only_real_nginx_options(run_cli):
             assert opts.get(k, '').startswith('/'), (k, args)
 
 
+# modules nginx builds only when asked (--with-...) that hayate has, with a directive of each
+OPTIONAL_MODULES = {
+    'http_ssl_module': ('server', 'ssl_session_timeout 5m;'),
+    'http_gzip_static_module': ('location', 'gzip_static on;'),
+    'http_secure_link_module': ('location', 'secure_link_secret s;'),
+    'http_realip_module': ('server', 'set_real_ip_from 127.0.0.1;'),
+}
+
+
+@pytest.mark.hayate_only  # Debian's nginx is built with more of them
+@pytest.mark.parametrize('module', sorted(OPTIONAL_MODULES))
+def test_V_with_lists_the_optional_modules_hayate_has(module, run_cli, prefix):
+    """-V says --with-<module> for each optional nginx module hayate has (test suites and tools skip a
+    feature otherwise), and its directive passes -t."""
+    assert '--with-' + module in configure_arguments(run_cli)
+    ctx, directive = OPTIONAL_MODULES[module]
+    body = {'server': 'server { listen 127.0.0.1:1; %s }' % directive,
+            'location': 'server { listen 127.0.0.1:1; location / { %s } }' % directive}[ctx]
+    path = prefix.conf('http { %s }' % body)
+    res = run_cli(['-t', '-c', path])
+    assert res.rc == 0, res.err
+
+
 @pytest.mark.parametrize('module', sorted(DEFAULT_MODULES))
 def test_V_without_matches_the_directives(module, run_cli, prefix):
     """A directive of the module passes -t exactly when -V does not say --without-<module>."""

@@ -135,6 +135,8 @@ def test_privileges_dropped(server, user_line):
         kids = workers_of(s, 2)
         assert len(kids) == 2, kids
         for k in kids:
+            # a worker just forked may not have dropped its privileges yet: wait for it, with a deadline
+            wait_until(lambda: [int(u) for u in status_field(k, 'Uid')] == [nobody.pw_uid] * 4, timeout=5)
             uids = status_field(k, 'Uid')
             assert [int(u) for u in uids] == [nobody.pw_uid] * 4, (k, uids)
             gids = status_field(k, 'Gid')
