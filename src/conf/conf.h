@@ -25,6 +25,7 @@
 #define HY_CTX_UPSTREAM 0x40u /* inside upstream { } (no module uses it yet) */
 #define HY_CTX_LIF 0x80u      /* inside "if" in a location (rewrite module) */
 #define HY_CTX_SIF 0x100u     /* inside "if" in a server (rewrite module) */
+#define HY_CTX_LMT 0x200u     /* inside limit_except { } in a location (nginx's NGX_HTTP_LMT_CONF) */
 #define HY_CTX_HTTP_ANY (HY_CTX_HTTP | HY_CTX_SERVER | HY_CTX_LOC)
 
 /* argument counts (bit set); ARGS_n means exactly n arguments after the name */

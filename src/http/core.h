@@ -11,12 +11,14 @@ extern hy_module_t hy_http_core_module;
 
 typedef struct hy_mime_map hy_mime_map_t; /* extension → type, built from types {} */
 
-/* HY_LOC_NONAME: the conf of an "if" block (nginx's noname location): never matched, merged from its parent */
+/* HY_LOC_NONAME: the conf of an "if" or "limit_except" block (nginx's noname location): never matched, merged
+ * from its parent */
 enum { HY_LOC_PREFIX = 0, HY_LOC_EXACT, HY_LOC_NOREGEX, HY_LOC_REGEX, HY_LOC_REGEX_CASELESS, HY_LOC_NAMED,
        HY_LOC_NONAME };
 enum { HY_IMS_OFF = 0, HY_IMS_EXACT, HY_IMS_BEFORE };
 enum { HY_LINGER_OFF = 0, HY_LINGER_ON, HY_LINGER_ALWAYS };
 enum { HY_TOKENS_OFF = 0, HY_TOKENS_ON, HY_TOKENS_BUILD };
+enum { HY_SATISFY_ALL = 0, HY_SATISFY_ANY };
 
 typedef struct hy_http_loc_conf hy_http_loc_conf_t;
 
@@ -57,7 +59,17 @@ struct hy_http_loc_conf {
     int64_t max_ranges;
     int internal, chunked_transfer_encoding, msie_padding, msie_refresh, log_not_found;
     int absolute_redirect, server_name_in_redirect, port_in_redirect;
+    int satisfy;                      /* HY_SATISFY_*: how the ACCESS phase combines its handlers (phases.c) */
+    uint32_t limit_except;            /* methods (hy_http_method_bit) that get limit_except_loc; 0 = none */
+    hy_http_loc_conf_t *limit_except_loc; /* the limit_except { } block's conf (a noname child) */
+    bool is_limit_except;             /* this conf is a limit_except { } block */
+    int64_t auth_delay_ms;            /* auth_delay: a 401 from the ACCESS phase waits this long (0: none) */
 };
+
+/** nginx's method bit for a request method as sent (uppercase names only; others are the "unknown" bit 1). */
+uint32_t hy_http_method_bit(hy_str_t method);
+/** nginx's ngx_http_update_location_config step for limit_except: the conf a request with `method` uses in lc. */
+hy_http_loc_conf_t *hy_http_limit_except(hy_http_loc_conf_t *lc, hy_str_t method);
 
 typedef struct hy_server_name {
     hy_str_t name;          /* lower-cased; for wildcards without the "*." / ".*" */

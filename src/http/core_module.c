@@ -2,6 +2,7 @@
  * defaults and inheritance (http → server → location → nested location), and the post-configuration step that
  * groups servers by listening address. */
 #include <string.h>
+#include <strings.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -67,6 +68,8 @@ static void *create_loc(hy_conf_t *cf)
     l->max_ranges = HY_UNSET;
     l->internal = l->chunked_transfer_encoding = l->msie_padding = l->msie_refresh = l->log_not_found = HY_UNSET;
     l->absolute_redirect = l->server_name_in_redirect = l->port_in_redirect = HY_UNSET;
+    l->satisfy = HY_UNSET;
+    l->auth_delay_ms = HY_UNSET;
     return l;
 }
 
@@ -167,6 +170,10 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     hy_merge_value(c->absolute_redirect, p->absolute_redirect, 1);
     hy_merge_value(c->server_name_in_redirect, p->server_name_in_redirect, 0);
     hy_merge_value(c->port_in_redirect, p->port_in_redirect, 1);
+    hy_merge_value(c->satisfy, p->satisfy, HY_SATISFY_ALL);
+    hy_merge_value(c->auth_delay_ms, p->auth_delay_ms, 0);
+    if (c->is_limit_except && c->handler == NULL) /* nginx's proxy merge: the location's handler applies too */
+        c->handler = p->handler;
     return 0;
 }
 
@@ -389,6 +396,75 @@ static int set_location(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     hy_conf_t saved = *cf;
     cf->loc_conf = loc_conf;
     cf->ctx = HY_CTX_LOC;
+    int rc = hy_conf_parse_block(cf);
+    cf->ctx = saved.ctx;
+    cf->loc_conf = saved.loc_conf;
+    return rc;
+}
+
+/* nginx's method bits (ngx_http_request.h); the first 14 are the names limit_except takes */
+static const struct {
+    const char *name;
+    uint32_t bit;
+} method_bits[] = {
+    {"GET", 0x2},         {"HEAD", 0x4},       {"POST", 0x8},   {"PUT", 0x10},      {"DELETE", 0x20},
+    {"MKCOL", 0x40},      {"COPY", 0x80},      {"MOVE", 0x100}, {"OPTIONS", 0x200}, {"PROPFIND", 0x400},
+    {"PROPPATCH", 0x800}, {"LOCK", 0x1000},    {"UNLOCK", 0x2000}, {"PATCH", 0x4000}, {"TRACE", 0x8000},
+    {"CONNECT", 0x10000},
+};
+#define LMT_NAMES 14
+
+uint32_t hy_http_method_bit(hy_str_t method)
+{
+    for (size_t i = 0; i < HY_ARRAY_SIZE(method_bits); i++)
+        if (hy_str_eq(method, method_bits[i].name))
+            return method_bits[i].bit;
+    return 0x1;
+}
+
+hy_http_loc_conf_t *hy_http_limit_except(hy_http_loc_conf_t *lc, hy_str_t method)
+{
+    if (lc->limit_except_loc && (hy_http_method_bit(method) & lc->limit_except))
+        return lc->limit_except_loc;
+    return lc;
+}
+
+/* limit_except METHOD ... { }: the block's conf applies to every method not listed (GET implies HEAD) */
+static int set_limit_except(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hy_http_loc_conf_t *parent = conf;
+    if (parent->limit_except)
+        return hy_conf_error(cf, "\"limit_except\" directive is duplicate");
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    uint32_t mask = 0xffffffffu;
+    for (size_t i = 1; i < n; i++) {
+        size_t k = 0;
+        while (k < LMT_NAMES && strcasecmp(a[i].ptr, method_bits[k].name) != 0)
+            k++;
+        if (k == LMT_NAMES)
+            return hy_conf_error(cf, "invalid method \"%s\"", a[i].ptr);
+        mask &= ~method_bits[k].bit;
+    }
+    if (mask & 0x2) /* GET not allowed: HEAD is not either */
+        mask |= 0x4;
+    else
+        mask &= ~0x4u;
+    parent->limit_except = mask;
+    void **confs = create_confs(cf, 2);
+    hy_http_loc_conf_t *lc = confs[CORE_IDX];
+    lc->loc_conf = confs;
+    lc->parent = parent;
+    lc->name = parent->name;
+    lc->match = HY_LOC_NONAME;
+    lc->is_limit_except = true;
+    parent->limit_except_loc = lc;
+    if (parent->locations == NULL)
+        parent->locations = hy_array_create(cf->pool, 4, sizeof(hy_http_loc_conf_t *));
+    *(hy_http_loc_conf_t **)hy_array_push(parent->locations) = lc;
+    hy_conf_t saved = *cf;
+    cf->loc_conf = confs;
+    cf->ctx = HY_CTX_LMT;
     int rc = hy_conf_parse_block(cf);
     cf->ctx = saved.ctx;
     cf->loc_conf = saved.loc_conf;
@@ -812,6 +888,7 @@ static const hy_enum_t tokens_enum[] = {{"off", HY_TOKENS_OFF}, {"on", HY_TOKENS
                                         {NULL, 0}};
 static const hy_enum_t ims_enum[] = {{"off", HY_IMS_OFF}, {"exact", HY_IMS_EXACT}, {"before", HY_IMS_BEFORE},
                                      {NULL, 0}};
+static const hy_enum_t satisfy_enum[] = {{"all", HY_SATISFY_ALL}, {"any", HY_SATISFY_ANY}, {NULL, 0}};
 /* accepted, checked only (nginx's values): */
 static const hy_enum_t keepalive_disable_names[] = {{"none", 0}, {"msie6", 1}, {"safari", 2}, {NULL, 0}};
 static const hy_bounds_t positive = {1, INT64_MAX};
@@ -827,6 +904,11 @@ static const hy_directive_t core_directives[] = {
     {.name = "root", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = set_root, LOC(root)},
     {.name = "alias", .ctx = HY_CTX_LOC, .args = HY_ARGS_1, .set = set_root, LOC(alias)},
     {.name = "internal", .ctx = HY_CTX_LOC, .args = HY_ARGS_0, .set = set_internal, LOC(internal)},
+    {.name = "limit_except", .ctx = HY_CTX_LOC, .args = HY_ARGS_1MORE | HY_ARGS_BLOCK, .set = set_limit_except,
+     LOC(limit_except)},
+    {.name = "auth_delay", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_msec, LOC(auth_delay_ms)},
+    {.name = "satisfy", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_enum, LOC(satisfy),
+     .post = satisfy_enum},
     {.name = "default_type", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_str, LOC(default_type)},
     {.name = "sendfile", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag, LOC(sendfile)},
     {.name = "tcp_nopush", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag, LOC(tcp_nopush)},

@@ -681,7 +681,7 @@ static void flush_worker(hy_cycle_t *cycle, bool reopen)
 static const hy_directive_t log_directives[] = {
     {.name = "log_format", .ctx = HY_CTX_HTTP, .args = HY_ARGS_2MORE, .set = set_log_format,
      .conf = HY_CONF_HTTP_MAIN},
-    {.name = "access_log", .ctx = HY_CTX_HTTP_ANY | HY_CTX_LIF, .args = HY_ARGS_1MORE, .set = set_access_log,
+    {.name = "access_log", .ctx = HY_CTX_HTTP_ANY | HY_CTX_LIF | HY_CTX_LMT, .args = HY_ARGS_1MORE, .set = set_access_log,
      .conf = HY_CONF_LOC},
     {.name = "open_log_file_cache", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1MORE, .set = set_open_log_file_cache,
      .conf = HY_CONF_LOC},

@@ -9,6 +9,7 @@
 #include "path.h"
 #include "../conf/cycle.h"
 #include "../core/log.h"
+#include "../event/loop.h"
 
 #define HY_MAX_URI_CHANGES 10
 
@@ -91,6 +92,7 @@ static int check_find_config(hy_req_t *req, const step_t *s)
     hy_vars_named_captures(req); /* a regex location's named captures become $name */
     if (req->loc == NULL)
         req->loc = req->srv->loc;
+    req->loc = hy_http_limit_except(req->loc, req->method);
     if (req->loc->internal == 1 && !req->is_internal) {
         hy_req_error(req, 404);
         return -1;
@@ -117,14 +119,99 @@ static int check_post_rewrite(hy_req_t *req, const step_t *s)
     return (int)req->_engine->start[HY_PHASE_FIND_CONFIG];
 }
 
-/* ACCESS: an answer (a status) ends the request; OK means "allowed by this module" and the others still run
- * (satisfy all, nginx's default) */
+/* A 401 from the ACCESS phase (nginx's ngx_http_core_auth_delay): with auth_delay, answered only after that
+ * long, so that a wrong password costs an attacker time whatever the password scheme. */
+typedef struct auth_delay {
+    hy_timer_t timer;
+    hy_req_t *req;
+} auth_delay_t;
+
+static void auth_delay_clear(void *arg)
+{
+    auth_delay_t *d = arg;
+    if (hy_timer_is_linked(&d->timer) && hy_worker_loop)
+        hy_timer_unlink(hy_worker_loop, &d->timer);
+}
+
+static void auth_delay_done(hy_timer_t *t)
+{
+    auth_delay_t *d = t->data;
+    hy_req_error(d->req, 401);
+}
+
+static void unauthorized(hy_req_t *req)
+{
+    if (req->loc->auth_delay_ms <= 0 || hy_worker_loop == NULL) {
+        hy_req_error(req, 401);
+        return;
+    }
+    hy_req_log(req, HY_LOG_INFO, "delaying unauthorized request");
+    auth_delay_t *d = hy_pcalloc(req->pool, sizeof(*d));
+    d->req = req;
+    d->timer.cb = auth_delay_done;
+    d->timer.data = d;
+    hy_pool_on_clear(req->pool, auth_delay_clear, d); /* the connection may close first */
+    hy_timer_link(hy_worker_loop, &d->timer, (uint64_t)req->loc->auth_delay_ms);
+}
+
+static void drop_challenge(hy_req_t *req)
+{
+    hy_array_t *h = req->headers_out;
+    if (h == NULL)
+        return;
+    hy_header_t *e = h->elts;
+    size_t k = 0;
+    for (size_t i = 0; i < h->nelts; i++)
+        if (!hy_str_caseeq(e[i].name, "www-authenticate"))
+            e[k++] = e[i];
+    h->nelts = k;
+}
+
+/* ACCESS (nginx's ngx_http_core_access_phase): DECLINED passes to the next handler. satisfy all: OK means
+ * "allowed by this module" and the others still run; any other answer ends the request. satisfy any: OK ends the
+ * phase (access granted), a 401 or 403 is remembered (a 401 sticks) and the next handler tried; POST_ACCESS
+ * answers with what was remembered when no handler allowed. */
 static int check_access(hy_req_t *req, const step_t *s)
 {
     int rc = s->handler(req);
-    if (rc == HY_OK || rc == HY_DECLINED)
+    if (rc == HY_DECLINED)
         return (int)(req->_phase + 1);
-    finalize(req, rc);
+    if (rc == HY_AGAIN || rc == HY_DONE)
+        return -1;
+    if (req->loc->satisfy != HY_SATISFY_ANY) {
+        if (rc == HY_OK)
+            return (int)(req->_phase + 1);
+    } else {
+        if (rc == HY_OK) { /* granted: an earlier handler's challenge goes too (nginx) */
+            req->access_code = 0;
+            drop_challenge(req);
+            return (int)s->next;
+        }
+        if (rc == 401 || rc == 403) {
+            if (req->access_code != 401)
+                req->access_code = rc;
+            return (int)(req->_phase + 1);
+        }
+    }
+    if (rc == 401)
+        unauthorized(req);
+    else
+        finalize(req, rc);
+    return -1;
+}
+
+static int check_post_access(hy_req_t *req, const step_t *s)
+{
+    int code = req->access_code;
+    if (code == 0)
+        return (int)s->next;
+    req->access_code = 0;
+    if (code == 403)
+        hy_req_log(req, HY_LOG_ERR, "access forbidden by rule");
+    if (code == 401)
+        unauthorized(req);
+    else
+        hy_req_error(req, code);
     return -1;
 }
 
@@ -174,6 +261,7 @@ int hy_http_phases_init(hy_conf_t *cf)
         case HY_PHASE_REWRITE: ck = check_rewrite; break;
         case HY_PHASE_POST_REWRITE: ck = check_post_rewrite; break;
         case HY_PHASE_ACCESS: ck = check_access; break;
+        case HY_PHASE_POST_ACCESS: ck = check_post_access; break;
         case HY_PHASE_CONTENT: ck = check_content; break;
         default: break;
         }
@@ -182,7 +270,8 @@ int hy_http_phases_init(hy_conf_t *cf)
         /* The core's own steps: FIND_CONFIG and POST_REWRITE do their work; CONTENT ends with the "nobody took
          * it" answer. Other phases need no step of their own: a DECLINED from their last handler falls through
          * to the next phase's first step, and a phase without handlers takes no step at all (nginx's layout). */
-        if (p == HY_PHASE_FIND_CONFIG || p == HY_PHASE_POST_REWRITE || p == HY_PHASE_CONTENT)
+        if (p == HY_PHASE_FIND_CONFIG || p == HY_PHASE_POST_REWRITE || p == HY_PHASE_CONTENT ||
+            (p == HY_PHASE_POST_ACCESS && e->regs[HY_PHASE_ACCESS] && e->regs[HY_PHASE_ACCESS]->nelts))
             e->steps[k++] = (step_t){.checker = ck, .phase = (uint8_t)p};
         if (p == HY_PHASE_LOG) /* the log phase is run by hy_req_log_phase, never walked */
             break;
@@ -402,6 +491,20 @@ void hy_req_process(hy_req_t *req)
     hy_http_phases_run(req, HY_PHASE_POST_READ);
 }
 
+/* An ACCESS handler's challenge (WWW-Authenticate) outlives an error_page redirect, as in nginx, whose
+ * internal redirects keep the response headers: a custom 401 page still asks for credentials. */
+static void keep_challenge(hy_req_t *req)
+{
+    hy_array_t *h = req->headers_out;
+    req->headers_out = NULL;
+    if (h == NULL || req->err_status == 0) /* not an error_page redirect */
+        return;
+    hy_header_t *e = h->elts;
+    for (size_t i = 0; i < h->nelts; i++)
+        if (hy_str_caseeq(e[i].name, "www-authenticate"))
+            hy_req_add_header(req, e[i].name, e[i].value);
+}
+
 /* the response state a redirect starts over with (nginx keeps headers_out, but hayate's handlers have not
  * sent anything yet when they redirect, so only what they set must go) */
 static void reset_response(hy_req_t *req)
@@ -414,7 +517,7 @@ static void reset_response(hy_req_t *req)
     req->etag = HY_STR_NULL;
     req->location = HY_STR_NULL;
     req->file = NULL;
-    req->headers_out = NULL;
+    keep_challenge(req);
     req->accept_ranges = false;
     req->header_only = false;
     hy_outq_clear(&req->body);
@@ -451,6 +554,6 @@ void hy_req_named_redirect(hy_req_t *req, hy_str_t name)
     }
     req->is_internal = true;
     reset_response(req);
-    req->loc = named;
+    req->loc = hy_http_limit_except(named, req->method);
     hy_http_phases_run(req, HY_PHASE_REWRITE);
 }

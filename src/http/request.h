@@ -53,6 +53,7 @@ struct hy_req {
     uint32_t _phase;                /* the phase engine's current step (http/phases.c) */
     const struct hy_phase_engine *_engine; /* borrowed from the generation's http{} conf */
     int err_status;                 /* error_page's status override of the final response (0: none) */
+    int access_code;                /* satisfy any: the 401/403 an ACCESS handler gave, answered after the phase */
     int request_line_status;        /* non-zero: parse error to answer */
     const struct sockaddr_storage *peer; /* realip's client address (http/realip.c), NULL: the connection's peer;
                                           * read it through hy_req_peer / hy_req_peer_text */

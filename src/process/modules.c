@@ -26,6 +26,8 @@
 #include "../http/limit_req.h"
 #include "../http/limit_conn.h"
 #include "../http/limit_rate.h"
+#include "../http/access.h"
+#include "../http/auth_basic.h"
 
 hy_module_t *hy_modules[] = {
     &hy_core_module,
@@ -42,6 +44,8 @@ hy_module_t *hy_modules[] = {
     &hy_http_try_files_module,
     &hy_http_empty_gif_module, /* a location's own content handler (no phase handler) */
     &hy_http_error_page_module,
+    &hy_http_access_module,     /* ACCESS phase: allow/deny first, as nginx checks the address before the user */
+    &hy_http_auth_basic_module, /* ACCESS phase, after access */
     &hy_http_secure_link_module, /* before vars: its postconfiguration defines its variables */
     &hy_http_stub_status_module, /* before vars: its postconfiguration defines $connections_* */
     &hy_http_metrics_module,     /* a location's own handler ("metrics;") and a LOG phase handler (counting) */

@@ -34,7 +34,7 @@ http {
         ssl_ocsp on;
         location / {
             proxy_pass http://app;
-            auth_basic "closed";
+            auth_request /auth;
         }
         location /x {
             return 200 "$request_uri $uir";
@@ -49,7 +49,7 @@ http {
         ('"upstream" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'upstream')),
         ('"ssl_ocsp" directive is not supported by hayate yet (TLS)', line_of(conf, 'ssl_ocsp')),
         ('"proxy_pass" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'proxy_pass')),
-        ('"auth_basic" directive is not supported by hayate yet', line_of(conf, 'auth_basic')),
+        ('"auth_request" directive is not supported by hayate yet', line_of(conf, 'auth_request')),
         ('"$gzip_ratio" variable is not supported by hayate yet', line_of(conf, 'log_format')),
         ('"$ssl_client_v_remain" variable is not supported by hayate yet', line_of(conf, 'log_format')),
         ('unknown "uir" variable (did you mean "$uri"?)', line_of(conf, '$uir')),
