@@ -10,7 +10,7 @@ import pytest
 
 from conftest import IS_NGINX
 from helpers.tls import make_cert, client_ctx, tls_connect, read_response
-from helpers.process import master_conf, workers_of, wait_until, children
+from helpers.process import master_conf, workers_of, wait_until, children, drop_log_lines
 
 N = 24  # resumptions; with SO_REUSEPORT spreading connections over 2 workers, many land on the other worker
 
@@ -242,9 +242,30 @@ def test_session_cache_values(prefix, run_cli, value, ok):
     assert r.rc == 1 and ('invalid session cache "%s" in %s:%d' % (bad, path, line)) in r.err, r
 
 
-def test_session_cache_duplicate(prefix, run_cli):
+def test_session_of_a_connection_ended_by_a_fatal_alert_is_dropped(server, prefix):
+    """OpenSSL removes the session of a connection it ends with a fatal alert (a forged record here) from the
+    cache: the shared cache drops it too, so it no longer resumes, while another session still does."""
+    import socket as pysocket
     cert = make_cert(prefix.tmp, 'c', 'localhost', kind='ec')
-    path = prefix.conf('http {%s\n}\n' % srv_body(cert, 'ssl_session_cache none;\n ssl_session_cache off;'))
-    r = run_cli(['-t', '-c', path])
-    line = [i for i, l in enumerate(open(path), 1) if 'ssl_session_cache off' in l][0]
-    assert r.rc == 1 and ('"ssl_session_cache" directive is duplicate in %s:%d' % (path, line)) in r.err, r
+    s = server(master_conf(srv_body(cert, 'ssl_session_cache shared:SSL:1m; ssl_session_tickets off;',
+                                    protocols='TLSv1.2'), workers=1), full=True)
+    _, _, _, sess, _ = tls12_get(s.prefix.port)
+    _, _, _, other, _ = tls12_get(s.prefix.port)
+    assert tls12_get(s.prefix.port, sess)[1] == 'r'
+    c = tls_connect(s.prefix.port, sni='localhost', ctx=_ctx12[0], session=sess)
+    assert c.session_reused
+    raw = pysocket.socket(fileno=os.dup(c.fileno()))
+    raw.sendall(b'\x17\x03\x03\x00\x30' + os.urandom(0x30))  # application data no key decrypts
+    raw.settimeout(5)
+    try:
+        alert = raw.recv(64)
+    except OSError:
+        alert = b''
+    raw.close()
+    c.close()
+    assert alert[:1] == b'\x15', alert  # the server's alert record
+    assert tls12_get(s.prefix.port, sess)[1] == '.'
+    assert tls12_get(s.prefix.port, other)[1] == 'r'
+    if IS_NGINX:  # nginx 1.22 logs the forged record at [crit]
+        s.stop()
+        drop_log_lines(s, r'SSL_read\(\) failed')
