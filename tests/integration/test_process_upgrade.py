@@ -381,7 +381,7 @@ def test_upgrade_with_the_binary_gone_keeps_the_old_master(hy_bin, prefix):
         log = prefix.error_log()
         assert re.search(r'\[alert\] \d+#\d+: execve\(\) failed while executing new binary process "%s" '
                          r'\(2: No such file or directory\)' % re.escape(binary), log), log
-        assert re.search(r'\[alert\] %d#\d+: new binary process \d+ exited with code 1' % old, log), log
+        assert re.search(r'\[notice\] %d#\d+: new binary process \d+ exited with code 1' % old, log), log
         assert wait_until(lambda: read_pid(pidfile) == old and not os.path.exists(pidfile + '.oldbin'), 5), \
             os.listdir(prefix.path('logs'))
         assert quick_get(prefix.port, '/a.txt') == (200, b'hello\n')
