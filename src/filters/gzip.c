@@ -737,13 +737,13 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
 static int set_types(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     hy_array_t **field = FIELDP(conf, d, hy_array_t *);
-    if (*field)
-        return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
     codec_conf_t *cc = (codec_conf_t *)((char *)field - offsetof(codec_conf_t, types));
     size_t n;
     hy_str_t *a = hy_conf_args(cf, &n);
-    *field = hy_array_create(cf->pool, n, sizeof(hy_str_t));
-    *(hy_str_t *)hy_array_push(*field) = HY_STR("text/html"); /* always included, as nginx */
+    if (*field == NULL) { /* a second directive adds its types, as nginx's */
+        *field = hy_array_create(cf->pool, n, sizeof(hy_str_t));
+        *(hy_str_t *)hy_array_push(*field) = HY_STR("text/html"); /* always included, as nginx */
+    }
     for (size_t i = 1; i < n; i++) {
         if (hy_str_eq(a[i], "*")) {
             cc->types_any = true;
@@ -769,11 +769,9 @@ static int set_proxied(hy_conf_t *cf, const hy_directive_t *d, void *conf)
                                      {"no_etag", PROXIED_NO_ETAG}, {"auth", PROXIED_AUTH}, {"any", PROXIED_ANY},
                                      {NULL, 0}};
     gz_loc_t *lc = conf;
-    if (lc->proxied != HY_UNSET)
-        return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
     size_t n;
     hy_str_t *a = hy_conf_args(cf, &n);
-    int64_t bits = 0;
+    int64_t bits = lc->proxied == HY_UNSET ? 0 : lc->proxied; /* nginx: a second directive adds its values */
     for (size_t i = 1; i < n; i++) {
         const hy_enum_t *e = vals;
         while (e->name && !hy_str_eq(a[i], e->name))
@@ -818,10 +816,8 @@ static int set_buffers(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     size_t n;
     hy_str_t *a = hy_conf_args(cf, &n);
     int64_t num = hy_parse_int(a[1].ptr, a[1].len), size = hy_parse_size(a[2].ptr, a[2].len);
-    if (num <= 0)
-        return hy_conf_error(cf, "invalid value \"%s\" in \"%s\" directive", a[1].ptr, d->name);
-    if (size <= 0)
-        return hy_conf_error(cf, "invalid value \"%s\" in \"%s\" directive", a[2].ptr, d->name);
+    if (num <= 0 || size <= 0)
+        return hy_conf_error(cf, "\"%s\" directive invalid value", d->name); /* nginx's words */
     lc->buffers_num = num;
     lc->buffers_size = size;
     return 0;

@@ -283,9 +283,10 @@ static int set_expires(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     int type;
     int64_t secs;
     if (hy_headers_parse_expires(a + 1, n - 1, &type, &secs) != 0) {
-        if (n == 2 && a[1].len && a[1].ptr[0] == '@')
-            return hy_conf_error(cf, "daily time value must be less than 24 hours");
-        return hy_conf_error(cf, "invalid value");
+        /* nginx's words: the directive's name, then what its handler returned */
+        if (n == 2 && a[1].len > 1 && a[1].ptr[0] == '@' && hy_parse_sec(a[1].ptr + 1, a[1].len - 1) >= 86400)
+            return hy_conf_error(cf, "\"expires\" directive daily time value must be less than 24 hours");
+        return hy_conf_error(cf, "\"expires\" directive invalid value");
     }
     hc->expires = type;
     hc->expires_time = secs;

@@ -105,6 +105,8 @@ static int set_index(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     for (size_t i = 1; i < n; i++) {
         if (a[i].len == 0)
             return hy_conf_error(cf, "index \"%s\" in \"index\" directive is invalid", a[1].ptr);
+        if (a[i].ptr[0] == '/' && i != n - 1) /* nginx: an absolute index ends the search */
+            hy_conf_warn(cf, "only the last index in \"index\" directive should be absolute");
         if (hy_vars_compile(cf, a[i], hy_array_push(c->index)) != 0)
             return -1;
     }

@@ -664,7 +664,7 @@ static int set_root(hy_conf_t *cf, const hy_directive_t *d, void *conf)
                              lc->root_is_alias == 1 ? "alias" : "root");
     }
     if (alias && lc->match == HY_LOC_NAMED)
-        return hy_conf_error(cf, "\"alias\" directive cannot be used inside the named location");
+        return hy_conf_error(cf, "the \"alias\" directive cannot be used inside the named location");
     hy_str_t v = a[1];
     if (!alias && v.len > 1 && v.ptr[v.len - 1] == '/')
         v.len--; /* nginx drops a trailing slash from root */
@@ -713,9 +713,9 @@ static int set_large_buffers(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         return hy_conf_error(cf, "\"large_client_header_buffers\" directive is duplicate");
     int64_t num = hy_parse_int(a[1].ptr, a[1].len), size = hy_parse_size(a[2].ptr, a[2].len);
     if (num <= 0 || num > 1024)
-        return hy_conf_error(cf, "invalid value \"%s\" in \"large_client_header_buffers\" directive", a[1].ptr);
+        return hy_conf_error(cf, "\"large_client_header_buffers\" directive invalid value"); /* nginx's words */
     if (size <= 0 || size > 64 * 1024 * 1024)
-        return hy_conf_error(cf, "invalid value \"%s\" in \"large_client_header_buffers\" directive", a[2].ptr);
+        return hy_conf_error(cf, "\"large_client_header_buffers\" directive invalid value");
     s->large_header_num = num;
     s->large_header_size = size;
     return 0;

@@ -571,9 +571,10 @@ static int set_open_log_file_cache(hy_conf_t *cf, const hy_directive_t *d, void 
     for (size_t i = 1; i < n; i++) {
         hy_str_t o = a[i];
         if (o.len > 4 && memcmp(o.ptr, "max=", 4) == 0) {
-            if (hy_parse_int(o.ptr + 4, o.len - 4) <= 0)
+            int64_t max = hy_parse_int(o.ptr + 4, o.len - 4);
+            if (max < 0)
                 return hy_conf_error(cf, "invalid \"open_log_file_cache\" parameter \"%s\"", o.ptr);
-            has_max = true;
+            has_max = max > 0; /* nginx: max=0 is no max */
         } else if ((o.len > 9 && memcmp(o.ptr, "inactive=", 9) == 0) ||
                    (o.len > 6 && memcmp(o.ptr, "valid=", 6) == 0)) {
             const char *v = memchr(o.ptr, '=', o.len) + 1;

@@ -450,7 +450,7 @@ static int build_ctx(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
         EVP_PKEY *dh = PEM_read_bio_Parameters(bio, NULL);
         BIO_free(bio);
         if (dh == NULL)
-            return ssl_fail(cf, "PEM_read_bio_Parameters(\"%s\") failed", c->dhparam.ptr);
+            return ssl_fail(cf, "PEM_read_bio_DHparams(\"%s\") failed", c->dhparam.ptr); /* nginx's words */
         if (SSL_CTX_set0_tmp_dh_pkey(ctx, dh) != 1) {
             EVP_PKEY_free(dh);
             return ssl_fail(cf, "SSL_CTX_set0_tmp_dh_pkey(\"%s\") failed", c->dhparam.ptr);

@@ -1,6 +1,7 @@
 /* vars_builtin.c — nginx's built-in variables ($uri, $remote_addr, $status, ...) and the $arg_/$http_/
  * $sent_http_/$cookie_ prefixes: their getters with nginx's exact formats, and the tables the registry in
  * vars.c looks names up in. */
+#include <errno.h>
 #include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,12 +11,14 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/random.h>
+#include <sys/un.h>
 #include "vars_builtin.h"
 #include "../core/log.h"
 #include "body.h"
 #include "../conf/cycle.h"
 #include "../core/clock.h"
 #include "../core/httpdate.h"
+#include "../core/log.h"
 #include "../event/sock.h"
 
 /* ---------------------------------------------------------------- time caches */
@@ -216,7 +219,7 @@ static void get_binary_remote_addr(hy_req_t *req, hy_var_value_t *v, uintptr_t d
     else if (ss->ss_family == AF_INET6)
         set_val(v, (const char *)&((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
     else
-        set_val(v, "", 0);
+        set_val(v, "unix:", 5); /* nginx: the address text of a unix-socket client */
 }
 
 /* $proxy_protocol_addr/_port (data 0) and _server_addr/_server_port (data 1): not found without a header or
@@ -264,19 +267,24 @@ static void get_server_addr(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
         return;
     }
     struct sockaddr_storage ss = *local;
-    char *p = hy_palloc(req->pool, INET6_ADDRSTRLEN);
+    size_t cap = INET6_ADDRSTRLEN + sizeof(((struct sockaddr_un *)0)->sun_path) + 5;
+    char *p = hy_palloc(req->pool, cap);
     if (ss.ss_family == AF_INET)
         inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, p, INET6_ADDRSTRLEN);
     else if (ss.ss_family == AF_INET6)
         inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, p, INET6_ADDRSTRLEN);
-    else
-        snprintf(p, INET6_ADDRSTRLEN, "unix:");
+    else /* nginx: the listening socket's path */
+        snprintf(p, cap, "unix:%.*s", (int)sizeof(((struct sockaddr_un *)0)->sun_path),
+                 ((struct sockaddr_un *)&ss)->sun_path);
     set_val(v, p, strlen(p));
 }
 
 static void get_server_port(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 {
-    set_int(req, v, req->conn->local_port);
+    if (req->conn->local_port == 0) /* a unix socket: nginx's value is empty */
+        set_val(v, "", 0);
+    else
+        set_int(req, v, req->conn->local_port);
 }
 
 static int b64_val(unsigned char c)
@@ -472,16 +480,11 @@ static hy_str_t document_root(hy_req_t *req, bool *alias)
 static void get_document_root(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 {
     bool alias;
-    hy_str_t r = document_root(req, &alias);
+    hy_str_t r = document_root(req, &alias); /* nginx 1.22: an alias as written, even when it ends with the
+                                                location's name */
     if (r.ptr == NULL) {
         not_found(v);
         return;
-    }
-    if (alias) { /* nginx: the alias with the location's part of the URI removed from its end */
-        hy_http_loc_conf_t *lc = req_loc(req);
-        if (lc->name.len && r.len >= lc->name.len &&
-            memcmp(r.ptr + r.len - lc->name.len, lc->name.ptr, lc->name.len) == 0)
-            r.len -= lc->name.len;
     }
     set_str(v, r);
 }
@@ -497,6 +500,7 @@ static void get_realpath_root(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
     char *path = hy_pstrndup(req->pool, root.ptr, root.len);
     char *real = hy_palloc(req->pool, PATH_MAX);
     if (realpath(path, real) == NULL) {
+        hy_req_log(req, HY_LOG_CRIT, "realpath() \"%s\" failed (%d: %s)", path, errno, strerror(errno));
         not_found(v);
         return;
     }

@@ -104,9 +104,10 @@ static void spawn_all(void)
  * back if WINCH had sent them away (nginx's ngx_reap_children). */
 static void new_binary_exited(int status, bool respawn)
 {
-    hy_log(WIFEXITED(status) && WEXITSTATUS(status) == 0 ? HY_LOG_NOTICE : HY_LOG_ALERT,
-           "new binary process %d exited with %s %d", (int)new_binary, WIFSIGNALED(status) ? "signal" : "code",
-           WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    if (WIFSIGNALED(status)) /* nginx's levels and words (ngx_process_get_status) */
+        hy_log(HY_LOG_ALERT, "new binary process %d exited on signal %d", (int)new_binary, WTERMSIG(status));
+    else
+        hy_log(HY_LOG_NOTICE, "new binary process %d exited with code %d", (int)new_binary, WEXITSTATUS(status));
     new_binary = 0;
     hy_process_pid_oldbin(false);
     if (noaccepting && respawn) {

@@ -11,6 +11,7 @@
 #include <sys/un.h>
 #include "upgrade.h"
 #include "title.h"
+#include "../core/coverage.h"
 #include "../core/log.h"
 #include "../core/mem.h"
 #include "../http/core.h"
@@ -59,9 +60,11 @@ pid_t hy_upgrade_exec(const hy_lset_t *lset)
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
+    HY_COVERAGE_FLUSH(); /* exec replaces this image: its counters would be lost */
     execvp(argv[0], argv);
     hy_log(HY_LOG_ALERT, "execve() failed while executing new binary process \"%s\" (%d: %s)", argv[0], errno,
            strerror(errno));
+    HY_COVERAGE_FLUSH();
     _exit(1);
 }
 

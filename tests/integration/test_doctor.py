@@ -231,3 +231,48 @@ def test_doctor_access_log_the_workers_cannot_reach(run_cli, prefix):
         assert not [l for l in limit_lines(res.out) if 'access log "%s' % d in l], res.out
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+def perm_lines(res, what='document root'):
+    return [l for l in limit_lines(res.out) if what in l]
+
+
+def test_doctor_document_root_checks(run_cli, prefix):
+    """Read permission on the root itself, the group's bits when the workers' group owns it, a root that does
+    not exist, and roots given in nested locations."""
+    if os.geteuid() != 0 or nobody_ids() is None:
+        pytest.skip('needs root and nobody/nogroup')
+    uid, gid = nobody_ids()
+    d = public_dir()
+    try:
+        os.mkdir(d + '/site', 0o711)  # enterable, not readable
+        os.mkdir(d + '/grp', 0o750)
+        os.mkdir(d + '/nested', 0o700)
+        conf = master_conf(one_server('root %s/site;\n location /g/ { root %s/grp; }\n'
+                                      ' location /n/ { location /n/m/ { alias %s/nested/; } }\n'
+                                      ' location /gone/ { root %s/gone/deeper; }' % (d, d, d, d)),
+                           user='nobody nogroup')
+        res = doctor(run_cli, prefix, conf)
+        assert res.rc == 1, res
+        lines = perm_lines(res)
+        want = ('the workers\' user "nobody" cannot read the document root "%s/site" (drwx--x--x root:root); '
+                '`chmod o+r %s/site`, or set `user` to one who can' % (d, d))
+        assert any(want in l for l in lines), res.out
+        assert any('cannot reach the document root "%s/grp"' % d in l for l in lines), res.out  # root:root 750
+        assert any('cannot reach the document root "%s/nested/"' % d in l for l in lines), res.out
+        assert any('the document root "%s/gone/deeper" does not exist ("%s/gone" is missing)' % (d, d) in l
+                   for l in lines), res.out
+        # the workers' group owns it: its bits decide
+        os.chown(d + '/grp', 0, gid)
+        os.chmod(d + '/site', 0o755)
+        os.chmod(d + '/nested', 0o755)
+        os.makedirs(d + '/gone/deeper')
+        res = doctor(run_cli, prefix, conf)
+        assert not perm_lines(res), res.out
+        # ... and the owner's bits decide for the owner, even against the other bits
+        os.chown(d + '/grp', uid, gid)
+        os.chmod(d + '/grp', 0o075)
+        res = doctor(run_cli, prefix, conf)
+        assert any('cannot reach the document root "%s/grp"' % d in l for l in perm_lines(res)), res.out
+    finally:
+        shutil.rmtree(d, ignore_errors=True)

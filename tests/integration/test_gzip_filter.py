@@ -366,21 +366,53 @@ def test_many_files_and_repeats(server):
 
 # ---------------------------------------------------------------- configuration errors
 
-@pytest.mark.parametrize('directive', [
-    'gzip maybe;',
-    'gzip_comp_level 10;',
-    'gzip_comp_level 0;',
-    'gzip_http_version 2.0;',
-    'gzip_proxied sometimes;',
-    'gzip_disable "(";',
-    'gzip_buffers 0 4k;',
-    'gzip_static sometimes;',
+@pytest.mark.parametrize('directive,message', [
+    ('gzip maybe;', 'invalid value "maybe" in "gzip" directive, it must be "on" or "off"'),
+    ('gzip_vary maybe;', 'invalid value "maybe" in "gzip_vary" directive, it must be "on" or "off"'),
+    ('gzip_comp_level 10;', 'value must be between 1 and 9'),
+    ('gzip_comp_level 0;', 'value must be between 1 and 9'),
+    ('gzip_http_version 2.0;', 'invalid value "2.0"'),
+    ('gzip_proxied sometimes;', 'invalid value "sometimes"'),
+    ('gzip_disable "(";', 'pcre2_compile() failed: missing closing parenthesis in "("'),
+    ('gzip_buffers 0 4k;', '"gzip_buffers" directive invalid value'),
+    ('gzip_buffers 4 abc;', '"gzip_buffers" directive invalid value'),
+    ('gzip_buffers 4 4k; gzip_buffers 4 4k;', '"gzip_buffers" directive is duplicate'),
+    ('gzip_static sometimes;', 'invalid value "sometimes"'),
+    ('gzip_min_length abc;', '"gzip_min_length" directive invalid value'),
 ])
-def test_bad_directive(prefix, run_cli, directive):
-    path = prefix.conf(simple('root {html};', http_extra=directive))
+def test_bad_directive(prefix, run_cli, directive, message):
+    """nginx 1.22's words (checked with its -t) at the directive's line."""
+    path = prefix.conf(simple('root {html};', http_extra=directive + '\n'))
     res = run_cli(['-p', prefix.tmp + '/', '-c', path, '-t'])
+    line = [i for i, l in enumerate(open(path), 1) if directive in l][0]
     assert res.rc == 1, res
-    assert '[emerg]' in res.err
+    assert re.search(r'\[emerg\] (\d+#\d+: )?%s in %s:%d\n' % (re.escape(message), re.escape(path), line),
+                     res.err), res.err
+
+
+def test_duplicate_proxied_value_warns(prefix, run_cli):
+    path = prefix.conf(simple('root {html};', http_extra='gzip_proxied any expired;\n    gzip_proxied any;\n'))
+    res = run_cli(['-p', prefix.tmp + '/', '-c', path, '-t'])
+    assert res.rc == 0, res
+    line = [i for i, l in enumerate(open(path), 1) if 'gzip_proxied any;' in l][0]
+    assert re.search(r'\[warn\] (\d+#\d+: )?duplicate value "any" in %s:%d\n' % (re.escape(path), line), res.err), \
+        (open(path).read(), res.err)
+
+
+def test_second_types_and_proxied_directives_add_to_the_first(server):
+    """As nginx: a second gzip_types adds its types, a second gzip_proxied its values."""
+    s = server(simple('root {html};', http_extra='gzip on; gzip_min_length 1; gzip_types text/css;\n'
+                                                 '    gzip_types text/xml;\n    gzip_proxied auth;\n'
+                                                 '    gzip_proxied expired;\n'
+                                                 '    types { text/css css; text/xml xml; text/plain txt; }'),
+               files={'html/a.css': 'c' * 500, 'html/a.xml': 'x' * 500, 'html/a.txt': 't' * 500})
+    ae = {'Accept-Encoding': 'gzip'}
+    assert s.get('/a.css', headers=ae).header('Content-Encoding') == 'gzip'
+    assert s.get('/a.xml', headers=ae).header('Content-Encoding') == 'gzip'
+    assert s.get('/a.txt', headers=ae).header('Content-Encoding') is None
+    via = dict(ae, Via='1.1 p')
+    assert s.get('/a.css', headers=dict(via, Authorization='Basic eDp5')).header('Content-Encoding') == 'gzip'
+    assert s.get('/a.css', headers=via).header('Content-Encoding') == 'gzip'  # expired: no Expires at all
 
 
 def test_good_directives(prefix, run_cli):

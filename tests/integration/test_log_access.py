@@ -333,3 +333,50 @@ def test_unsupported_rejected_clearly(run_cli, prefix, extra, msg):
     conf = prefix.conf(http('', extra))
     r = run_cli(['-p', prefix.tmp + '/', '-t', '-c', conf])
     assert r.rc != 0 and msg in r.err, r.err
+
+
+@pytest.mark.parametrize('extra,msg', [
+    ("access_log logs/x.log combined buffer=4k flush=0;", 'invalid flush time "0"'),
+    ("access_log logs/x.log combined gzip=10;", 'invalid compression level "10"'),
+    ("access_log logs/x.log combined if=$;", 'invalid variable name'),
+    ("open_log_file_cache max=0;", '"open_log_file_cache" must have "max" parameter'),
+    ("open_log_file_cache max=1 inactive=abc;", 'invalid "open_log_file_cache" parameter "inactive=abc"'),
+    ("open_log_file_cache max=1 min_uses=abc;", 'invalid "open_log_file_cache" parameter "min_uses=abc"'),
+    ("open_log_file_cache max=1 bogus;", 'invalid "open_log_file_cache" parameter "bogus"'),
+    ("open_log_file_cache max=x;", 'invalid "open_log_file_cache" parameter "max=x"'),
+])
+def test_more_config_errors_with_file_line(run_cli, prefix, extra, msg):
+    """nginx 1.22's words (checked with its -t), at the directive's line."""
+    conf = prefix.conf(http('', extra + '\n'))
+    r = run_cli(['-p', prefix.tmp + '/', '-t', '-c', conf])
+    line = [i for i, l in enumerate(open(conf), 1) if extra in l][0]
+    assert r.rc == 1 and re.search(r'\[emerg\] (\d+#\d+: )?%s in %s:%d\n' % (re.escape(msg), re.escape(conf), line),
+                                   r.err), r.err
+
+
+@pytest.mark.hayate_only
+def test_variables_in_path_rejected_clearly(run_cli, prefix):
+    conf = prefix.conf(http('access_log logs/$host.log;'))
+    r = run_cli(['-p', prefix.tmp + '/', '-t', '-c', conf])
+    assert r.rc == 1 and 'variables in access_log paths are not supported by hayate yet ("logs/$host.log")' in r.err
+
+
+@pytest.mark.parametrize('params', ['', 'buffer=64', 'gzip buffer=4k'], ids=['unbuffered', 'line_over_buffer',
+                                                                           'gzip'])
+def test_write_failures_are_logged_and_served(server, params):
+    """A log that cannot be written (/dev/full: ENOSPC) costs an [alert] per failed write, never a request."""
+    from helpers.process import drop_log_lines
+    s = server(http('access_log /dev/full combined %s;' % params), files=FILES)
+    for _ in range(2):
+        r = s.get('/a.txt', headers={'User-Agent': 'x' * 200})  # a line longer than 64 bytes
+        assert (r.status, r.body) == (200, b'abc')
+    if params.startswith('gzip'):
+        s.stop()  # the gzip buffer goes out at exit
+    deadline = time.monotonic() + 3
+    pat = r'\[alert\] \d+#\d+: (\*\d+ )?write\(\) to "/dev/full" failed \(28: No space left on device\)'
+    while not re.search(pat, s.error_log()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert re.search(pat, s.error_log()), s.error_log()
+    if not s.stopped:
+        s.stop()
+    drop_log_lines(s, r'write\(\) to "/dev/full" failed')

@@ -112,3 +112,24 @@ def test_host_as_sent_and_referrer(server):
     s.get('/ref.txt', host='LocalHost:%d' % s.port, headers={'Referer': 'http://r.example/x'})
     line = find_line(wait_for(s, 'logs/error.log', 'ref.txt'), 'ref.txt')
     assert line.endswith(', host: "LocalHost:%d", referrer: "http://r.example/x"' % s.port), line
+
+
+@pytest.mark.hayate_only  # nginx writes control bytes raw and cuts its lines at 2048 bytes
+@pytest.mark.parametrize('tail,kind', [('%01' + 'a' * 5000, 'plain'), ('%01' * 1500, 'escapes')])
+def test_long_lines_with_control_bytes_are_cut_and_escaped(server, tail, kind):
+    """A message longer than a log line (a decoded URI) is cut, control bytes become \\xHH even where the cut
+    falls among them, and the line still ends with one newline: a client cannot forge a line."""
+    s = server(conf(), files=FILES)
+    r = s.raw(('GET /zz%s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n' % tail).encode())
+    assert r.status == 404
+    text = wait_for(s, 'logs/error.log', '/zz\\x01')
+    line = find_line(text, '/zz\\x01')
+    raw = line.encode() + b'\n'
+    assert len(raw) <= 4096, len(raw)
+    assert len(raw) >= 2048 and LINE_RE.match(line), line[:200]  # cut, not dropped
+    assert not any(c < 0x20 and c != 0x0a for c in raw) and raw.count(b'\n') == 1
+    body = line.split('/zz', 1)[1]
+    if kind == 'plain':
+        assert body.startswith('\\x01' + 'a' * 1000), body[:20]
+    else:
+        assert re.fullmatch(r'(\\x01)+', body), body[-20:]

@@ -7,6 +7,7 @@ import pytest
 
 from conftest import IS_NGINX
 from test_log_access import read_lines
+from helpers.process import drop_log_lines
 
 FILES = {'html/a.txt': 'abc', 'html/sub/b.txt': 'bbbb'}
 
@@ -196,3 +197,119 @@ http {
     root, fn = lines[0].split(b'|')
     assert root.endswith(b'/html/sub'), lines
     assert fn == root + b'/b.txt', lines
+
+
+ADDR_VARS = '[$remote_addr][$remote_port][$binary_remote_addr][$server_addr][$server_port]'
+
+
+def test_addresses_over_ipv6_and_unix_sockets(server):
+    """The address variables of an IPv6 and of a unix-socket connection (nginx 1.22's values: a unix client is
+    "unix:" in $remote_addr and $binary_remote_addr, with no port; $server_addr names the socket's path)."""
+    s = server('''
+http {
+    log_format a '%s';
+    server {
+        listen 127.0.0.1:{port};
+        listen [::1]:{port2};
+        listen unix:{tmp}/logs/v.sock;
+        access_log logs/a.log a;
+        location / { return 200 "ok\\n"; }
+    }
+}
+''' % ADDR_VARS)
+    c = socket.create_connection(('::1', s.prefix.port2), timeout=5)
+    c.sendall(b'GET / HTTP/1.0\r\n\r\n')
+    while c.recv(4096):
+        pass
+    cport = c.getsockname()[1]
+    c.close()
+    u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    u.settimeout(5)
+    u.connect(s.prefix.path('logs/v.sock'))
+    u.sendall(b'GET / HTTP/1.0\r\n\r\n')
+    while u.recv(4096):
+        pass
+    u.close()
+    lines = read_lines(s, 'logs/a.log', 2)
+    assert lines[0] == ('[::1][%d][%s][::1][%d]' % (cport, '\\x00' * 15 + '\\x01', s.prefix.port2)).encode(), lines
+    assert lines[1] == ('[unix:][][unix:][unix:%s][]' % s.prefix.path('logs/v.sock')).encode(), lines
+
+
+def test_alias_document_root_and_missing_realpath(server):
+    """$document_root of an alias location is the alias as written (even when it ends with the location's
+    name); $realpath_root of a path that does not exist is not found, with nginx's [crit] realpath() line;
+    $request_filename of a regex alias is the alias itself."""
+    s = server('''
+http {
+    log_format r '[$document_root][$realpath_root][$request_filename]';
+    server {
+        listen 127.0.0.1:{port};
+        access_log logs/r.log r;
+        location /al/ { alias {html}/sub/al/; return 200 "a\\n"; }
+        location /gone/ { root {tmp}/nonexistent; return 200 "g\\n"; }
+        location ~ ^/re/(.*)$ { alias {html}/sub/$1; return 200 "r\\n"; }
+    }
+}
+''', files=FILES)
+    assert s.get('/al/x').body == b'a\n'
+    assert s.get('/gone/x').body == b'g\n'
+    assert s.get('/re/b.txt').body == b'r\n'
+    lines = read_lines(s, 'logs/r.log', 3)
+    html, tmp = s.html, s.prefix.tmp
+    assert lines[0] == ('[%s/sub/al/][-][%s/sub/al/x]' % (html, html)).encode(), lines
+    assert lines[1] == ('[%s/nonexistent][-][%s/nonexistent/gone/x]' % (tmp, tmp)).encode(), lines
+    assert lines[2] == ('[%s/sub/b.txt][%s][%s/sub/b.txt]' % (html, os.path.realpath(html + '/sub/b.txt'), html)
+                        ).encode(), lines
+    log = s.error_log()
+    for p in (html + '/sub/al/', tmp + '/nonexistent'):
+        assert re.search(r'\[crit\] \d+#\d+: \*\d+ realpath\(\) "%s" failed \(2: No such file or directory\)'
+                         % re.escape(p), log), log
+    s.stop()
+    drop_log_lines(s, r'realpath\(\) ".*" failed')
+
+
+def test_time_iso8601_west_of_greenwich(server):
+    """A negative UTC offset is printed with its sign (TZ of the server's environment)."""
+    old = os.environ.get('TZ')
+    os.environ['TZ'] = 'EST5'
+    try:
+        s = server('''
+http {
+    log_format t '$time_iso8601|$time_local';
+    server {
+        listen 127.0.0.1:{port};
+        access_log logs/t.log t;
+        location / { return 200 "ok\\n"; }
+    }
+}
+''')
+    finally:
+        if old is None:
+            del os.environ['TZ']
+        else:
+            os.environ['TZ'] = old
+    s.get('/')
+    line = read_lines(s, 'logs/t.log')[0]
+    assert re.fullmatch(rb'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d-05:00\|\d\d/[A-Z][a-z]{2}/\d{4}:\d\d:\d\d:\d\d -0500', line), line
+
+
+def test_sent_headers_not_set_and_request_body(server):
+    """$sent_http_* of headers a response does not have are not found ("-"); $request_body and
+    $request_body_file are not found when no handler read the body."""
+    s = server('''
+http {
+    log_format h '[$sent_http_location][$sent_http_last_modified][$sent_http_etag][$sent_http_content_length][$sent_http_accept_ranges][$request_body][$request_body_file]';
+    server {
+        listen 127.0.0.1:{port};
+        access_log logs/h.log h;
+        location / { return 204; }
+        location /r { return 302 /x; }
+    }
+}
+''')
+    assert s.get('/', method='POST', body=b'abc').status == 204
+    r = s.get('/r')
+    assert r.status == 302
+    lines = read_lines(s, 'logs/h.log', 2)
+    assert lines[0] == b'[-][-][-][-][-][-][-]', lines
+    assert lines[1] == ('[http://localhost:%d/x][-][-][%d][-][-][-]' % (s.prefix.port, len(r.body))).encode(), lines

@@ -6,12 +6,13 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import threading
 
 import pytest
 
-from conftest import HY_BIN, IS_NGINX, SANITIZER_RE
+from conftest import HY_BIN, IS_NGINX, SANITIZER_RE, simple
 from helpers.process import children, alive, wait_until, quick_get, kill_quietly
 
 AB = shutil.which('ab')
@@ -263,3 +264,153 @@ def test_upgrade_single_process_under_load(daemon):
     assert not load.failures, load.failures[:10]
     if AB:
         assert re.search(r'^Failed requests:\s+0$', ab, re.M), ab
+
+
+def start_master(binary, prefix, text):
+    """Starts a daemonized master from `binary` with config `text`; returns its pid once its workers run."""
+    path = prefix.write('conf/test.conf', text)
+    pidfile = prefix.path('logs/hy.pid')
+    res = subprocess.run([binary, '-p', prefix.tmp + '/', '-c', path], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=10, cwd=prefix.tmp)
+    assert res.returncode == 0, res
+    assert wait_until(lambda: read_pid(pidfile), 5), 'no pid file'
+    master = read_pid(pidfile)
+    assert wait_until(lambda: len(children(master)) == 2, 5), children(master)
+    return master
+
+
+def stop_masters(prefix, pids):
+    pids = set(pids) | set(masters_under(prefix.tmp))
+    for pid in pids:
+        kill_quietly(pid, signal.SIGQUIT)
+    ok = wait_until(lambda: not any(alive(p) for p in pids), 5)
+    for pid in pids:
+        for k in children(pid):
+            kill_quietly(k)
+        kill_quietly(pid)
+    assert ok, 'masters did not exit on QUIT'
+
+
+def connect_refused(family, addr):
+    s = socket.socket(family, socket.SOCK_STREAM)
+    s.settimeout(2)
+    try:
+        s.connect(addr)
+        return False
+    except ConnectionRefusedError:
+        return True
+    finally:
+        s.close()
+
+
+def unix_get(path, uri):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect(path)
+    s.sendall(b'GET %s HTTP/1.0\r\nHost: x\r\n\r\n' % uri.encode())
+    data = b''
+    while True:
+        d = s.recv(65536)
+        if not d:
+            break
+        data += d
+    s.close()
+    return data
+
+
+@pytest.mark.hayate_only  # the count of inherited sockets is hayate's notice
+def test_upgrade_inherits_ipv6_and_unix_sockets_and_closes_what_the_new_config_dropped(hy_bin, prefix):
+    """Every address family is matched to the new configuration's listens; a socket whose address the
+    configuration (edited before USR2) no longer names is closed by the new master."""
+    prefix.write('html/a.txt', 'hello\n')
+    sock = prefix.path('logs/hy.sock')
+    text = conf(prefix).replace('listen 127.0.0.1:{port};'.replace('{port}', str(prefix.port)),
+                                'listen 127.0.0.1:%d; listen [::1]:%d; listen [::1]:%d; listen unix:%s;'
+                                % (prefix.port, prefix.port, prefix.port2, sock))
+    old = start_master(hy_bin, prefix, text)
+    seen = {old}
+    try:
+        assert unix_get(sock, '/a.txt').endswith(b'\r\n\r\nhello\n')
+        # the next binary is told to listen no more on [::1]:port2
+        prefix.write('conf/test.conf', text.replace(' listen [::1]:%d;' % prefix.port2, ''))
+        pidfile = prefix.path('logs/hy.pid')
+        os.kill(old, signal.SIGUSR2)
+        assert wait_until(lambda: read_pid(pidfile) not in (0, old), 5), prefix.error_log()
+        new = read_pid(pidfile)
+        seen.add(new)
+        # 2 workers: one reuseport socket each for the three TCP addresses, one shared unix socket
+        assert wait_until(lambda: re.search(r'\[notice\] %d#\d+: using 7 inherited listening sockets' % new,
+                                            prefix.error_log()), 5), prefix.error_log()
+        assert wait_until(lambda: len(children(new)) == 2, 5), children(new)
+        os.kill(old, signal.SIGQUIT)
+        assert wait_until(lambda: not alive(old), 5)
+        # the new master serves on what it kept, over each family ...
+        assert quick_get(prefix.port, '/a.txt') == (200, b'hello\n')
+        s = socket.create_connection(('::1', prefix.port), timeout=5)
+        s.sendall(b'GET /a.txt HTTP/1.0\r\n\r\n')
+        data = b''
+        while True:
+            d = s.recv(65536)
+            if not d:
+                break
+            data += d
+        s.close()
+        assert data.startswith(b'HTTP/1.1 200 ') and data.endswith(b'\r\n\r\nhello\n'), data
+        assert unix_get(sock, '/a.txt').endswith(b'\r\n\r\nhello\n')
+        # ... and the dropped address is closed: not even a listen backlog left behind
+        assert connect_refused(socket.AF_INET6, ('::1', prefix.port2))
+    finally:
+        stop_masters(prefix, seen)
+    bad = [l for l in prefix.error_log().splitlines() if '[alert]' in l or '[crit]' in l or '[emerg]' in l]
+    assert not bad, '\n'.join(bad)
+
+
+def test_upgrade_with_the_binary_gone_keeps_the_old_master(hy_bin, prefix):
+    """USR2 when the binary's file is gone: exec fails in the child (logged with nginx's wording), the old
+    master takes its pid file name back and serves on."""
+    prefix.write('html/a.txt', 'hello\n')
+    os.makedirs(prefix.path('bin'), exist_ok=True)
+    binary = prefix.path('bin/hayate')
+    shutil.copy2(hy_bin, binary)
+    old = start_master(binary, prefix, conf(prefix))
+    try:
+        os.unlink(binary)
+        pidfile = prefix.path('logs/hy.pid')
+        os.kill(old, signal.SIGUSR2)
+        assert wait_until(lambda: 'exited with code 1' in prefix.error_log(), 5), prefix.error_log()
+        log = prefix.error_log()
+        assert re.search(r'\[alert\] \d+#\d+: execve\(\) failed while executing new binary process "%s" '
+                         r'\(2: No such file or directory\)' % re.escape(binary), log), log
+        assert re.search(r'\[notice\] %d#\d+: new binary process \d+ exited with code 1' % old, log), log
+        assert wait_until(lambda: read_pid(pidfile) == old and not os.path.exists(pidfile + '.oldbin'), 5), \
+            os.listdir(prefix.path('logs'))
+        assert quick_get(prefix.port, '/a.txt') == (200, b'hello\n')
+        assert len(children(old)) == 2
+    finally:
+        stop_masters(prefix, {old})
+
+
+@pytest.mark.hayate_only  # nginx names its variable NGINX
+@pytest.mark.parametrize('value,shown', [('abc;', 'abc'), ('0;', '0'), ('-5', '-5')])
+def test_bad_inherited_socket_variable_is_reported_and_ignored(server, value, shown):
+    """A HAYATE variable naming no stream socket: nginx's emerg on stderr, the rest is ignored, and the server
+    opens its own sockets."""
+    old = os.environ.get('HAYATE')
+    os.environ['HAYATE'] = value
+    try:
+        srv = server('''daemon off;
+master_process on;
+worker_processes 1;
+user root;
+error_log {tmp}/logs/error.log info;
+events {}
+''' + simple('root {html};'), files={'html/a.txt': 'hello\n'}, full=True)
+    finally:
+        if old is None:
+            del os.environ['HAYATE']
+        else:
+            os.environ['HAYATE'] = old
+    assert srv.get('/a.txt').status == 200
+    assert ('[emerg] invalid socket number "%s" in HAYATE environment variable, ignoring the rest of the '
+            'variable' % shown) in srv.stderr(), srv.stderr()
+    assert re.search(r'\[notice\] \d+#\d+: using 0 inherited listening sockets', srv.error_log()), srv.error_log()

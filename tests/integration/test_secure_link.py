@@ -108,3 +108,20 @@ def test_secure_link_secret_mixed_is_an_error(run_cli, prefix):
     res = run_cli(['-p', prefix.tmp + '/', '-c', conf, '-t'])
     assert res.rc != 0
     assert '"secure_link_secret" cannot be mixed with "secure_link" and "secure_link_md5"' in res.err, res.err
+
+
+def test_secure_link_edge_forms(srv):
+    """Hashes that cannot be base64url (a length of 4n+1), a time that is not a number or overflows, hex that is
+    not hex, and secret-form URIs without the hash's slashes (nginx 1.22's answers)."""
+    h = b64url(hashlib.md5(b'k/a').digest())
+    assert body(srv, '/a?h=' + h + 'A') == '[][]'               # 23 characters: too long for 16 bytes
+    assert body(srv, '/a?h=' + 'A' * 21) == '[][]'              # 4n+1: not base64
+    e_hash = b64url(hashlib.md5(b'k/exp/a12x').digest())
+    assert body(srv, '/exp/a?h=%s&e=12x' % e_hash) == '[][]'    # the time is not a number
+    big = '9' * 25
+    e_hash = b64url(hashlib.md5(('k/exp/a' + big).encode()).digest())
+    assert body(srv, '/exp/a?h=%s&e=%s' % (e_hash, big)) == '[][]'  # too big to be a time
+    good = hashlib.md5(b'f/g.txt' + b's3cret').hexdigest()
+    assert body(srv, '/old/%s/f/g.txt' % ('g' + good[1:])) == '[]'   # not hex
+    assert body(srv, '/old/%s/f/g.txt' % (good[:-1] + 'G')) == '[]'
+    assert body(srv, '/old/' + good) == '[]'                   # no slash after the hash

@@ -106,3 +106,74 @@ def test_verify_without_ca_fails_t(prefix, run_cli, pki):
     path = prefix.conf(text)
     r = run_cli(['-t', '-c', path])
     assert r.rc != 0 and 'no ssl_client_certificate for ssl_verify_client' in r.err and path + ':' in r.err
+
+
+def test_client_cert_pem_forms_and_handshake_lists(server, pki):
+    """$ssl_client_cert (each line after the first starts with a tab, no last newline), $ssl_client_raw_cert
+    (the PEM as is), the client's offered lists $ssl_ciphers and $ssl_curves, and $ssl_session_id."""
+    s = server(conf(pki, 'optional',
+                    'ssl_session_tickets off; ssl_session_cache shared:S:1m;\n'  # a session id, not a ticket
+                    '        location /cert { return 200 "[$ssl_client_cert]"; }\n'
+                    '        location /raw { return 200 "[$ssl_client_raw_cert]"; }\n'
+                    '        location /lists { return 200 "$ssl_ciphers|$ssl_curves|$ssl_session_id|'
+                    '$ssl_early_data|$ssl_session_reused"; }'))
+    pem = open(pki['alice'][0]).read()
+    assert pem.endswith('\n')
+    st, body = get(s.prefix.port, pki['alice'], path='/raw')
+    assert (st, body) == (200, '[' + pem + ']')
+    st, body = get(s.prefix.port, pki['alice'], path='/cert')
+    assert (st, body) == (200, '[' + pem.rstrip('\n').replace('\n', '\n\t') + ']')
+    st, body = get(s.prefix.port, None, path='/cert')  # no certificate: empty
+    assert (st, body) == (200, '[]')
+    ctx = client_ctx(maxv=ssl.TLSVersion.TLSv1_2, ciphers='ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305')
+    c = tls_connect(s.prefix.port, sni='localhost', ctx=ctx)
+    c.sendall(b'GET /lists HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')
+    st, h, body = read_response(c)
+    sess = c.session
+    c.close()
+    f = body.decode().split('|')
+    assert st == 200 and f[0] == 'ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305', f
+    assert f[1] == CURVES, f
+    assert f[2] == sess.id.hex().upper() and len(f[2]) == 64, (f, sess.id)
+    assert f[3:] == ['', '.'], f
+
+
+# the elliptic curves a default OpenSSL 3 client offers up to TLS 1.2, by nginx's names (OBJ_nid2sn)
+CURVES = 'X25519:prime256v1:X448:secp521r1:secp384r1'
+
+
+def test_host_naming_another_server_than_sni_is_421(server, pki):
+    """With client certificates verified, a request whose Host names another server than the SNI name that
+    chose the verification settings is refused with 421 (nginx's "client attempted to request the server name
+    different from the one that was negotiated")."""
+    text = conf(pki, 'optional').replace('''    }
+}''', '''    }
+    server {
+        listen 127.0.0.1:{port} ssl;
+        server_name other.test;
+        ssl_certificate %s;
+        ssl_certificate_key %s;
+        ssl_client_certificate %s;
+        ssl_verify_client optional;
+        location / { return 200 "other\\n"; }
+    }
+}''' % (pki['server'][0], pki['server'][1], pki['ca'][0]))
+    s = server(text)
+    c = tls_connect(s.prefix.port, sni='localhost', ctx=client_ctx())
+    c.sendall(b'GET / HTTP/1.1\r\nHost: other.test\r\nConnection: close\r\n\r\n')
+    st, h, body = read_response(c)
+    c.close()
+    assert st == 421, (st, body)
+    assert 'client attempted to request the server name different from the one that was negotiated' in \
+        s.error_log()
+    c = tls_connect(s.prefix.port, sni='other.test', ctx=client_ctx())
+    c.sendall(b'GET / HTTP/1.1\r\nHost: OTHER.test\r\nConnection: close\r\n\r\n')
+    st, h, body = read_response(c)
+    c.close()
+    assert (st, body) == (200, b'other\n')
+    # the SNI name and Host differ, but both lead to the same server: served
+    c = tls_connect(s.prefix.port, sni='nosuch.test', ctx=client_ctx())
+    c.sendall(b'GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')
+    st, h, body = read_response(c)
+    c.close()
+    assert st == 200 and body.startswith(b'NONE|'), (st, body)

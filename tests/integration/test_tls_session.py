@@ -3,13 +3,14 @@ ticket-key files shared by two separately started instances."""
 import os
 import re
 import time
+import signal
 import ssl
 
 import pytest
 
 from conftest import IS_NGINX
 from helpers.tls import make_cert, client_ctx, tls_connect, read_response
-from helpers.process import master_conf, workers_of
+from helpers.process import master_conf, workers_of, wait_until, children, drop_log_lines
 
 N = 24  # resumptions; with SO_REUSEPORT spreading connections over 2 workers, many land on the other worker
 
@@ -173,3 +174,98 @@ def test_ticket_keys_in_the_shared_zone_rotate(server, prefix):
             break
     assert len(seen) >= 2, seen                      # the key rotated
     assert any(len(p) >= 2 for p in seen.values()), seen  # and both workers used the same key
+
+
+_ctx12 = []
+
+
+def tls12_get(port, session=None):
+    if not _ctx12:
+        _ctx12.append(client_ctx(maxv=ssl.TLSVersion.TLSv1_2))  # a session resumes only with its context
+    return get(port, _ctx12[0], session)
+
+
+def test_shared_cache_full_evicts_the_oldest_sessions(server, prefix):
+    """A zone of the smallest size holds some sessions: once full, storing one more drops the least recently
+    stored, so the first session of many cannot be resumed while the last one can."""
+    cert = make_cert(prefix.tmp, 'c', 'localhost', kind='ec')
+    s = server(master_conf(srv_body(cert, 'ssl_session_cache shared:SSL:32k; ssl_session_tickets off;',
+                                    protocols='TLSv1.2'), workers=1), full=True)
+    _, _, _, first, _ = tls12_get(s.prefix.port)
+    assert tls12_get(s.prefix.port, first)[1] == 'r'  # stored
+    last = None
+    for _ in range(300):  # far more sessions than 32k hold
+        _, reused, _, last, _ = tls12_get(s.prefix.port)
+        assert reused == '.'
+    assert tls12_get(s.prefix.port, last)[1] == 'r'
+    assert tls12_get(s.prefix.port, first)[1] == '.'
+
+
+def test_shared_cache_sessions_expire(server, prefix):
+    """ssl_session_timeout bounds how long a stored session resumes."""
+    cert = make_cert(prefix.tmp, 'c', 'localhost', kind='ec')
+    s = server(master_conf(srv_body(cert, 'ssl_session_cache shared:SSL:1m; ssl_session_tickets off; '
+                                    'ssl_session_timeout 1s;', protocols='TLSv1.2'), workers=1), full=True)
+    _, _, _, sess, _ = tls12_get(s.prefix.port)
+    assert tls12_get(s.prefix.port, sess)[1] == 'r'
+    deadline = time.time() + 10
+    while tls12_get(s.prefix.port, sess)[1] == 'r':
+        assert time.time() < deadline, 'the session still resumes after 10 s'
+        time.sleep(0.2)
+
+
+def test_shared_cache_survives_reload(server, prefix):
+    """HUP with the same shared zone: the new workers resume the sessions stored by the old ones."""
+    cert = make_cert(prefix.tmp, 'c', 'localhost', kind='ec')
+    s = server(master_conf(srv_body(cert, 'ssl_session_cache shared:SSL:1m; ssl_session_tickets off;',
+                                    protocols='TLSv1.2'), workers=1), full=True)
+    old = workers_of(s, 1)
+    pid0, _, _, sess, _ = tls12_get(s.prefix.port)
+    s.proc.send_signal(signal.SIGHUP)
+    assert wait_until(lambda: (lambda k: len(k) == 1 and k != old)(children(s.proc.pid)), 5), children(s.proc.pid)
+    pid1, reused, _, _, _ = tls12_get(s.prefix.port, sess)
+    assert pid1 != pid0 and reused == 'r'
+
+
+@pytest.mark.parametrize('value,ok', [
+    ('none', True), ('off', True), ('builtin', True), ('builtin:1000 shared:S:1m', True),
+    ('builtin:abc', False), ('bogus', False), ('shared:S', False)])
+def test_session_cache_values(prefix, run_cli, value, ok):
+    cert = make_cert(prefix.tmp, 'c', 'localhost', kind='ec')
+    path = prefix.conf('http {%s\n}\n' % srv_body(cert, 'ssl_session_cache %s;' % value))
+    r = run_cli(['-t', '-c', path])
+    if ok:
+        assert r.rc == 0, r
+        return
+    line = [i for i, l in enumerate(open(path), 1) if 'ssl_session_cache' in l][0]
+    bad = value
+    assert r.rc == 1 and ('invalid session cache "%s" in %s:%d' % (bad, path, line)) in r.err, r
+
+
+def test_session_of_a_connection_ended_by_a_fatal_alert_is_dropped(server, prefix):
+    """OpenSSL removes the session of a connection it ends with a fatal alert (a forged record here) from the
+    cache: the shared cache drops it too, so it no longer resumes, while another session still does."""
+    import socket as pysocket
+    cert = make_cert(prefix.tmp, 'c', 'localhost', kind='ec')
+    s = server(master_conf(srv_body(cert, 'ssl_session_cache shared:SSL:1m; ssl_session_tickets off;',
+                                    protocols='TLSv1.2'), workers=1), full=True)
+    _, _, _, sess, _ = tls12_get(s.prefix.port)
+    _, _, _, other, _ = tls12_get(s.prefix.port)
+    assert tls12_get(s.prefix.port, sess)[1] == 'r'
+    c = tls_connect(s.prefix.port, sni='localhost', ctx=_ctx12[0], session=sess)
+    assert c.session_reused
+    raw = pysocket.socket(fileno=os.dup(c.fileno()))
+    raw.sendall(b'\x17\x03\x03\x00\x30' + os.urandom(0x30))  # application data no key decrypts
+    raw.settimeout(5)
+    try:
+        alert = raw.recv(64)
+    except OSError:
+        alert = b''
+    raw.close()
+    c.close()
+    assert alert[:1] == b'\x15', alert  # the server's alert record
+    assert tls12_get(s.prefix.port, sess)[1] == '.'
+    assert tls12_get(s.prefix.port, other)[1] == 'r'
+    if IS_NGINX:  # nginx 1.22 logs the forged record at [crit]
+        s.stop()
+        drop_log_lines(s, r'SSL_read\(\) failed')

@@ -346,6 +346,34 @@ static void test_in_file_only(void)
     is_int(files, 1); /* client_body_in_file_only on: the file stays */
 }
 
+static int count_files(void)
+{
+    char cmd[160];
+    snprintf(cmd, sizeof(cmd), "find %s/cbt -type f | wc -l", tmp);
+    FILE *f = popen(cmd, "r");
+    int files = -1;
+    if (f) {
+        if (fscanf(f, "%d", &files) != 1)
+            files = -1;
+        pclose(f);
+    }
+    return files;
+}
+
+static void test_in_file_only_clean_and_unwritable(void)
+{
+    int before = count_files();
+    connect_client();
+    post("/clean", "abcdefgh", 8, false, "");
+    is_int(read_responses(1, 3000), 1);
+    ok(strstr(resp, "size=8 file=1") != NULL && strstr(resp, "exists=1") != NULL); /* on disk while handled */
+    is_int(count_files(), before); /* client_body_in_file_only clean: removed after the request */
+    connect_client();
+    post("/nodir", "abc", 3, false, ""); /* the temp path cannot be created: 500 */
+    is_int(read_responses(1, 3000), 1);
+    ok(strncmp(resp, "HTTP/1.1 500 ", 13) == 0);
+}
+
 static void set_handler(const char *uri, hy_content_handler_fn fn)
 {
     hy_http_main_conf_t *m = hy_http_main(cyc);
@@ -363,12 +391,13 @@ int main(void)
     snprintf(tmp, sizeof(tmp), "/tmp/hy-body-XXXXXX");
     if (mkdtemp(tmp) == NULL)
         return 1;
-    char conf[512];
+    char conf[1024];
     snprintf(conf, sizeof(conf),
              "client_body_buffer_size 1k; client_max_body_size 256k; client_body_timeout 200ms;"
              "client_body_temp_path %s/cbt 1 2;"
              "server { listen 127.0.0.1:1; location /buf { } location /stream { } location /keep {"
-             " client_body_in_file_only on; } }",
+             " client_body_in_file_only on; } location /clean { client_body_in_file_only clean; }"
+             " location /nodir { client_body_in_file_only on; client_body_temp_path /proc/hy-no/such; } }",
              tmp);
     cyc = lb_load(conf, false);
     ok(cyc != NULL);
@@ -377,11 +406,14 @@ int main(void)
     set_handler("/buf", buffer_handler);
     set_handler("/stream", stream_handler);
     set_handler("/keep", buffer_handler);
+    set_handler("/clean", buffer_handler);
+    set_handler("/nodir", buffer_handler);
     subtest("buffered: memory, temp file with levels, chunked", test_buffered);
     subtest("streamed with backpressure", test_streamed);
     subtest("413, 400, 408", test_errors);
     subtest("100-continue, pipelined after a body", test_continue_and_pipeline);
     subtest("client_body_in_file_only", test_in_file_only);
+    subtest("client_body_in_file_only clean; a temp path that cannot be created", test_in_file_only_clean_and_unwritable);
     char cmd[128];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
     if (system(cmd) != 0)
