@@ -7,6 +7,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include "htpasswd.h"
+#include "base64.h"
 
 bool hy_htpasswd_find(const char *buf, size_t len, const char *user, size_t ulen, const char **hash, size_t *hlen)
 {
@@ -29,47 +30,6 @@ bool hy_htpasswd_find(const char *buf, size_t len, const char *user, size_t ulen
         i = end + 1;
     }
     return false;
-}
-
-/* ---- base64 ---- */
-
-static int b64val(unsigned char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
-}
-
-long hy_base64_decode(const char *s, size_t len, unsigned char *out)
-{
-    size_t n = 0;
-    while (n < len && s[n] != '=') {
-        if (b64val((unsigned char)s[n]) < 0)
-            return -1;
-        n++;
-    }
-    if (n % 4 == 1)
-        return -1;
-    size_t o = 0;
-    uint32_t acc = 0;
-    int bits = 0;
-    for (size_t i = 0; i < n; i++) {
-        acc = (acc << 6) | (uint32_t)b64val((unsigned char)s[i]);
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out[o++] = (unsigned char)(acc >> bits);
-        }
-    }
-    return (long)o;
 }
 
 bool hy_htpasswd_basic(const char *value, size_t len, char *out, const char **user, size_t *ulen, const char **password)

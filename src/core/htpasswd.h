@@ -27,10 +27,6 @@ int hy_htpasswd_verify(const char *password, const char *hash);
  * (the same algorithm as crypt's MD5, which makes it testable against libcrypt). */
 void hy_htpasswd_md5crypt(const char *password, const char *magic, const char *salt, char out[HY_APR1_MAX]);
 
-/** nginx's ngx_decode_base64: stops at '=', fails (-1) on any other non-alphabet byte or a length of 4n+1.
- * Returns the decoded length; out must hold len * 3 / 4 + 3 bytes. */
-long hy_base64_decode(const char *s, size_t len, unsigned char *out);
-
 /** nginx's ngx_http_auth_basic_user: "Basic <base64(user:password)>" (case-insensitive scheme, spaces after it)
  * decoded into out (len bytes + 1 available). true with *user (ulen > 0) and the NUL-terminated *password, both
  * pointing into out; false when there is no usable user/password. */

@@ -12,6 +12,7 @@
 #include "core.h"
 #include "secure_link.h"
 #include "../conf/cycle.h"
+#include "../core/base64.h"
 
 typedef struct sl_loc {
     hy_complex_t *variable; /* secure_link */
@@ -35,39 +36,6 @@ static void md5(const void *a, size_t alen, const void *b, size_t blen, unsigned
         EVP_DigestUpdate(ctx, b, blen) != 1 || EVP_DigestFinal_ex(ctx, out, &n) != 1)
         memset(out, 0xff, 16); /* never equal to a decoded hash in practice; the link is refused */
     EVP_MD_CTX_free(ctx);
-}
-
-/* nginx's ngx_decode_base64url: stops at '=', fails on any other character outside the URL alphabet or a
- * length of 4n+1. Returns the decoded length, -1 on error (out must hold len*3/4 bytes). */
-static long b64url_decode(const char *s, size_t len, unsigned char *out)
-{
-    size_t n = 0;
-    unsigned char v[256];
-    memset(v, 0xff, sizeof(v));
-    for (int i = 0; i < 26; i++)
-        v['A' + i] = (unsigned char)i, v['a' + i] = (unsigned char)(26 + i);
-    for (int i = 0; i < 10; i++)
-        v['0' + i] = (unsigned char)(52 + i);
-    v['-'] = 62, v['_'] = 63;
-    while (n < len && s[n] != '=') {
-        if (v[(unsigned char)s[n]] == 0xff)
-            return -1;
-        n++;
-    }
-    if (n % 4 == 1)
-        return -1;
-    size_t o = 0;
-    uint32_t acc = 0;
-    int bits = 0;
-    for (size_t i = 0; i < n; i++) {
-        acc = (acc << 6) | v[(unsigned char)s[i]];
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out[o++] = (unsigned char)(acc >> bits);
-        }
-    }
-    return (long)o;
 }
 
 static int hexval(char c)
@@ -161,7 +129,7 @@ static void get_secure_link(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
     if (!split_link(req, c, &hash, &exp, &expires) || hash.len > 24)
         return not_found(v);
     unsigned char got[18], want[16];
-    if (b64url_decode(hash.ptr, hash.len, got) != 16)
+    if (hy_base64url_decode(hash.ptr, hash.len, got) != 16)
         return not_found(v);
     hy_vars_eval(req, c->md5, &text);
     md5(text.ptr, text.len, "", 0, want);

@@ -14,6 +14,7 @@
 #include <sys/un.h>
 #include "vars_builtin.h"
 #include "../core/log.h"
+#include "../core/htpasswd.h"
 #include "body.h"
 #include "../conf/cycle.h"
 #include "../core/clock.h"
@@ -287,61 +288,17 @@ static void get_server_port(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
         set_int(req, v, req->conn->local_port);
 }
 
-static int b64_val(unsigned char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
-}
-
 static void get_remote_user(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 {
     const hy_str_t *h = first_header(req, "authorization");
-    if (h == NULL || h->len < 6 || strncasecmp(h->ptr, "Basic ", 6) != 0) {
+    const char *user, *password;
+    size_t ulen;
+    char *out = h ? hy_palloc(req->pool, h->len + 1) : NULL;
+    if (h == NULL || !hy_htpasswd_basic(h->ptr, h->len, out, &user, &ulen, &password)) {
         not_found(v);
         return;
     }
-    const char *p = h->ptr + 6, *e = h->ptr + h->len;
-    while (p < e && *p == ' ')
-        p++;
-    size_t n = (size_t)(e - p);
-    while (n && p[n - 1] == '=')
-        n--;
-    if (n == 0 || n % 4 == 1) {
-        not_found(v);
-        return;
-    }
-    char *out = hy_palloc(req->pool, n);
-    size_t o = 0;
-    uint32_t acc = 0;
-    int bits = 0;
-    for (size_t i = 0; i < n; i++) {
-        int c = b64_val((unsigned char)p[i]);
-        if (c < 0) {
-            not_found(v);
-            return;
-        }
-        acc = (acc << 6) | (uint32_t)c;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out[o++] = (char)((acc >> bits) & 0xff);
-        }
-    }
-    char *colon = memchr(out, ':', o);
-    if (colon == NULL || colon == out) {
-        not_found(v);
-        return;
-    }
-    set_val(v, out, (size_t)(colon - out));
+    set_val(v, user, ulen);
 }
 
 static void get_time_local(hy_req_t *req, hy_var_value_t *v, uintptr_t data)

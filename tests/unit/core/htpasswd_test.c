@@ -3,6 +3,7 @@
 #include <string.h>
 #include "../harness.h"
 #include "core/htpasswd.h"
+#include "core/base64.h"
 
 static bool find(const char *buf, const char *user, char *out)
 {
