@@ -1,5 +1,6 @@
 /* metrics.c — "metrics;" (Prometheus text format 0.0.4) and the per-request counting behind it (see metrics.h). */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,11 @@
 #include "phases.h"
 #include "../core/clock.h"
 #include "../core/stats.h"
+#include "../conf/cycle.h"
+#include "../conf/zone.h"
+#include "limit_req.h"
+#include "limit_conn.h"
+#include "limit_table.h"
 
 #define REQ_KEY "http_requests\t" /* series key prefix: one per server name, 4 counters (2xx 3xx 4xx 5xx) */
 
@@ -244,9 +250,85 @@ static int postconfiguration(hy_conf_t *cf)
     return hy_http_phase_add(cf, HY_PHASE_LOG, log_handler);
 }
 
+/* ---- limit_req / limit_conn zones: their counters live in the zone (shared by all workers, kept across reloads
+ * with the zone), so a scrape reads them there; only this process's generation's zones are reported ---- */
+
+static const hy_cycle_t *worker_cycle;
+
+typedef const hy_ltable_t *(*table_of_fn)(const hy_zone_t *zone);
+
+static void zone_counters(hy_metrics_out_t *o, table_of_fn table_of, size_t field)
+{
+    if (worker_cycle == NULL || worker_cycle->zones == NULL)
+        return; /* a single process reloaded into a configuration without zones: the family stays, empty */
+    hy_zone_t **z = worker_cycle->zones->elts;
+    for (size_t i = 0; i < worker_cycle->zones->nelts; i++) {
+        const hy_ltable_t *t = table_of(z[i]);
+        if (t == NULL)
+            continue;
+        char name[200], labels[224];
+        hy_metrics_escape(name, sizeof(name), z[i]->name.ptr, z[i]->name.len);
+        snprintf(labels, sizeof(labels), "zone=\"%s\"", name);
+        uint64_t v;
+        memcpy(&v, (const char *)t + field, sizeof(v));
+        hy_metrics_sample(o, labels, v);
+    }
+}
+
+static void req_rejected(hy_metrics_out_t *o, void *d)
+{
+    (void)d;
+    zone_counters(o, hy_limit_req_table, offsetof(hy_ltable_t, rejected));
+}
+
+static void req_delayed(hy_metrics_out_t *o, void *d)
+{
+    (void)d;
+    zone_counters(o, hy_limit_req_table, offsetof(hy_ltable_t, delayed));
+}
+
+static void conn_rejected(hy_metrics_out_t *o, void *d)
+{
+    (void)d;
+    zone_counters(o, hy_limit_conn_table, offsetof(hy_ltable_t, rejected));
+}
+
+static hy_metrics_family_t limit_families[] = {
+    {.name = "hayate_limit_req_rejected_total",
+     .help = "Requests limit_req rejected (dry runs included), per zone, all workers.",
+     .type = "counter",
+     .collect = req_rejected},
+    {.name = "hayate_limit_req_delayed_total",
+     .help = "Requests limit_req delayed (dry runs included), per zone, all workers.",
+     .type = "counter",
+     .collect = req_delayed},
+    {.name = "hayate_limit_conn_rejected_total",
+     .help = "Requests limit_conn rejected (dry runs included), per zone, all workers.",
+     .type = "counter",
+     .collect = conn_rejected},
+};
+
+/* register the limit families whose module has a zone in this generation (no empty families) */
+static void limit_metrics_init(const hy_cycle_t *cycle)
+{
+    worker_cycle = cycle;
+    if (cycle->zones == NULL)
+        return;
+    hy_zone_t **z = cycle->zones->elts;
+    for (size_t i = 0; i < cycle->zones->nelts; i++) {
+        if (hy_limit_req_table(z[i]) != NULL) {
+            hy_metrics_register(&limit_families[0]);
+            hy_metrics_register(&limit_families[1]);
+        } else if (hy_limit_conn_table(z[i]) != NULL) {
+            hy_metrics_register(&limit_families[2]);
+        }
+    }
+}
+
 /* each server's counters, by its first server_name (as $server_name: "" without one) */
 static int init_worker(hy_cycle_t *cycle)
 {
+    limit_metrics_init(cycle);
     hy_http_main_conf_t *m = hy_http_main(cycle);
     if (m == NULL)
         return 0;

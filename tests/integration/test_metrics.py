@@ -242,3 +242,38 @@ def test_head_and_405(two):
     c = socket.create_connection(('127.0.0.1', two.port))
     c.sendall(b'POST /metrics HTTP/1.0\r\nHost: www.example.com\r\nContent-Length: 0\r\n\r\n')
     assert c.recv(4096).startswith(b'HTTP/1.1 405'), 'expected 405'
+
+
+LIMITS = '''
+    limit_req_zone $binary_remote_addr zone=one:1m rate=1r/m;
+    limit_conn_zone $binary_remote_addr zone=conns:1m;
+    server {
+        listen 127.0.0.1:{port};
+        location = /metrics { metrics; }
+        location = /a.txt { limit_req zone=one; root {html}; }  # not return: it runs before PREACCESS
+        location = /b.txt { limit_conn conns 10; root {html}; }
+    }
+'''
+
+
+def test_limit_zone_rejections_per_zone_over_two_workers(server):
+    """limit_req's rejections (and delays) and limit_conn's rejections per zone: counted in the zone, so one figure
+    for both workers; promtool accepts the families."""
+    s = server(master_conf(LIMITS, workers=2), files={'html/a.txt': 'a\n', 'html/b.txt': 'b\n'}, full=True)
+    assert len(workers_of(s, 2)) == 2
+    codes = [raw_get(s.port, 'localhost', '/a.txt')[1] for _ in range(7)]
+    assert sorted(codes) == [200] + [503] * 6, codes  # 1r/m, no burst: the first passes, on either worker
+    assert raw_get(s.port, 'localhost', '/b.txt')[1] == 200
+    text = scrape(s.port)
+    got = samples(text)
+    assert got['hayate_limit_req_rejected_total{zone="one"}'] == 6, text
+    assert got['hayate_limit_req_delayed_total{zone="one"}'] == 0, text
+    assert got['hayate_limit_conn_rejected_total{zone="conns"}'] == 0, text
+    assert '# TYPE hayate_limit_req_rejected_total counter' in text
+    p = subprocess.run([shutil.which('promtool'), 'check', 'metrics'], input=text, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=30)
+    assert p.returncode == 0, (p.stdout, p.stderr, text)
+
+
+def test_no_limit_families_without_zones(two):
+    assert 'hayate_limit_req' not in scrape(two.port)
