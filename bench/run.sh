@@ -36,6 +36,7 @@ SCENARIOS=(
     "gzip-40k|40 KiB HTML, gzip level 6 (seed 003), keep-alive, wrk -t1 -c32|wrk|32|/gz/40k.html|Accept-Encoding: gzip"
     "hello-ka|return 200 'Hello, World' (seed 004), keep-alive, wrk -t1 -c128|wrk|128|/hello|"
     "small-ka-log|small file (612 B), combined access log on, keep-alive, wrk -t1 -c128|wrk|128|/log/small.html|"
+    "small-ka-limit|small file (612 B), limit_req that never rejects, keep-alive, wrk -t1 -c128|wrk|128|/lim/small.html|"
     "tls-ka|small file over HTTPS (TLS 1.3, ECDSA P-256), keep-alive, wrk -t1 -c128|wrk|128|tls:/small.html|"
     "tls13-hs|small file over HTTPS, a new TLS 1.3 handshake per request, ab -c32|ab|32|tls:/small.html|"
     "tls12-hs|small file over HTTPS, a new TLS 1.2 handshake per request, ab -c32|ab|32|tls12:/small.html|"
@@ -194,6 +195,8 @@ http {
     tcp_nodelay on;
     keepalive_timeout 65;
     keepalive_requests 100000;
+    # for the small-ka-limit scenario: one key (the server's name), a rate no load here reaches
+    limit_req_zone \$server_name zone=bench:1m rate=10000000r/s;
     open_file_cache max=10000 inactive=60s;
     open_file_cache_valid 60s;
     open_file_cache_min_uses 1;
@@ -213,6 +216,11 @@ http {
         location /log/ {
             alias $prefix/html/;
             access_log $prefix/logs/$name-access.log combined;
+        }
+        # the same files behind limit_req (never rejecting: the cost of the shared-zone lookup), small-ka-limit
+        location /lim/ {
+            alias $prefix/html/;
+            limit_req zone=bench burst=1000000 nodelay;
         }
         # seed 004's fixed answer, for the hello-ka scenario
         location = /hello {
