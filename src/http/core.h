@@ -20,6 +20,10 @@ enum { HY_LINGER_OFF = 0, HY_LINGER_ON, HY_LINGER_ALWAYS };
 enum { HY_TOKENS_OFF = 0, HY_TOKENS_ON, HY_TOKENS_BUILD };
 enum { HY_SATISFY_ALL = 0, HY_SATISFY_ANY };
 
+/* keepalive_disable's browsers (bits) */
+#define HY_KEEPALIVE_DISABLE_MSIE6 1
+#define HY_KEEPALIVE_DISABLE_SAFARI 2
+
 typedef struct hy_http_loc_conf hy_http_loc_conf_t;
 
 /* A location's own content handler (nginx's clcf->handler: proxy_pass, stub_status ...): when set, it takes the
@@ -41,6 +45,8 @@ struct hy_http_loc_conf {
     void *root_cv;          /* hy_complex_t (http/vars.h) when root/alias has variables or captures, else NULL */
     int sendfile, tcp_nopush, tcp_nodelay;
     int64_t keepalive_timeout_ms, keepalive_header_sec, keepalive_requests;
+    int64_t keepalive_time_ms; /* a connection older than this ends after its current request (default 1h) */
+    int keepalive_disable;     /* HY_KEEPALIVE_DISABLE_* bits; HY_UNSET until merged (default msie6) */
     int64_t client_body_timeout_ms, client_max_body_size, send_timeout_ms, client_body_buffer_size;
     hy_str_t client_body_temp_path; /* absolute; .ptr NULL until merged (default <prefix>client_body_temp) */
     int client_body_temp_levels[3]; /* digits per directory level, 0 = none */

@@ -56,6 +56,7 @@ static void *create_loc(hy_conf_t *cf)
     l->root_is_alias = HY_UNSET;
     l->sendfile = l->tcp_nopush = l->tcp_nodelay = HY_UNSET;
     l->keepalive_timeout_ms = l->keepalive_header_sec = l->keepalive_requests = HY_UNSET;
+    l->keepalive_time_ms = l->keepalive_disable = HY_UNSET;
     l->client_body_timeout_ms = l->client_max_body_size = l->send_timeout_ms = HY_UNSET;
     l->client_body_buffer_size = HY_UNSET;
     l->client_body_in_file_only = l->client_body_in_single_buffer = HY_UNSET;
@@ -123,6 +124,8 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     hy_merge_value(c->keepalive_timeout_ms, p->keepalive_timeout_ms, 75000);
     hy_merge_value(c->keepalive_header_sec, p->keepalive_header_sec, 0);
     hy_merge_value(c->keepalive_requests, p->keepalive_requests, 1000);
+    hy_merge_value(c->keepalive_time_ms, p->keepalive_time_ms, 3600 * 1000);
+    hy_merge_value(c->keepalive_disable, p->keepalive_disable, HY_KEEPALIVE_DISABLE_MSIE6);
     hy_merge_value(c->client_body_timeout_ms, p->client_body_timeout_ms, 60000);
     hy_merge_value(c->client_max_body_size, p->client_max_body_size, 1024 * 1024);
     hy_merge_value(c->client_body_buffer_size, p->client_body_buffer_size, 16384);
@@ -889,8 +892,29 @@ static const hy_enum_t tokens_enum[] = {{"off", HY_TOKENS_OFF}, {"on", HY_TOKENS
 static const hy_enum_t ims_enum[] = {{"off", HY_IMS_OFF}, {"exact", HY_IMS_EXACT}, {"before", HY_IMS_BEFORE},
                                      {NULL, 0}};
 static const hy_enum_t satisfy_enum[] = {{"all", HY_SATISFY_ALL}, {"any", HY_SATISFY_ANY}, {NULL, 0}};
-/* accepted, checked only (nginx's values): */
-static const hy_enum_t keepalive_disable_names[] = {{"none", 0}, {"msie6", 1}, {"safari", 2}, {NULL, 0}};
+/* nginx's bitmask slot: the named browsers, "none" for none; a second directive is a duplicate */
+static int set_keepalive_disable(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hy_http_loc_conf_t *lc = conf;
+    if (lc->keepalive_disable != HY_UNSET)
+        return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    int mask = 0;
+    for (size_t i = 1; i < n; i++) {
+        const hy_enum_t *e = d->post;
+        while (e->name != NULL && !hy_str_caseeq(a[i], e->name))
+            e++;
+        if (e->name == NULL)
+            return hy_conf_error(cf, "invalid value \"%s\"", a[i].ptr);
+        mask |= (int)e->value;
+    }
+    lc->keepalive_disable = mask;
+    return 0;
+}
+
+static const hy_enum_t keepalive_disable_names[] = {
+    {"none", 0}, {"msie6", HY_KEEPALIVE_DISABLE_MSIE6}, {"safari", HY_KEEPALIVE_DISABLE_SAFARI}, {NULL, 0}};
 static const hy_bounds_t positive = {1, INT64_MAX};
 static const hy_bounds_t non_negative = {0, INT64_MAX};
 
@@ -917,9 +941,10 @@ static const hy_directive_t core_directives[] = {
      LOC(keepalive_timeout_ms)},
     {.name = "keepalive_requests", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_num,
      LOC(keepalive_requests), .post = &non_negative},
-    {.name = "keepalive_time", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_check_msec},
-    {.name = "keepalive_disable", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_12, .set = hy_slot_check_bitmask,
-     .post = keepalive_disable_names},
+    {.name = "keepalive_time", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_msec,
+     LOC(keepalive_time_ms)},
+    {.name = "keepalive_disable", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_12, .set = set_keepalive_disable,
+     LOC(keepalive_disable), .post = keepalive_disable_names},
     {.name = "client_header_timeout", .ctx = HY_CTX_HTTP | HY_CTX_SERVER, .args = HY_ARGS_1, .set = hy_slot_msec,
      SRV(client_header_timeout_ms)},
     {.name = "client_header_buffer_size", .ctx = HY_CTX_HTTP | HY_CTX_SERVER, .args = HY_ARGS_1,

@@ -31,3 +31,26 @@ hy_str_t hy_http_msie_padding(bool enabled, int version, const hy_str_t *user_ag
         return (hy_str_t){"", 0};
     return (hy_str_t){(char *)padding, sizeof(padding) - 1};
 }
+
+bool hy_http_ua_msie6(const hy_str_t *ua)
+{
+    if (ua == NULL || has(ua, "Opera"))
+        return false;
+    const char *m = memmem(ua->ptr, ua->len, "MSIE ", 5);
+    if (m == NULL || m + 7 >= ua->ptr + ua->len || m[6] != '.')
+        return false;
+    if (m[5] == '4' || m[5] == '5')
+        return true;
+    hy_str_t rest = {(char *)m + 8, (size_t)(ua->ptr + ua->len - (m + 8))};
+    return m[5] == '6' && !has(&rest, "SV1");
+}
+
+bool hy_http_ua_safari(const hy_str_t *ua)
+{
+    if (ua == NULL || has(ua, "Opera"))
+        return false;
+    const char *m = memmem(ua->ptr, ua->len, "MSIE ", 5);
+    if (m != NULL && m + 7 < ua->ptr + ua->len)
+        return false; /* MSIE */
+    return !has(ua, "Gecko/") && !has(ua, "Chrome/") && has(ua, "Safari/") && has(ua, "Mac OS X");
+}

@@ -11,4 +11,10 @@
  * (10 = 1.0; HTTP/0.9 gets none), `user_agent` its User-Agent value or NULL. Pure. */
 hy_str_t hy_http_msie_padding(bool enabled, int version, const hy_str_t *user_agent, int status);
 
+/** nginx's browser flags for keepalive_disable (ngx_http_process_user_agent, case-sensitive substrings):
+ * msie6 — "MSIE 4.x" or "MSIE 5.x", or "MSIE 6.x" without "SV1" after it, and no "Opera"; safari — neither MSIE
+ * nor Opera, not "Gecko/", not "Chrome/", and "Safari/" with "Mac OS X". user_agent NULL: neither. Pure. */
+bool hy_http_ua_msie6(const hy_str_t *user_agent);
+bool hy_http_ua_safari(const hy_str_t *user_agent);
+
 #endif

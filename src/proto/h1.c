@@ -16,6 +16,7 @@
 #include "../http/conn.h"
 #include "../http/body.h"
 #include "../http/phases.h"
+#include "../http/msie.h"
 #include "../core/log.h"
 #include "../core/clock.h"
 #include "../core/file.h"
@@ -63,6 +64,18 @@ typedef struct h1conn {
 static void on_read(hy_sock_t *s, const char *err);
 static void on_written_partial(hy_sock_t *s, const char *err);
 static void on_timer(hy_timer_t *t);
+/* nginx's other reasons to end a connection after this request: its age (keepalive_time) and keepalive_disable's
+ * browsers (old MSIE after a POST, Safari on macOS) */
+static bool keepalive_refused(h1conn_t *h, const hy_req_t *req, const hy_http_loc_conf_t *lc)
+{
+    if (hy_clock_time_ms() - (int64_t)h->c->start_ms > lc->keepalive_time_ms)
+        return true;
+    if ((lc->keepalive_disable & HY_KEEPALIVE_DISABLE_MSIE6) && req->method_id == HY_M_POST &&
+        hy_http_ua_msie6(req->h_user_agent))
+        return true;
+    return (lc->keepalive_disable & HY_KEEPALIVE_DISABLE_SAFARI) && hy_http_ua_safari(req->h_user_agent);
+}
+
 static void on_parse_defer(hy_defer_t *d);
 static void on_proceed_defer(hy_defer_t *d);
 static void h1_send(hy_req_t *req, bool is_final);
@@ -579,7 +592,7 @@ static void h1_send(hy_req_t *req, bool is_final)
                            lc->chunked_transfer_encoding;
         h->keepalive = req->keepalive && !hy_conns_shutting_down() && lc->keepalive_timeout_ms > 0 &&
                        (lc->keepalive_requests <= 0 || h->num_requests + 1 < (uint64_t)lc->keepalive_requests) &&
-                       (req->content_length_n >= 0 || req->header_only || h->chunked_out);
+                       (req->content_length_n >= 0 || req->header_only || h->chunked_out) && !keepalive_refused(h, req, lc);
         if (!hy_outq_empty(&req->body) && lc->tcp_nopush && lc->sendfile && req->body.head->kind == HY_SEG_FILE)
             hy_sock_set_cork(&h->c->sock, true);
         h->c->sock.use_sendfile = lc->sendfile != 0;
