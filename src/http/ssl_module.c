@@ -596,7 +596,9 @@ static int on_servername(SSL *ssl, int *alert, void *arg)
     if (name == NULL)
         return SSL_TLSEXT_ERR_NOACK;
     if (sc->ctx && sc->ctx != SSL_get_SSL_CTX(ssl)) {
-        /* the server's certificates and settings; options are per SSL object, copy the new context's */
+        /* the server's certificates and settings; options are per SSL object, copy the new context's; sessions
+         * and tickets stay with the default server's context */
+        hy_http_ssl_session_pin(ssl);
         SSL_set_SSL_CTX(ssl, sc->ctx);
         SSL_clear_options(ssl, SSL_get_options(ssl) & ~SSL_CTX_get_options(sc->ctx));
         SSL_set_options(ssl, SSL_CTX_get_options(sc->ctx));

@@ -63,7 +63,25 @@ typedef struct ticket_keys {
     sess_cache_t *zone; /* set: the keys live in the shared cache's zone and rotate */
 } ticket_keys_t;
 
-static int cache_idx = -1, ticket_idx = -1;
+static int cache_idx = -1, ticket_idx = -1, session_ctx_idx = -1;
+
+/* The context whose cache and ticket keys serve a connection: the default server's (the one it was accepted with),
+ * even after SNI switched to another server's context. OpenSSL calls the first context's callbacks (resumption is
+ * decided before SNI is), so this keeps storing and finding a session, encrypting and decrypting a ticket on one
+ * context's keys — nginx's rule too ("session resumption happens before SNI"). */
+static SSL_CTX *session_ctx(SSL *ssl)
+{
+    SSL_CTX *ctx = session_ctx_idx < 0 ? NULL : SSL_get_ex_data(ssl, session_ctx_idx);
+    return ctx ? ctx : SSL_get_SSL_CTX(ssl);
+}
+
+void hy_http_ssl_session_pin(SSL *ssl)
+{
+    if (session_ctx_idx < 0)
+        session_ctx_idx = SSL_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+    if (session_ctx_idx >= 0 && SSL_get_ex_data(ssl, session_ctx_idx) == NULL)
+        SSL_set_ex_data(ssl, session_ctx_idx, SSL_get_SSL_CTX(ssl));
+}
 static ticket_key_t start_key; /* generated once per start (see above) */
 static bool have_start_key;
 
@@ -139,7 +157,7 @@ static sess_cache_t *ctx_cache(SSL_CTX *ctx)
 
 static int on_new_session(SSL *ssl, SSL_SESSION *sess)
 {
-    sess_cache_t *c = ctx_cache(SSL_get_SSL_CTX(ssl));
+    sess_cache_t *c = ctx_cache(session_ctx(ssl));
     if (c == NULL || c->sh == NULL)
         return 0;
     int len = i2d_SSL_SESSION(sess, NULL);
@@ -195,7 +213,7 @@ static int on_new_session(SSL *ssl, SSL_SESSION *sess)
 static SSL_SESSION *on_get_session(SSL *ssl, const unsigned char *id, int len, int *copy)
 {
     *copy = 0;
-    sess_cache_t *c = ctx_cache(SSL_get_SSL_CTX(ssl));
+    sess_cache_t *c = ctx_cache(session_ctx(ssl));
     if (c == NULL || c->sh == NULL || len <= 0 || len > SSL_MAX_SSL_SESSION_ID_LENGTH)
         return NULL;
     unsigned char buf[MAX_SESSION_DER];
@@ -282,7 +300,7 @@ static size_t zone_keys(sess_cache_t *c, ticket_key_t *out)
 
 static int on_ticket(SSL *ssl, unsigned char *name, unsigned char *iv, EVP_CIPHER_CTX *ectx, EVP_MAC_CTX *hctx, int enc)
 {
-    ticket_keys_t *tk = SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), ticket_idx);
+    ticket_keys_t *tk = SSL_CTX_get_ex_data(session_ctx(ssl), ticket_idx);
     ticket_key_t zkeys[ZONE_KEYS];
     ticket_keys_t zone_view;
     if (tk && tk->zone) {

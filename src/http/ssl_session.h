@@ -11,6 +11,9 @@
 int hy_http_ssl_set_session_cache(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 /** Configure c->ctx for resumption from the merged settings: cache mode and size, timeout, session id
  * context, tickets and their keys. 0, or -1 after hy_conf_error (unreadable or malformed key file). */
+/** Before SNI switches the connection to another server's context: remember the one it was accepted with, whose
+ * session cache and ticket keys keep serving the connection (nginx's rule). */
+void hy_http_ssl_session_pin(SSL *ssl);
 int hy_http_ssl_session_setup(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c);
 
 #endif

@@ -269,3 +269,59 @@ def test_session_of_a_connection_ended_by_a_fatal_alert_is_dropped(server, prefi
     if IS_NGINX:  # nginx 1.22 logs the forged record at [crit]
         s.stop()
         drop_log_lines(s, r'SSL_read\(\) failed')
+
+
+SNI_SESSIONS = '''
+http {
+    ssl_certificate %(crt)s;
+    ssl_certificate_key %(key)s;
+    server {
+        listen 127.0.0.1:{port} ssl;
+        server_name default;
+        ssl_session_tickets off;
+        ssl_session_cache shared:cache1:1m;
+        location / { return 200 "$ssl_server_name $ssl_session_reused\\n"; }
+    }
+    server {
+        listen 127.0.0.1:{port};
+        server_name nocache;
+        ssl_session_tickets off;
+        ssl_session_cache shared:cache2:1m;
+        location / { return 200 "$ssl_server_name $ssl_session_reused\\n"; }
+    }
+    server {
+        listen 127.0.0.1:{port2} ssl;
+        server_name default;
+        ssl_session_ticket_key %(t1)s;
+        location / { return 200 "$ssl_server_name $ssl_session_reused\\n"; }
+    }
+    server {
+        listen 127.0.0.1:{port2};
+        server_name tickets;
+        ssl_session_ticket_key %(t2)s;
+        location / { return 200 "$ssl_server_name $ssl_session_reused\\n"; }
+    }
+}
+'''
+
+
+def test_sessions_of_sni_servers_use_the_default_servers_cache_and_keys(server, prefix):
+    """Resumption is decided before SNI (nginx-tests ssl_sni_sessions.t): a session or ticket made while an SNI
+    server answered is stored and found with the default server's cache and ticket keys, so it resumes even
+    when that server has a cache or keys of its own."""
+    crt, key = make_cert(prefix.tmp, 'sni', 'localhost', kind='ec')
+    t1 = prefix.write('t1.key', b'1' * 48)
+    t2 = prefix.write('t2.key', b'2' * 48)
+    s = server(SNI_SESSIONS % {'crt': crt, 'key': key, 't1': t1, 't2': t2})
+    for port, name in ((s.prefix.port, 'nocache'), (s.prefix.port2, 'tickets')):
+        ctx = client_ctx()
+        answers, sess = [], None
+        for _ in range(2):
+            c = tls_connect(port, sni=name, ctx=ctx, session=sess)
+            c.sendall(b'GET / HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' % name.encode())
+            st, _, body = read_response(c)
+            assert st == 200
+            answers.append(body.decode().strip())
+            sess = c.session
+            c.close()
+        assert answers == ['%s .' % name, '%s r' % name], (port, answers)
