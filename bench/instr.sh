@@ -3,7 +3,9 @@
 # the machine does, so it can tell a 3% change that wall-clock timings on a shared VM cannot.
 #   usage: bench/instr.sh BINARY [SCENARIO=http]
 #   SCENARIO: http (612-byte file, keep-alive), https (same over TLS 1.3, ECDSA P-256, keep-alive),
-#             tls12 / tls13 (a new handshake per request, ab without -k)
+#             tls12 / tls13 (a new handshake per request, ab without -k), gzip (40 KiB of HTML, gzip level 6,
+#             keep-alive, gzip_http_version 1.0 for ab; hayate: after the first request its compressed-response
+#             cache answers, nginx compresses every time)
 # BINARY may be hayate or nginx (Debian's /usr/sbin/nginx): both read the same one-location config, run as a
 # single process (master_process off). Two runs of ab -c4 (1,000 and 6,000 requests); the difference of the two
 # totals over 5,000 cancels start-up and shutdown. Needs valgrind and ab (apache2-utils).
@@ -18,9 +20,15 @@ trap 'bench_cleanup instr' EXIT
 chmod 755 "$prefix"
 mkdir -p "$prefix/html" "$prefix/logs" "$prefix/conf"
 head -c 612 /dev/zero | tr '\0' x >"$prefix/html/small.html"
+awk 'BEGIN { srand(3); nw = split("the quick brown fox jumps over lazy dog lorem ipsum server static file cache", w, " ")
+    for (n = 0; n < 41500;) { line = "<p>"; k = 5 + int(rand() * 20)
+        for (i = 0; i < k; i++) line = line w[1 + int(rand() * nw)] " "
+        line = line "</p>\n"; printf "%s", line; n += length(line) } }' | head -c 40960 >"$prefix/html/40k.html"
 port=$(free_port 18700)
 case "$scen" in
 http) listen="listen 127.0.0.1:$port;" url=http://127.0.0.1:$port/small.html ab=(-k) ;;
+gzip) listen="listen 127.0.0.1:$port; gzip on; gzip_comp_level 6; gzip_http_version 1.0;" url=http://127.0.0.1:$port/40k.html
+    ab=(-k -H 'Accept-Encoding: gzip') ;;
 https | tls12 | tls13)
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost \
         -keyout "$prefix/conf/k.pem" -out "$prefix/conf/c.pem" >/dev/null 2>&1
