@@ -215,11 +215,14 @@ def _open_idle(port, ctx, n):
 
 
 @pytest.mark.hayate_only  # hayate's own policy (event/tls.c, KEEP_BUFFERS_MAX = 512)
-def test_idle_connections_give_back_record_buffers(server, prefix):
+def test_idle_connections_give_back_record_buffers(server, prefix, monkeypatch):
     """OpenSSL's record buffers stay with a keep-alive connection while the worker holds up to 512 TLS
     connections (no free/malloc around every request); beyond that, each connection that goes idle gives them
     back. Connections 262..512 (buffers kept) cost clearly more resident memory each than 522..922 (given back):
     both batches come after the first 260, which pay the one-time growth."""
+    # under ASan freed buffers would sit in its quarantine and stay resident: reuse them at once instead
+    monkeypatch.setenv('ASAN_OPTIONS', ':'.join(filter(None, [os.environ.get('ASAN_OPTIONS'),
+                                                              'quarantine_size_mb=0'])))
     crt, key = make_cert(prefix.tmp, 'good', 'localhost', kind='ec')
     s = server(conf_with(crt, key, 'keepalive_timeout 60s;'))
     pid = s.proc.pid  # master_process off: this process serves
@@ -236,4 +239,6 @@ def test_idle_connections_give_back_record_buffers(server, prefix):
     given_back = (r3 - r2) / 400.0
     for c in conns:
         c.close()
-    assert given_back < kept * 0.75 and kept - given_back > 4, (r0, r1, r2, r3, kept, given_back)
+    # KiB per connection: without the give-back both batches cost the same (24.5 and 24.4 in a release build);
+    # with it the second costs ~10 KiB less (release and ASan builds alike)
+    assert kept - given_back > 4, (r0, r1, r2, r3, kept, given_back)
