@@ -175,7 +175,8 @@ int hy_slot_size(hy_conf_t *cf, const hy_directive_t *d, void *conf);  /* int64_
 int hy_slot_msec(hy_conf_t *cf, const hy_directive_t *d, void *conf);  /* int64_t ms */
 int hy_slot_sec(hy_conf_t *cf, const hy_directive_t *d, void *conf);   /* int64_t s */
 int hy_slot_str(hy_conf_t *cf, const hy_directive_t *d, void *conf);   /* hy_str_t, .ptr NULL when unset */
-int hy_slot_enum(hy_conf_t *cf, const hy_directive_t *d, void *conf);  /* int, table hy_enum_t[] in post */
+int hy_slot_enum(hy_conf_t *cf, const hy_directive_t *d, void *conf);    /* int, table hy_enum_t[] in post */
+int hy_slot_bitmask(hy_conf_t *cf, const hy_directive_t *d, void *conf); /* int, names of hy_enum_t[] post OR'ed */
 /* Check-only setters for `accepted` directives (no effect in hayate): each validates the value exactly as the
  * nginx slot named in its comment does (same message through hy_conf_error, -1) and stores nothing. */
 int hy_slot_check_flag(hy_conf_t *cf, const hy_directive_t *d, void *conf);    /* on|off */

@@ -118,6 +118,29 @@ int hy_slot_enum(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return hy_conf_error(cf, "invalid value \"%s\"", v->ptr);
 }
 
+/* nginx's ngx_conf_set_bitmask_slot: every argument is a name of the hy_enum_t[] table in post (case-insensitive);
+ * their values OR'ed into an int field */
+int hy_slot_bitmask(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    HY_ASSERT(conf != NULL && d->post != NULL);
+    int *field = FIELD(conf, d, int);
+    if (*field != HY_UNSET)
+        return duplicate(cf, d);
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    int mask = 0;
+    for (size_t i = 1; i < n; i++) {
+        const hy_enum_t *e = d->post;
+        while (e->name != NULL && !hy_str_caseeq(a[i], e->name))
+            e++;
+        if (e->name == NULL)
+            return hy_conf_error(cf, "invalid value \"%s\"", a[i].ptr);
+        mask |= e->value;
+    }
+    *field = mask;
+    return 0;
+}
+
 /* --- check-only slots (accepted directives): the value is validated by the storing slot above, with nginx's
  * message, into a scratch field, and then dropped. They cannot see duplicates (nothing is stored); a duplicate
  * of a directive that has no effect is harmless. */
@@ -151,20 +174,9 @@ int hy_slot_check_msec(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return check_into(cf, d, hy_slot_msec, false);
 }
 
-/* nginx's ngx_conf_set_bitmask_slot: every argument is a name of the hy_enum_t[] table in post */
 int hy_slot_check_bitmask(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
-    HY_ASSERT(d->post != NULL);
-    size_t n;
-    hy_str_t *a = hy_conf_args(cf, &n);
-    for (size_t i = 1; i < n; i++) {
-        const hy_enum_t *e = d->post;
-        while (e->name != NULL && !hy_str_caseeq(a[i], e->name))
-            e++;
-        if (e->name == NULL)
-            return hy_conf_error(cf, "invalid value \"%s\"", a[i].ptr);
-    }
-    return 0;
+    return check_into(cf, d, hy_slot_bitmask, true);
 }
 
 /* nginx's ngx_conf_set_bufs_slot: "number size", both positive */

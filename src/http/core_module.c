@@ -892,27 +892,6 @@ static const hy_enum_t tokens_enum[] = {{"off", HY_TOKENS_OFF}, {"on", HY_TOKENS
 static const hy_enum_t ims_enum[] = {{"off", HY_IMS_OFF}, {"exact", HY_IMS_EXACT}, {"before", HY_IMS_BEFORE},
                                      {NULL, 0}};
 static const hy_enum_t satisfy_enum[] = {{"all", HY_SATISFY_ALL}, {"any", HY_SATISFY_ANY}, {NULL, 0}};
-/* nginx's bitmask slot: the named browsers, "none" for none; a second directive is a duplicate */
-static int set_keepalive_disable(hy_conf_t *cf, const hy_directive_t *d, void *conf)
-{
-    hy_http_loc_conf_t *lc = conf;
-    if (lc->keepalive_disable != HY_UNSET)
-        return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
-    size_t n;
-    hy_str_t *a = hy_conf_args(cf, &n);
-    int mask = 0;
-    for (size_t i = 1; i < n; i++) {
-        const hy_enum_t *e = d->post;
-        while (e->name != NULL && !hy_str_caseeq(a[i], e->name))
-            e++;
-        if (e->name == NULL)
-            return hy_conf_error(cf, "invalid value \"%s\"", a[i].ptr);
-        mask |= (int)e->value;
-    }
-    lc->keepalive_disable = mask;
-    return 0;
-}
-
 static const hy_enum_t keepalive_disable_names[] = {
     {"none", 0}, {"msie6", HY_KEEPALIVE_DISABLE_MSIE6}, {"safari", HY_KEEPALIVE_DISABLE_SAFARI}, {NULL, 0}};
 static const hy_bounds_t positive = {1, INT64_MAX};
@@ -943,7 +922,7 @@ static const hy_directive_t core_directives[] = {
      LOC(keepalive_requests), .post = &non_negative},
     {.name = "keepalive_time", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_msec,
      LOC(keepalive_time_ms)},
-    {.name = "keepalive_disable", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_12, .set = set_keepalive_disable,
+    {.name = "keepalive_disable", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_12, .set = hy_slot_bitmask,
      LOC(keepalive_disable), .post = keepalive_disable_names},
     {.name = "client_header_timeout", .ctx = HY_CTX_HTTP | HY_CTX_SERVER, .args = HY_ARGS_1, .set = hy_slot_msec,
      SRV(client_header_timeout_ms)},
