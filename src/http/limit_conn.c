@@ -9,6 +9,7 @@
 #include <string.h>
 #include "limit_conn.h"
 #include "limit_table.h"
+#include "limit_conf.h"
 #include "core.h"
 #include "phases.h"
 #include "request.h"
@@ -29,11 +30,7 @@ typedef struct lc_limit {
     int64_t conn;
 } lc_limit_t;
 
-typedef struct lc_loc {
-    hy_array_t *limits; /* lc_limit_t */
-    int64_t status;
-    int log_level, dry_run;
-} lc_loc_t;
+typedef hy_limit_loc_t lc_loc_t; /* limits: lc_limit_t */
 
 enum { ST_PASSED = 1, ST_REJECTED, ST_REJECTED_DRY_RUN };
 static const hy_str_t status_names[] = {HY_STR(""), HY_STR("PASSED"), HY_STR("REJECTED"), HY_STR("REJECTED_DRY_RUN")};
@@ -233,26 +230,6 @@ static int set_limit(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return 0;
 }
 
-static void *create_loc(hy_conf_t *cf)
-{
-    lc_loc_t *c = hy_pcalloc(cf->pool, sizeof(*c));
-    c->status = HY_UNSET;
-    c->log_level = c->dry_run = HY_UNSET;
-    return c;
-}
-
-static int merge_loc(hy_conf_t *cf, void *parent, void *child)
-{
-    (void)cf;
-    lc_loc_t *p = parent, *c = child;
-    if (c->limits == NULL)
-        c->limits = p->limits;
-    hy_merge_value(c->status, p->status, 503);
-    hy_merge_value(c->log_level, p->log_level, HY_LOG_ERR);
-    hy_merge_value(c->dry_run, p->dry_run, 0);
-    return 0;
-}
-
 static int postconfiguration(hy_conf_t *cf)
 {
     if (hy_vars_define(cf, HY_STR("limit_conn_status"), get_status, 0, HY_VAR_NOCACHE) < 0)
@@ -267,11 +244,6 @@ const hy_ltable_t *hy_limit_conn_table(const hy_zone_t *zone)
     return ((const lc_zone_t *)zone->data)->sh;
 }
 
-static const hy_enum_t log_levels[] = {
-    {"info", HY_LOG_INFO}, {"notice", HY_LOG_NOTICE}, {"warn", HY_LOG_WARN}, {"error", HY_LOG_ERR}, {NULL, 0},
-};
-static const hy_bounds_t status_bounds = {400, 599};
-
 static const hy_directive_t lc_directives[] = {
     {.name = "limit_conn_zone", .ctx = HY_CTX_HTTP, .args = HY_ARGS_2, .set = set_zone, .conf = HY_CONF_HTTP_MAIN},
     {.name = "limit_conn", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_2, .set = set_limit, .conf = HY_CONF_LOC},
@@ -281,14 +253,14 @@ static const hy_directive_t lc_directives[] = {
      .set = hy_slot_num,
      .conf = HY_CONF_LOC,
      .offset = offsetof(lc_loc_t, status),
-     .post = &status_bounds},
+     .post = &hy_limit_status_bounds},
     {.name = "limit_conn_log_level",
      .ctx = HY_CTX_HTTP_ANY,
      .args = HY_ARGS_1,
      .set = hy_slot_enum,
      .conf = HY_CONF_LOC,
      .offset = offsetof(lc_loc_t, log_level),
-     .post = log_levels},
+     .post = hy_limit_log_levels},
     {.name = "limit_conn_dry_run",
      .ctx = HY_CTX_HTTP_ANY,
      .args = HY_ARGS_FLAG,
@@ -301,7 +273,7 @@ static const hy_directive_t lc_directives[] = {
 hy_module_t hy_http_limit_conn_module = {
     .name = "http_limit_conn",
     .directives = lc_directives,
-    .create_loc_conf = create_loc,
-    .merge_loc_conf = merge_loc,
+    .create_loc_conf = hy_limit_loc_create,
+    .merge_loc_conf = hy_limit_loc_merge,
     .postconfiguration = postconfiguration,
 };

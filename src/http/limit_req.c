@@ -16,6 +16,7 @@
 #include <string.h>
 #include "limit_req.h"
 #include "limit_table.h"
+#include "limit_conf.h"
 #include "core.h"
 #include "phases.h"
 #include "request.h"
@@ -44,11 +45,7 @@ typedef struct lr_limit {
     int64_t burst, delay; /* thousandths of a request */
 } lr_limit_t;
 
-typedef struct lr_loc {
-    hy_array_t *limits; /* lr_limit_t; NULL when none at this level */
-    int64_t status;
-    int log_level, dry_run;
-} lr_loc_t;
+typedef hy_limit_loc_t lr_loc_t; /* limits: lr_limit_t */
 
 enum { ST_PASSED = 1, ST_DELAYED, ST_REJECTED, ST_DELAYED_DRY_RUN, ST_REJECTED_DRY_RUN };
 static const hy_str_t status_names[] = {
@@ -506,26 +503,6 @@ static int set_limit(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return 0;
 }
 
-static void *create_loc(hy_conf_t *cf)
-{
-    lr_loc_t *c = hy_pcalloc(cf->pool, sizeof(*c));
-    c->status = HY_UNSET;
-    c->log_level = c->dry_run = HY_UNSET;
-    return c;
-}
-
-static int merge_loc(hy_conf_t *cf, void *parent, void *child)
-{
-    (void)cf;
-    lr_loc_t *p = parent, *c = child;
-    if (c->limits == NULL)
-        c->limits = p->limits;
-    hy_merge_value(c->status, p->status, 503);
-    hy_merge_value(c->log_level, p->log_level, HY_LOG_ERR);
-    hy_merge_value(c->dry_run, p->dry_run, 0);
-    return 0;
-}
-
 static int postconfiguration(hy_conf_t *cf)
 {
     if (hy_vars_define(cf, HY_STR("limit_req_status"), get_status, 0, HY_VAR_NOCACHE) < 0)
@@ -540,11 +517,6 @@ const hy_ltable_t *hy_limit_req_table(const hy_zone_t *zone)
     return ((const lr_zone_t *)zone->data)->sh;
 }
 
-static const hy_enum_t log_levels[] = {
-    {"info", HY_LOG_INFO}, {"notice", HY_LOG_NOTICE}, {"warn", HY_LOG_WARN}, {"error", HY_LOG_ERR}, {NULL, 0},
-};
-static const hy_bounds_t status_bounds = {400, 599};
-
 static const hy_directive_t lr_directives[] = {
     {.name = "limit_req_zone",
      .ctx = HY_CTX_HTTP,
@@ -558,14 +530,14 @@ static const hy_directive_t lr_directives[] = {
      .set = hy_slot_num,
      .conf = HY_CONF_LOC,
      .offset = offsetof(lr_loc_t, status),
-     .post = &status_bounds},
+     .post = &hy_limit_status_bounds},
     {.name = "limit_req_log_level",
      .ctx = HY_CTX_HTTP_ANY,
      .args = HY_ARGS_1,
      .set = hy_slot_enum,
      .conf = HY_CONF_LOC,
      .offset = offsetof(lr_loc_t, log_level),
-     .post = log_levels},
+     .post = hy_limit_log_levels},
     {.name = "limit_req_dry_run",
      .ctx = HY_CTX_HTTP_ANY,
      .args = HY_ARGS_FLAG,
@@ -578,7 +550,7 @@ static const hy_directive_t lr_directives[] = {
 hy_module_t hy_http_limit_req_module = {
     .name = "http_limit_req",
     .directives = lr_directives,
-    .create_loc_conf = create_loc,
-    .merge_loc_conf = merge_loc,
+    .create_loc_conf = hy_limit_loc_create,
+    .merge_loc_conf = hy_limit_loc_merge,
     .postconfiguration = postconfiguration,
 };
