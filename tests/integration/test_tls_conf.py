@@ -8,30 +8,8 @@ import shutil
 import pytest
 
 from conftest import IS_NGINX
-from helpers.tls import make_cert, cert_der, tls_connect, read_response, https_get
+from helpers.tls import make_cert, cert_der, tls_connect, read_response, https_get, conf_with, line_of
 from helpers.process import master_conf, wait_until
-
-
-def conf_with(cert, key, extra=''):
-    return '''
-http {
-    server {
-        listen 127.0.0.1:{port} ssl;
-        ssl_certificate %s;
-        ssl_certificate_key %s;
-        %s
-        location / { return 200 "ok\\n"; }
-    }
-}
-''' % (cert, key, extra)
-
-
-def line_of(path, needle):
-    with open(path) as f:
-        for i, ln in enumerate(f, 1):
-            if needle in ln:
-                return i
-    raise AssertionError(needle)
 
 
 @pytest.mark.hayate_only  # nginx reports these without file:line

@@ -5,32 +5,9 @@ import re
 
 import pytest
 
-from helpers.tls import make_cert, make_ca
+from helpers.tls import make_cert, make_ca, conf_with, line_of
 
 pytestmark = pytest.mark.hayate_only  # file:line and the OpenSSL reasons of OpenSSL 3
-
-
-def conf_with(cert, key, extra='', server_extra=''):
-    return '''
-http {
-    %s
-    server {
-        listen 127.0.0.1:{port} ssl;
-        ssl_certificate %s;
-        ssl_certificate_key %s;
-        %s
-        location / { return 200 "ok\\n"; }
-    }
-}
-''' % (extra, cert, key, server_extra)
-
-
-def line_of(path, needle):
-    with open(path) as f:
-        for i, ln in enumerate(f, 1):
-            if needle in ln:
-                return i
-    raise AssertionError(needle)
 
 
 @pytest.fixture
@@ -74,12 +51,12 @@ def check(prefix, run_cli, text, message, needle):
         'client_cert_missing', 'trusted_missing', 'crl_garbage', 'stapling_missing', 'stapling_garbage'])
 def test_context_errors(prefix, run_cli, pair, directive, message):
     prefix.write('conf/garbage.pem', 'this is not PEM\n')
-    check(prefix, run_cli, conf_with(pair[0], pair[1], server_extra=directive), message, 'ssl_certificate ')
+    check(prefix, run_cli, conf_with(pair[0], pair[1], extra=directive), message, 'ssl_certificate ')
 
 
 def test_client_certificate_without_a_certificate_in_it(prefix, run_cli, pair):
     """A PEM file holding only a key: loaded as verify locations, but no CA name to send."""
-    check(prefix, run_cli, conf_with(pair[0], pair[1], server_extra='ssl_verify_client on; '
+    check(prefix, run_cli, conf_with(pair[0], pair[1], extra='ssl_verify_client on; '
                                      'ssl_client_certificate %s;' % pair[1]),
           r'SSL_CTX_load_verify_locations\("%s"\) failed \(SSL: .*no certificate or crl found\)' % re.escape(pair[1]),
           'ssl_certificate ')
@@ -102,7 +79,7 @@ def test_client_certificate_without_a_certificate_in_it(prefix, run_cli, pair):
 def test_directive_errors(prefix, run_cli, pair, directive, message, needle):
     prefix.write('conf/emptypw', '\n\n')
     prefix.write('conf/pw', 'secret\n')
-    check(prefix, run_cli, conf_with(pair[0], pair[1], server_extra=directive), message, needle)
+    check(prefix, run_cli, conf_with(pair[0], pair[1], extra=directive), message, needle)
 
 
 def test_ssl_on_without_certificate(prefix, run_cli):

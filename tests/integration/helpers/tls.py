@@ -150,3 +150,27 @@ def make_ocsp_response(dirpath, ca, cert):
                 '-cert', cert, '-respout', out, '-ndays', '1')
     assert r.returncode == 0 and os.path.getsize(out) > 0, r.stderr.decode()
     return out
+
+
+def conf_with(cert, key, extra=''):
+    """An http block with one TLS server on {port} using cert/key, `extra` at server level, answering "ok"."""
+    return '''
+http {
+    server {
+        listen 127.0.0.1:{port} ssl;
+        ssl_certificate %s;
+        ssl_certificate_key %s;
+        %s
+        location / { return 200 "ok\\n"; }
+    }
+}
+''' % (cert, key, extra)
+
+
+def line_of(path, needle):
+    """The number of the first line of the file at path that holds needle."""
+    with open(path) as f:
+        for i, ln in enumerate(f, 1):
+            if needle in ln:
+                return i
+    raise AssertionError(needle)
