@@ -14,6 +14,7 @@
 #include <openssl/x509.h>
 #include "ssl_module.h"
 #include "ssl_session.h"
+#include "ssl_ocsp.h"
 #include "conn.h"
 #include "request.h"
 #include "phases.h"
@@ -385,13 +386,8 @@ static int setup_stapling(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
 {
     if (!c->stapling)
         return 0;
-    if (c->stapling_file.ptr == NULL) {
-        /* nginx would ask the certificate's OCSP responder; hayate has no client for it yet. A warning, never a
-         * failed start (an unreachable responder is not fatal in nginx either). */
-        hy_conf_warn(cf, "\"ssl_stapling\" ignored, hayate does not query OCSP responders yet (use "
-                         "\"ssl_stapling_file\")");
-        return 0;
-    }
+    if (c->stapling_file.ptr == NULL)
+        return hy_ssl_ocsp_setup(cf, c); /* the certificate's responder, queried by the workers */
     BIO *bio = BIO_new_file(c->stapling_file.ptr, "rb");
     if (bio == NULL)
         return ssl_fail(cf, "BIO_new_file(\"%s\") failed", c->stapling_file.ptr);
