@@ -350,7 +350,17 @@ static void on_read(hy_sock_t *s, const char *err)
         return; /* HTTP/1.0: the responder closes after the response */
     const char *d = hy_buf_data(&s->input);
     size_t len = s->input.len;
-    const char *eoh = len ? memmem(d, len, "\r\n\r\n", 4) : NULL;
+    const char *eoh = NULL; /* the empty line ending the head: CRLF or a bare LF, as nginx accepts */
+    for (const char *p = d; p && p < d + len && eoh == NULL; p++) {
+        p = memchr(p, '\n', (size_t)(d + len - p));
+        if (p == NULL)
+            break;
+        const char *q = p + 1;
+        if (q < d + len && *q == '\r')
+            q++;
+        if (q < d + len && *q == '\n')
+            eoh = q + 1;
+    }
     if (len == 0) {
         fetch_fail(f, "OCSP responder prematurely closed connection");
         return;
@@ -365,7 +375,7 @@ static void on_read(hy_sock_t *s, const char *err)
         return;
     }
     char why[160];
-    const unsigned char *body = (const unsigned char *)eoh + 4;
+    const unsigned char *body = (const unsigned char *)eoh;
     const char *bad = accept_response(f->st, body, len - (size_t)((const char *)body - d), why, sizeof(why));
     if (bad) {
         fetch_fail(f, bad);

@@ -145,6 +145,17 @@ def test_stapling_from_the_certificates_responder(server, prefix, pki):
     assert status_of(s.prefix.port) == 'good'  # still valid with the responder gone
 
 
+def test_responder_head_with_bare_lf(server, prefix, pki):
+    ca, port, crt, chain, key = pki
+    resp = ocsp_responder(prefix.tmp, ca, [(crt, 'V')], port, lf_only=True)
+    try:
+        s = server(RESPONDER_CONF % (chain, key, ''))
+        assert wait_status(s.prefix.port) == 'good'
+    finally:
+        resp.kill()
+        resp.wait()
+
+
 def test_stapling_verify_against_trusted_certificate(server, prefix, pki):
     ca, port, crt, chain, key = pki
     resp = ocsp_responder(prefix.tmp, ca, [(crt, 'V')], port)

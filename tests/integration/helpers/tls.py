@@ -161,6 +161,7 @@ def ocsp_index(dirpath, entries):
 OCSP_RESPONDER = r'''
 import base64, http.server, subprocess, sys, tempfile, os, urllib.parse
 port, idx, ca_crt, sig_crt, sig_key = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+lf_only = len(sys.argv) > 6
 class H(http.server.BaseHTTPRequestHandler):
     def answer(self, der):
         with tempfile.TemporaryDirectory() as d:
@@ -171,6 +172,9 @@ class H(http.server.BaseHTTPRequestHandler):
             body = open(rs, 'rb').read() if r.returncode == 0 and os.path.exists(rs) else b''
         if not body:
             self.send_response(500); self.end_headers(); return
+        if lf_only:  # a head with bare LF line ends (nginx accepts it)
+            self.wfile.write(b'HTTP/1.1 200 OK\nConnection: close\nContent-Type: application/ocsp-response\n\n' + body)
+            return
         self.send_response(200)
         self.send_header('Content-Type', 'application/ocsp-response')
         self.send_header('Content-Length', str(len(body)))
@@ -186,7 +190,7 @@ http.server.HTTPServer(('127.0.0.1', port), H).serve_forever()
 '''
 
 
-def ocsp_responder(dirpath, ca, entries, port, signer=None):
+def ocsp_responder(dirpath, ca, entries, port, signer=None, lf_only=False):
     """An OCSP responder on 127.0.0.1:port for ca's certificates (entries as for ocsp_index), its responses signed
     by ca or by `signer` (a (crt, key) pair): a small HTTP server
     process answering each GET or POST with `openssl ocsp -reqin ... -respout ...` (`openssl ocsp -port` would
@@ -197,8 +201,8 @@ def ocsp_responder(dirpath, ca, entries, port, signer=None):
         f.write(OCSP_RESPONDER)
     log = open(os.path.join(dirpath, 'ocsp-responder.log'), 'wb')
     signer = signer or ca
-    p = subprocess.Popen(['python3', script, str(port), idx, ca[0], signer[0], signer[1]], stdout=log,
-                         stderr=subprocess.STDOUT)
+    p = subprocess.Popen(['python3', script, str(port), idx, ca[0], signer[0], signer[1]] + (['lf'] if lf_only else []),
+                         stdout=log, stderr=subprocess.STDOUT)
     for _ in range(100):
         try:
             socket.create_connection(('127.0.0.1', port), timeout=1).close()
