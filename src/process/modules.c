@@ -13,6 +13,7 @@
 #include "../filters/gzip.h"
 #include "../http/error_page.h"
 #include "../filters/headers.h"
+#include "../filters/charset.h"
 #include "../filters/not_modified.h"
 #include "../filters/range_filter.h"
 #include "../handlers/rewrite.h"
@@ -57,7 +58,8 @@ hy_module_t *hy_modules[] = {
     &hy_http_geo_module,
     /* filters, in the order they see a response */
     &hy_http_not_modified_module, /* first: 304/412 on the handler's own validators (before gzip weakens ETag) */
-    &hy_http_headers_module, /* add_header, expires, charset: before gzip (as nginx's filter order) */
+    &hy_http_headers_module, /* add_header, expires: before charset and gzip (as nginx's filter order) */
+    &hy_http_charset_module, /* names the charset, recodes the body: before gzip compresses it */
     &hy_http_gzip_module, /* compression: after every filter that sets headers (gzip_proxied reads them) */
     &hy_http_range_module, /* after compression: gzip clears accept_ranges when it encodes on the fly */
     &hy_http_limit_rate_module, /* limit_rate: only reads the location's rate for the protocol's send path */
