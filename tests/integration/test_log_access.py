@@ -354,13 +354,6 @@ def test_more_config_errors_with_file_line(run_cli, prefix, extra, msg):
                                    r.err), r.err
 
 
-@pytest.mark.hayate_only
-def test_variables_in_path_rejected_clearly(run_cli, prefix):
-    conf = prefix.conf(http('access_log logs/$host.log;'))
-    r = run_cli(['-p', prefix.tmp + '/', '-t', '-c', conf])
-    assert r.rc == 1 and 'variables in access_log paths are not supported by hayate yet ("logs/$host.log")' in r.err
-
-
 @pytest.mark.parametrize('params', ['', 'buffer=64', 'gzip buffer=4k'], ids=['unbuffered', 'line_over_buffer',
                                                                            'gzip'])
 def test_write_failures_are_logged_and_served(server, params):
