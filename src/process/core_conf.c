@@ -9,6 +9,7 @@
 #include "core_conf.h"
 #include "../core/log.h"
 #include "../core/paths.h"
+#include "../http/core.h"
 
 hy_core_conf_t *hy_core_conf(hy_cycle_t *cycle)
 {
@@ -77,7 +78,21 @@ static int set_error_log(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     }
     if (cf->cycle->error_logs == NULL)
         cf->cycle->error_logs = hy_array_create(cf->pool, 2, sizeof(hy_log_target_t));
+    /* in http{}, server{} or location{}: the level's own targets, for its requests (nginx's clcf->error_log) */
+    unsigned scope = 0;
+    if (cf->loc_conf && (cf->ctx & HY_CTX_HTTP_ANY)) {
+        hy_http_loc_conf_t *lc = cf->loc_conf[hy_http_core_module.index];
+        if (lc->error_log_scope == 0) {
+            unsigned last = 0;
+            hy_log_target_t *all = cf->cycle->error_logs->elts;
+            for (size_t i = 0; i < cf->cycle->error_logs->nelts; i++)
+                last = all[i].scope > last ? all[i].scope : last;
+            lc->error_log_scope = last + 1;
+        }
+        scope = lc->error_log_scope;
+    }
     hy_log_target_t *t = hy_array_push(cf->cycle->error_logs);
+    t->scope = scope;
     t->path = hy_str_eq(a[1], "stderr") ? "stderr" : hy_cycle_path(cf->cycle, a[1].ptr, a[1].len);
     t->level = level;
     t->fd = -1;

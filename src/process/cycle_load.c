@@ -91,9 +91,14 @@ static void close_fd(void *arg)
 int hy_cycle_open_logs(hy_cycle_t *cycle)
 {
     hy_array_t *logs = cycle->error_logs;
-    if (logs == NULL || logs->nelts == 0) { /* nginx's default: -e, else <prefix>logs/error.log at [error] */
-        logs = cycle->error_logs = hy_array_create(cycle->pool, 1, sizeof(hy_log_target_t));
+    size_t main_logs = 0;
+    for (size_t i = 0; logs && i < logs->nelts; i++)
+        main_logs += ((hy_log_target_t *)logs->elts)[i].scope == 0;
+    if (main_logs == 0) { /* nginx's default: -e, else <prefix>logs/error.log at [error] */
+        if (logs == NULL)
+            logs = cycle->error_logs = hy_array_create(cycle->pool, 1, sizeof(hy_log_target_t));
         hy_log_target_t *t = hy_array_push(logs);
+        t->scope = 0;
         if (cycle->error_log && strcmp(cycle->error_log, "stderr") == 0)
             t->path = "stderr";
         else if (cycle->error_log)
