@@ -20,6 +20,7 @@
 #include "../handlers/try_files.h"
 #include "../handlers/empty_gif.h"
 #include "../http/split_clients.h"
+#include "../http/referer.h"
 #include "../http/secure_link.h"
 #include "../http/realip.h"
 #include "../http/stub_status.h"
@@ -43,6 +44,7 @@ hy_module_t *hy_modules[] = {
     &hy_http_ssl_module,     /* before vars: its postconfiguration defines the $ssl_* variables */
     &hy_http_rewrite_module, /* before vars: its postconfiguration defines named-capture variables */
     &hy_http_try_files_module,
+    &hy_http_referer_module, /* before vars: its postconfiguration defines $invalid_referer */
     &hy_http_empty_gif_module, /* a location's own content handler (no phase handler) */
     &hy_http_error_page_module,
     &hy_http_access_module,     /* ACCESS phase: allow/deny first, as nginx checks the address before the user */
