@@ -19,8 +19,8 @@ const char *const hy_suggest_variables[] = {
     "ssl_client_i_dn_legacy", "ssl_client_raw_cert", "ssl_client_s_dn", "ssl_client_s_dn_legacy",
     "ssl_client_serial", "ssl_client_v_end", "ssl_client_v_remain", "ssl_client_v_start", "ssl_client_verify",
     "ssl_curve", "ssl_curves", "ssl_early_data", "ssl_protocol", "ssl_server_name", "ssl_session_id",
-    "ssl_session_reused", "tcpinfo_rcv_space", "tcpinfo_rtt", "tcpinfo_rttvar", "tcpinfo_snd_cwnd", "uid_got",
-    "uid_reset", "uid_set", "upstream_trailer_", NULL,
+    "ssl_session_reused", "tcpinfo_rcv_space", "tcpinfo_rtt", "tcpinfo_rttvar", "tcpinfo_snd_cwnd",
+    "upstream_trailer_", NULL,
 };
 /* clang-format on */
 
