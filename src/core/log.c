@@ -71,7 +71,7 @@ int hy_log_reopen_file(const char *path)
 void hy_log_reopen(void)
 {
     for (size_t i = 0; i < num_targets; i++) {
-        if (strcmp(targets[i].path, "stderr") == 0)
+        if (strcmp(targets[i].path, "stderr") == 0 || targets[i].syslog)
             continue;
         int fd = hy_log_reopen_file(targets[i].path);
         if (fd < 0) {
@@ -143,9 +143,14 @@ static void vlog(unsigned scope, int level, uint64_t conn_id, const char *fmt, v
             (void)!write(STDERR_FILENO, line, n);
         return;
     }
-    for (size_t i = 0; i < num_targets; i++)
-        if (targets[i].scope == scope && level <= targets[i].level)
+    for (size_t i = 0; i < num_targets; i++) {
+        if (targets[i].scope != scope || level > targets[i].level)
+            continue;
+        if (targets[i].syslog) /* the line without its newline; the message's own level is the severity */
+            hy_syslog_send(targets[i].syslog, level - 1, line, n - 1);
+        else
             (void)!write(targets[i].fd, line, n);
+    }
 }
 
 void hy_log(int level, const char *fmt, ...)

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include "hayate.h"
 #include "types.h"
+#include "syslog.h"
 
 enum hy_log_level {
     HY_LOG_EMERG = 1,
@@ -26,6 +27,7 @@ typedef struct hy_log_target {
     int level;        /* lines at this level or more severe are written */
     unsigned scope;   /* 0: the main error_log; else the http{}/server{}/location{} level that declared it
                        * (its requests' messages go there instead, hy_log_scoped) */
+    hy_syslog_peer_t *syslog; /* syslog:server=...: path is "syslog:..." and fd stays -1 */
 } hy_log_target_t;
 
 /** The most verbose level any target accepts; callers may test it before formatting. */

@@ -75,8 +75,9 @@ typedef struct log_main {
 } log_main_t;
 
 typedef struct log_entry {
-    log_file_t *file;      /* NULL: path_cv names it per request */
+    log_file_t *file;      /* NULL: path_cv names it per request, or syslog */
     hy_complex_t *path_cv;
+    hy_syslog_peer_t *syslog;
     log_fmt_t *fmt;
     hy_complex_t *cond; /* if=: skip the line when "" or "0" */
 } log_entry_t;
@@ -424,7 +425,10 @@ static void log_one(hy_req_t *req, const log_entry_t *e, const log_loc_t *ll)
             }
         }
         *o = '\n';
-        write_var(req, e, ll, line, total);
+        if (e->syslog)
+            hy_syslog_send(e->syslog, -1, line, total - 1);
+        else
+            write_var(req, e, ll, line, total);
         return;
     }
     if (f->size == 0 && hy_worker_loop) { /* unbuffered: gather this iteration's lines (see ITER_BUF_SIZE) */
@@ -543,8 +547,12 @@ static int set_access_log(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         ll->off = true;
         return 0;
     }
-    if (a[1].len > 7 && memcmp(a[1].ptr, "syslog:", 7) == 0)
-        return hy_conf_error(cf, "syslog access logs are not supported by hayate yet (\"%s\")", a[1].ptr);
+    hy_syslog_peer_t *peer = NULL;
+    if (a[1].len > 7 && memcmp(a[1].ptr, "syslog:", 7) == 0) {
+        char err[256];
+        if (hy_syslog_parse(cf->pool, a[1].ptr + 7, a[1].len - 7, &peer, err, sizeof(err)) != 0)
+            return hy_conf_error(cf, "%s", err);
+    }
     log_fmt_t *fmt = find_format(cf, lm, n > 2 ? a[2] : HY_STR("combined"));
     if (fmt == NULL)
         return hy_conf_error(cf, "unknown log format \"%s\"", a[2].ptr);
@@ -580,9 +588,16 @@ static int set_access_log(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         size = 64 * 1024; /* nginx: gzip buffers 64K by default */
     if (flush && size == 0)
         return hy_conf_error(cf, "no buffer is defined for access_log \"%s\"", a[1].ptr);
-    if (memchr(a[1].ptr, '$', a[1].len)) {
+    if (peer || memchr(a[1].ptr, '$', a[1].len)) {
         if (size)
-            return hy_conf_error(cf, "buffered logs cannot have variables in name");
+            return hy_conf_error(cf, peer ? "logs to syslog cannot be buffered"
+                                          : "buffered logs cannot have variables in name");
+        if (peer) {
+            if (ll->logs == NULL)
+                ll->logs = hy_array_create(cf->pool, 2, sizeof(log_entry_t));
+            *(log_entry_t *)hy_array_push(ll->logs) = (log_entry_t){.syslog = peer, .fmt = fmt, .cond = cond};
+            return 0;
+        }
         const char *full = hy_cycle_path(cf->cycle, a[1].ptr, a[1].len);
         hy_complex_t *cv = hy_palloc(cf->pool, sizeof(*cv));
         if (hy_vars_compile(cf, (hy_str_t){(char *)full, strlen(full)}, cv) != 0)
@@ -610,6 +625,7 @@ static int set_access_log(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     log_entry_t *e = hy_array_push(ll->logs);
     e->file = f;
     e->path_cv = NULL;
+    e->syslog = NULL;
     e->fmt = fmt;
     e->cond = cond;
     return 0;

@@ -66,8 +66,12 @@ static int set_error_log(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     size_t n;
     hy_str_t *a = hy_conf_args(cf, &n);
-    if (a[1].len > 7 && memcmp(a[1].ptr, "syslog:", 7) == 0)
-        return hy_conf_error(cf, "syslog error logs are not supported by hayate yet");
+    hy_syslog_peer_t *peer = NULL;
+    if (a[1].len > 7 && memcmp(a[1].ptr, "syslog:", 7) == 0) {
+        char err[256];
+        if (hy_syslog_parse(cf->pool, a[1].ptr + 7, a[1].len - 7, &peer, err, sizeof(err)) != 0)
+            return hy_conf_error(cf, "%s", err);
+    }
     if (a[1].len > 7 && memcmp(a[1].ptr, "memory:", 7) == 0)
         return hy_conf_error(cf, "memory error logs are not supported by hayate");
     int level = HY_LOG_ERR;
@@ -93,7 +97,10 @@ static int set_error_log(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     }
     hy_log_target_t *t = hy_array_push(cf->cycle->error_logs);
     t->scope = scope;
-    t->path = hy_str_eq(a[1], "stderr") ? "stderr" : hy_cycle_path(cf->cycle, a[1].ptr, a[1].len);
+    t->syslog = peer;
+    t->path = hy_str_eq(a[1], "stderr") ? "stderr"
+              : peer                    ? hy_pstrndup(cf->pool, a[1].ptr, a[1].len)
+                                        : hy_cycle_path(cf->cycle, a[1].ptr, a[1].len);
     t->level = level;
     t->fd = -1;
     return 0;

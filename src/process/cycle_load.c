@@ -99,6 +99,7 @@ int hy_cycle_open_logs(hy_cycle_t *cycle)
             logs = cycle->error_logs = hy_array_create(cycle->pool, 1, sizeof(hy_log_target_t));
         hy_log_target_t *t = hy_array_push(logs);
         t->scope = 0;
+        t->syslog = NULL;
         if (cycle->error_log && strcmp(cycle->error_log, "stderr") == 0)
             t->path = "stderr";
         else if (cycle->error_log)
@@ -109,6 +110,10 @@ int hy_cycle_open_logs(hy_cycle_t *cycle)
     }
     hy_log_target_t *t = logs->elts;
     for (size_t i = 0; i < logs->nelts; i++) {
+        if (t[i].syslog) {
+            t[i].fd = -1;
+            continue;
+        }
         int fd = hy_log_open_file(t[i].path);
         if (fd < 0 && fd == -ENOENT && strcmp(t[i].path, "stderr") != 0) {
             /* a fresh prefix has no logs/ yet: create the directory the log lives in, then retry */
