@@ -325,16 +325,6 @@ def test_open_log_file_cache_accepted(run_cli, prefix):
     assert r.rc == 0, r.err
 
 
-@pytest.mark.hayate_only
-@pytest.mark.parametrize('extra,msg', [
-    ("access_log syslog:server=127.0.0.1;", 'syslog access logs are not supported'),
-])
-def test_unsupported_rejected_clearly(run_cli, prefix, extra, msg):
-    conf = prefix.conf(http('', extra))
-    r = run_cli(['-p', prefix.tmp + '/', '-t', '-c', conf])
-    assert r.rc != 0 and msg in r.err, r.err
-
-
 @pytest.mark.parametrize('extra,msg', [
     ("access_log logs/x.log combined buffer=4k flush=0;", 'invalid flush time "0"'),
     ("access_log logs/x.log combined gzip=10;", 'invalid compression level "10"'),
