@@ -86,6 +86,15 @@ static int parse_server(hy_syslog_peer_t *p, const char *v, size_t n, char *err,
     return 0;
 }
 
+/* the generation ends: its peer's socket goes (in whichever process opened it) */
+static void peer_cleanup(void *arg)
+{
+    hy_syslog_peer_t *p = arg;
+    if (p->fd >= 0)
+        close(p->fd);
+    p->fd = -1;
+}
+
 int hy_syslog_parse(hy_pool_t *pool, const char *spec, size_t len, hy_syslog_peer_t **out, char *err, size_t cap)
 {
     hy_syslog_peer_t *p = hy_pcalloc(pool, sizeof(*p));
@@ -145,6 +154,7 @@ int hy_syslog_parse(hy_pool_t *pool, const char *spec, size_t len, hy_syslog_pee
         snprintf(err, cap, "no syslog server specified");
         return -1;
     }
+    hy_pool_on_clear(pool, peer_cleanup, p);
     *out = p;
     return 0;
 }
@@ -167,8 +177,10 @@ static bool peer_open(hy_syslog_peer_t *p)
 {
     if (p->fd >= 0 && p->pid == (int)getpid())
         return true;
-    if (p->fd >= 0 && p->pid != (int)getpid())
-        p->fd = -1; /* the parent's: leave it to the parent */
+    if (p->fd >= 0) { /* the parent's copy, inherited by a forked worker: its own socket instead */
+        close(p->fd);
+        p->fd = -1;
+    }
     int fd = socket(p->addr.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return false;

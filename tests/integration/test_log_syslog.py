@@ -103,3 +103,26 @@ def test_conf_errors(prefix, run_cli, directive, message):
     conf_path = prefix.conf(simple('location / { %s }' % directive))
     r = run_cli(['-t', '-p', prefix.tmp + '/', '-c', conf_path])
     assert r.rc == 1 and message in r.err, r.err
+
+
+def test_reload_keeps_logging_and_closes_old_sockets(server, udp):
+    import os
+    import signal
+    from helpers.process import wait_until
+    port = udp.getsockname()[1]
+    s = server(conf(port))
+    s.get('/a')
+    assert recv(udp).group(9) == '/a:404'
+
+    def fds():
+        return len(os.listdir('/proc/%d/fd' % s.proc.pid))
+
+    counts = []
+    for i in range(4):
+        s.prefix.conf(conf(port).replace('root {html};', 'root {html}; location = /gen%d { return 204; }' % i))
+        s.proc.send_signal(signal.SIGHUP)
+        assert wait_until(lambda: s.get('/gen%d' % i).status == 204)
+        s.get('/a')
+        assert recv(udp).group(9) == '/a:404'
+        counts.append(fds())
+    assert counts[-1] <= counts[0], counts   # each generation's syslog socket is closed with it
