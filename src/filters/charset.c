@@ -185,53 +185,84 @@ static void start_recoding(hy_req_t *req, const cs_main_t *m, int src, int dst)
     *hy_req_ctx(req, &hy_http_charset_module) = ctx;
 }
 
-static void header_filter(hy_req_t *req)
+/* What the filter does with a response of Content-Type ct (nginx's ngx_http_charset_header_filter) */
+typedef struct cs_decision {
+    hy_str_t mime;  /* ct without parameters */
+    hy_str_t dname; /* the charset named (when name) */
+    hy_str_t sname;
+    bool name;      /* the Content-Type names dname */
+    bool no_map;    /* recoding was needed and there is no map: logged, left alone */
+    int src, dst;   /* recode from src to dst when both >= 0 */
+} cs_decision_t;
+
+static void decide(hy_req_t *req, hy_str_t ct, cs_decision_t *d)
 {
+    *d = (cs_decision_t){.src = -1, .dst = -1};
     cs_loc_t *c = loc_conf(req);
-    if (c == NULL || req->content_type.len == 0 || c->charset.index == CS_OFF)
+    if (c == NULL || ct.len == 0 || c->charset.index == CS_OFF)
         return;
-    hy_str_t mime, given;
-    split_type(req->content_type, &mime, &given);
-    if (given.len ? !c->override : !type_listed(c, mime))
+    hy_str_t given;
+    split_type(ct, &d->mime, &given);
+    if (given.len ? !c->override : !type_listed(c, d->mime))
         return;
     const cs_main_t *m = main_conf(req);
-    hy_str_t dname, sname;
-    int dst = resolve(req, m, &c->charset, &dname), src;
+    int dst = resolve(req, m, &c->charset, &d->dname), src;
     if (given.len) {
-        sname = given;
+        d->sname = given;
         src = find_charset(m, given);
     } else if (c->source.index == CS_OFF) {
-        set_charset(req, mime, dname);
+        d->name = true;
         return;
     } else {
-        src = resolve(req, m, &c->source, &sname);
+        src = resolve(req, m, &c->source, &d->sname);
     }
     if (dst == CS_NONE || src == CS_NONE) {
-        if (src != dst || !hy_str_caseeq_str(dname, sname))
-            goto no_map;
-        set_charset(req, mime, dname);
+        d->name = src == dst && hy_str_caseeq_str(d->dname, d->sname);
+        d->no_map = !d->name;
         return;
     }
     if (src == dst) {
-        set_charset(req, mime, dname);
+        d->name = true;
         return;
     }
     if (has_content_encoding(req))
         return;
     const cs_charset_t *cs = m->charsets->elts;
-    if (cs[src].tables == NULL || cs[src].tables[dst] == NULL)
-        goto no_map;
-    set_charset(req, mime, dname);
-    if (cs[src].utf8 || cs[dst].utf8) { /* the length changes: no Content-Length, no ranges (nginx's) */
+    if (cs[src].tables == NULL || cs[src].tables[dst] == NULL) {
+        d->no_map = true;
+        return;
+    }
+    d->name = true;
+    d->src = src, d->dst = dst;
+}
+
+hy_str_t hy_charset_of(hy_req_t *req, hy_str_t content_type)
+{
+    cs_decision_t d;
+    decide(req, content_type, &d);
+    return d.name && req->status != 301 && req->status != 302 ? d.dname : (hy_str_t){"", 0};
+}
+
+static void header_filter(hy_req_t *req)
+{
+    cs_decision_t d;
+    decide(req, req->content_type, &d);
+    if (d.no_map)
+        hy_req_log(req, HY_LOG_ERR, "no \"charset_map\" between the charsets \"%.*s\" and \"%.*s\"",
+                   (int)d.sname.len, d.sname.ptr, (int)d.dname.len, d.dname.ptr);
+    if (!d.name)
+        return;
+    set_charset(req, d.mime, d.dname);
+    if (d.src < 0)
+        return;
+    const cs_main_t *m = main_conf(req);
+    const cs_charset_t *cs = m->charsets->elts;
+    if (cs[d.src].utf8 || cs[d.dst].utf8) { /* the length changes: no Content-Length, no ranges (nginx's) */
         req->content_length_n = -1;
         req->accept_ranges = false;
     }
     if (!req->header_only)
-        start_recoding(req, m, src, dst);
-    return;
-no_map:
-    hy_req_log(req, HY_LOG_ERR, "no \"charset_map\" between the charsets \"%.*s\" and \"%.*s\"", (int)sname.len,
-               sname.ptr, (int)dname.len, dname.ptr);
+        start_recoding(req, m, d.src, d.dst);
 }
 
 /* ---------------- body filter ---------------- */

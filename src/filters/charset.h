@@ -9,4 +9,9 @@
 
 extern hy_module_t hy_http_charset_module;
 
+/** The charset the charset filter will name in the Content-Type of req's response with `content_type` (at
+ * req->status; the request's location settings), or "" when none (nginx's r->headers_out.charset once the head
+ * is sent): a handler rendering text (autoindex) measures names in characters when it is utf-8. */
+hy_str_t hy_charset_of(hy_req_t *req, hy_str_t content_type);
+
 #endif
