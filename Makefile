@@ -143,7 +143,7 @@ bench: all
 	$(Q)bench/run.sh
 
 # ---------------------------------------------------------------- installation
-# PREFIX=/usr: /usr/sbin/hayate, /etc/hayate/hayate.conf (+ mime.types, params), /var/log/hayate, /run/hayate.pid,
+# PREFIX=/usr: /usr/sbin/hayate, /etc/hayate/hayate.conf (+ mime.types, params, charset maps), /var/log/hayate, /run/hayate.pid,
 # /usr/share/hayate/html, hayate(8), the systemd unit, /etc/logrotate.d/hayate. DESTDIR stages it elsewhere.
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
