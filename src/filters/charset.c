@@ -61,7 +61,10 @@ typedef struct cs_loc {
 
 typedef struct cs_ctx {
     hy_recode_t rc;
+    bool skip_once; /* the header filter recoded what was queued: the body filters of that send pass it on */
 } cs_ctx_t;
+
+static int recode_queue(hy_req_t *req, cs_ctx_t *ctx);
 
 static int add_charset(cs_main_t *m, hy_pool_t *pool, hy_str_t name)
 {
@@ -168,7 +171,7 @@ static bool has_content_encoding(hy_req_t *req)
     return false;
 }
 
-static void start_recoding(hy_req_t *req, const cs_main_t *m, int src, int dst)
+static cs_ctx_t *start_recoding(hy_req_t *req, const cs_main_t *m, int src, int dst)
 {
     const cs_charset_t *cs = m->charsets->elts;
     cs_ctx_t *ctx = hy_pcalloc(req->pool, sizeof(*ctx));
@@ -183,6 +186,7 @@ static void start_recoding(hy_req_t *req, const cs_main_t *m, int src, int dst)
         ctx->rc.table = cs[src].tables[dst];
     }
     *hy_req_ctx(req, &hy_http_charset_module) = ctx;
+    return ctx;
 }
 
 /* What the filter does with a response of Content-Type ct (nginx's ngx_http_charset_header_filter) */
@@ -261,8 +265,20 @@ static void header_filter(hy_req_t *req)
         req->content_length_n = -1;
         req->accept_ranges = false;
     }
-    if (!req->header_only)
-        start_recoding(req, m, d.src, d.dst);
+    if (req->header_only)
+        return;
+    cs_ctx_t *ctx = start_recoding(req, m, d.src, d.dst);
+    /* what the handler queued is recoded now, before the header filters after this one see it: gzip compresses
+     * a complete body in its header filter. The body is no longer the file's bytes: no file-keyed caching */
+    req->file = NULL;
+    if (req->body.head == NULL)
+        return;
+    if (recode_queue(req, ctx) != 0) {
+        req->ctx[IDX] = NULL;
+        hy_req_filter_finalize(req, 500);
+        return;
+    }
+    ctx->skip_once = true;
 }
 
 /* ---------------- body filter ---------------- */
@@ -294,13 +310,10 @@ static void push_recoded(cs_ctx_t *ctx, hy_outq_t *out, const uint8_t *src, size
     hy_outq_push_mem(out, (const char *)buf, len, free, buf);
 }
 
-/* Every queued segment recoded into new memory (the originals may be shared: cached files, literals). */
-static void body_filter(hy_req_t *req, bool is_final)
+/* Every queued segment recoded into new memory (the originals may be shared: cached files, literals); -1 after
+ * logging a read error (the queue untouched). */
+static int recode_queue(hy_req_t *req, cs_ctx_t *ctx)
 {
-    (void)is_final;
-    cs_ctx_t *ctx = req->ctx ? req->ctx[IDX] : NULL;
-    if (ctx == NULL || req->body.head == NULL)
-        return;
     hy_outq_t out = {0};
     uint8_t *rbuf = NULL;
     for (hy_seg_t *s = req->body.head; s; s = s->next) {
@@ -313,15 +326,10 @@ static void body_filter(hy_req_t *req, bool is_final)
         for (int64_t done = 0; done < s->file.len;) {
             size_t n = (size_t)HY_MIN((int64_t)READ_CHUNK, s->file.len - done);
             if (!read_at(s->file.file, s->file.off + done, rbuf, n)) {
-                /* the head is out: nothing sane can follow; close after what could be read */
                 hy_req_log(req, HY_LOG_CRIT, "pread() failed while recoding (%d: %s)", errno, strerror(errno));
-                req->keepalive = false;
-                req->ctx[IDX] = NULL;
                 free(rbuf);
-                hy_outq_clear(&req->body);
-                hy_outq_move(&req->body, &out);
-                req->conn->ops->abort(req);
-                return;
+                hy_outq_clear(&out);
+                return -1;
             }
             push_recoded(ctx, &out, rbuf, n);
             done += (int64_t)n;
@@ -330,6 +338,26 @@ static void body_filter(hy_req_t *req, bool is_final)
     free(rbuf);
     hy_outq_clear(&req->body);
     hy_outq_move(&req->body, &out);
+    return 0;
+}
+
+static void body_filter(hy_req_t *req, bool is_final)
+{
+    (void)is_final;
+    cs_ctx_t *ctx = req->ctx ? req->ctx[IDX] : NULL;
+    if (ctx == NULL)
+        return;
+    if (ctx->skip_once) {
+        ctx->skip_once = false;
+        return;
+    }
+    if (req->body.head == NULL || recode_queue(req, ctx) == 0)
+        return;
+    /* the head is out: nothing sane can follow; close instead of ending the body short */
+    req->keepalive = false;
+    req->ctx[IDX] = NULL;
+    hy_outq_clear(&req->body);
+    req->conn->ops->abort(req);
 }
 
 /* ---------------- configuration ---------------- */

@@ -163,3 +163,29 @@ def test_shipped_maps_load_together(prefix, run_cli):
                               http_extra='include koi-win; include koi-utf; include win-utf;'))
     r = run_cli(['-t', '-p', prefix.tmp + '/', '-c', conf])
     assert r.rc == 0, r.err
+
+
+GZ_CONF = simple('''
+        root {html};
+        gzip on; gzip_min_length 1; gzip_types text/plain;
+        location /ab/ { charset A; source_charset B; }
+        location /plain/ { alias {html}/ab/; }
+        location /u/ { charset utf-8; source_charset koi8-r; }
+''', http_extra='''include koi-utf;
+    charset_map B A { 58 59; }''')
+
+
+@pytest.mark.parametrize('first', ['/plain/t.html', '/ab/t.html'])
+def test_recoded_then_compressed(server, first):
+    """gzip compresses the recoded body (the charset filter comes first), and a compressed copy cached for one
+    location is never served for another that recodes the same file."""
+    files = maps()
+    files.update({'html/ab/t.html': b'XaX' * 100, 'html/u/t.html': 'Привет'.encode('koi8_r') * 50})
+    s = server(GZ_CONF, files=files)
+    gz = {'Accept-Encoding': 'gzip'}
+    for path in (first, '/ab/t.html', '/plain/t.html', '/ab/t.html'):
+        r = s.get(path, headers=gz)
+        assert r.header('Content-Encoding') == 'gzip'
+        assert gzip.decompress(r.body) == (b'YaY' if path.startswith('/ab/') else b'XaX') * 100, path
+    r = s.get('/u/t.html', headers=gz)
+    assert gzip.decompress(r.body) == ('Привет' * 50).encode()
