@@ -143,7 +143,7 @@ bench: all
 	$(Q)bench/run.sh
 
 # ---------------------------------------------------------------- installation
-# PREFIX=/usr: /usr/sbin/hayate, /etc/hayate/hayate.conf (+ mime.types, params), /var/log/hayate, /run/hayate.pid,
+# PREFIX=/usr: /usr/sbin/hayate, /etc/hayate/hayate.conf (+ mime.types, params, charset maps), /var/log/hayate, /run/hayate.pid,
 # /usr/share/hayate/html, hayate(8), the systemd unit, /etc/logrotate.d/hayate. DESTDIR stages it elsewhere.
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
@@ -175,7 +175,7 @@ install:
 	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/hayate/conf.d $(DESTDIR)$(DATADIR)/html $(DESTDIR)$(MANDIR)/man8 \
 	  $(DESTDIR)$(UNITDIR) $(DESTDIR)/etc/logrotate.d
 	install -d -m 0755 $(DESTDIR)$(LOGDIR)
-	install -m 0644 conf/mime.types dist/fastcgi_params dist/scgi_params dist/uwsgi_params $(DESTDIR)$(SYSCONFDIR)/hayate/
+	install -m 0644 conf/mime.types conf/koi-win conf/koi-utf conf/win-utf dist/fastcgi_params dist/scgi_params dist/uwsgi_params $(DESTDIR)$(SYSCONFDIR)/hayate/
 	[ -e $(DESTDIR)$(SYSCONFDIR)/hayate/hayate.conf ] || \
 	  $(SUBST) dist/hayate.conf >$(DESTDIR)$(SYSCONFDIR)/hayate/hayate.conf
 	install -m 0644 html/index.html $(DESTDIR)$(DATADIR)/html/
