@@ -116,8 +116,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"grpc_ssl_trusted_certificate", HY_COMPAT_NOT_YET, "gRPC proxy"},
     {"grpc_ssl_verify", HY_COMPAT_NOT_YET, "gRPC proxy"},
     {"grpc_ssl_verify_depth", HY_COMPAT_NOT_YET, "gRPC proxy"},
-    {"gunzip", HY_COMPAT_NOT_YET, NULL},
-    {"gunzip_buffers", HY_COMPAT_NOT_YET, NULL},
     {"gzip_hash", HY_COMPAT_WARN, "zlib tuning (undocumented in nginx)"},
     {"gzip_no_buffer", HY_COMPAT_WARN, "undocumented in nginx"},
     {"gzip_window", HY_COMPAT_WARN, "zlib tuning (undocumented in nginx)"},

@@ -56,6 +56,7 @@ typedef struct sub_ctx {
     char *pend;               /* bytes that may begin a match, fewer than maxlen */
     size_t pend_len;
     bool big, big_started;    /* a body with file segments, streamed with backpressure */
+    bool failed;              /* the connection closes: nothing more goes out */
     hy_outq_t src;
     char *rbuf;
 } sub_ctx_t;
@@ -301,13 +302,27 @@ static void free_ctx(void *arg)
     ctx->rbuf = NULL;
 }
 
-static void fail(hy_req_t *req, sub_ctx_t *ctx, hy_outq_t *out)
+static void abort_proceed(hy_req_t *req)
+{
+    req->conn->ops->abort(req);
+}
+
+/* The head is out or decided: nothing sane can follow; close instead of ending the body short. Inside a send
+ * (our body filter) the connection cannot go away under the filters after us: the close waits for the
+ * protocol's proceed. */
+static void fail(hy_req_t *req, sub_ctx_t *ctx, hy_outq_t *out, bool in_send)
 {
     hy_req_log(req, HY_LOG_ERR, "sub_filter: reading the response body failed");
     hy_outq_clear(out);
     free_ctx(ctx);
+    ctx->failed = true;
     req->keepalive = false;
-    req->conn->ops->abort(req);
+    if (in_send) {
+        hy_outq_clear(&req->body);
+        hy_req_filter_hold(req, abort_proceed);
+    } else {
+        req->conn->ops->abort(req);
+    }
 }
 
 static void big_proceed(hy_req_t *req)
@@ -315,7 +330,7 @@ static void big_proceed(hy_req_t *req)
     sub_ctx_t *ctx = req->ctx[IDX];
     hy_outq_t out = {0};
     if (run(req, ctx, &ctx->src, true, BATCH_OUT, &out) != 0)
-        return fail(req, ctx, &out);
+        return fail(req, ctx, &out, false);
     hy_outq_move(&req->body, &out);
     bool done = ctx->src.head == NULL;
     if (done)
@@ -336,6 +351,8 @@ static void body_filter(hy_req_t *req, bool is_final)
     if (req->ctx == NULL || req->ctx[IDX] == NULL)
         return;
     sub_ctx_t *ctx = req->ctx[IDX];
+    if (ctx->failed)
+        return hy_outq_clear(&req->body);
     if (ctx->big_started)
         return; /* our own batches going through (hy_req_filter_send starts after us) */
     if (is_final && has_file(&req->body) && !exhausted(ctx)) {
@@ -343,7 +360,7 @@ static void body_filter(hy_req_t *req, bool is_final)
         hy_outq_move(&ctx->src, &req->body);
         hy_outq_t out = {0};
         if (run(req, ctx, &ctx->src, true, BATCH_OUT, &out) != 0)
-            return fail(req, ctx, &out);
+            return fail(req, ctx, &out, true);
         hy_outq_move(&req->body, &out);
         if (ctx->src.head)
             hy_req_filter_hold(req, big_proceed);
@@ -355,7 +372,7 @@ static void body_filter(hy_req_t *req, bool is_final)
     hy_outq_move(&src, &req->body);
     if (run(req, ctx, &src, is_final, SIZE_MAX, &out) != 0) {
         hy_outq_clear(&src);
-        return fail(req, ctx, &out);
+        return fail(req, ctx, &out, true);
     }
     hy_outq_move(&req->body, &out);
 }

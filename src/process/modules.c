@@ -10,6 +10,7 @@
 #include "../filters/gzip_static.h"
 #include "../handlers/static.h"
 #include "../http/vars.h"
+#include "../filters/gunzip.h"
 #include "../filters/sub.h"
 #include "../filters/gzip.h"
 #include "../http/error_page.h"
@@ -59,6 +60,7 @@ hy_module_t *hy_modules[] = {
     /* filters, in the order they see a response */
     &hy_http_not_modified_module, /* first: 304/412 on the handler's own validators (before gzip weakens ETag) */
     &hy_http_headers_module, /* add_header, expires, charset: before gzip (as nginx's filter order) */
+    &hy_http_gunzip_module,  /* gunzip: before sub and gzip (as nginx: they see the inflated text) */
     &hy_http_sub_module,     /* sub_filter: after the filters that set headers, before gzip (as nginx: the
                               * substituted text is what gets compressed) */
     &hy_http_gzip_module, /* compression: after every filter that sets headers (gzip_proxied reads them) */
