@@ -250,7 +250,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"proxy_temp_file_write_size", HY_COMPAT_NOT_YET, "reverse proxy"},
     {"proxy_temp_path", HY_COMPAT_NOT_YET, "reverse proxy"},
     {"random", HY_COMPAT_NOT_YET, "reverse proxy"},
-    {"random_index", HY_COMPAT_NOT_YET, "not planned"},
     {"read_ahead", HY_COMPAT_WARN, "kernel default read-ahead"},
     {"referer_hash_bucket_size", HY_COMPAT_WARN, "hash sizing is automatic"},
     {"referer_hash_max_size", HY_COMPAT_WARN, "hash sizing is automatic"},

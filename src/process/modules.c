@@ -5,6 +5,7 @@
 #include "core_conf.h"
 #include "../http/core.h"
 #include "../http/ssl_module.h"
+#include "../handlers/random_index.h"
 #include "../handlers/index.h"
 #include "../handlers/autoindex.h"
 #include "../filters/gzip_static.h"
@@ -37,6 +38,7 @@ hy_module_t *hy_modules[] = {
     &hy_http_core_module,
     &hy_http_realip_module, /* first PREACCESS handler (limits key on the replaced address); before vars */
     /* content handlers, in the order the CONTENT phase tries them (each DECLINES what is not its own) */
+    &hy_http_random_index_module, /* before index, as nginx */
     &hy_http_index_module,
     &hy_http_autoindex_module,
     &hy_http_gzip_static_module,
