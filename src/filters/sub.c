@@ -435,6 +435,7 @@ static void header_filter(hy_req_t *req)
     hy_pool_on_clear(req->pool, free_ctx, ctx);
     *hy_req_ctx(req, &hy_http_sub_module) = ctx;
     req->content_length_n = -1;
+    req->accept_ranges = false; /* nginx's range filter offers no ranges on a body of unknown length */
     del_header(req, "Content-Length");
     if (lc->last_modified != 1) {
         req->last_modified = -1;

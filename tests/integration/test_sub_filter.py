@@ -78,6 +78,10 @@ def test_headers_length_validators_removed(server):
     assert r.header('Transfer-Encoding') == 'chunked'
     assert r.header('Last-Modified') is None
     assert r.header('ETag') is None
+    assert r.header('Accept-Ranges') is None
+    # a Range request gets the whole substituted body
+    r = srv.get('/a.html', headers={'Range': 'bytes=0-1'})
+    assert r.status == 200 and r.body == b'bar foo'
     # HEAD: the same head, no body
     r = srv.head('/a.html')
     assert r.status == 200 and r.body == b''
