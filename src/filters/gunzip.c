@@ -8,9 +8,10 @@
  * inflates the stream (several gzip members one after another, as nginx). It sits before sub_filter and gzip in
  * hy_modules[], as in nginx, so those see the plain text.
  *
- * Memory is bounded: a body with file segments (a .gz file) is taken over (hy_req_filter_hold) and inflated one
- * batch of at most gunzip_buffers (number x size) output bytes at a time, the next only when the connection has
- * written the previous one, whatever the compression ratio. A body given in pieces is inflated as it comes.
+ * Memory is bounded: a complete body (a .gz file) is taken over (hy_req_filter_hold) and inflated one batch of
+ * at most gunzip_buffers (number x size) output bytes at a time, the next only when the connection has written
+ * the previous one, whatever the compression ratio. A body streamed in pieces (hy_req_send_more) is inflated
+ * piece by piece as it comes (each piece whole: its output is bounded by that piece's ratio only).
  * Corrupt data: nginx's "inflate() failed" in the error log, and the connection is closed (the head is out). */
 #include <errno.h>
 #include <stdlib.h>
@@ -197,14 +198,6 @@ static void held_proceed(hy_req_t *req)
     hy_req_filter_send(req, &hy_http_gunzip_module, done, done ? NULL : held_proceed);
 }
 
-static bool has_file(const hy_outq_t *q)
-{
-    for (const hy_seg_t *s = q->head; s; s = s->next)
-        if (s->kind != HY_SEG_MEM)
-            return true;
-    return false;
-}
-
 static void body_filter(hy_req_t *req, bool is_final)
 {
     if (req->ctx == NULL || req->ctx[IDX] == NULL)
@@ -217,7 +210,7 @@ static void body_filter(hy_req_t *req, bool is_final)
         return;
     }
     hy_outq_t out = {0};
-    if (is_final && has_file(&req->body)) {
+    if (is_final && !hy_outq_empty(&req->body)) { /* the producer is done: our pace */
         ctx->held = true;
         hy_outq_move(&ctx->src, &req->body);
         if (run(req, ctx, &ctx->src, ctx->batch, &out) != 0)

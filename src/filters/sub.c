@@ -11,10 +11,11 @@
  *
  * Matching is case-insensitive (ASCII; the strings are lower-cased once). The leftmost match wins; at the same
  * position, the first configured string. Matches that span buffers are found: bytes that may begin a match
- * are kept back (fewer than the longest string) until the next buffer decides. A body with file segments (a
- * static file) is taken over (hy_req_filter_hold) and read READ_CHUNK bytes at a time, the next batch only when
+ * are kept back (fewer than the longest string) until the next buffer decides. A complete body (a static file,
+ * an error page) is taken over (hy_req_filter_hold) and read READ_CHUNK bytes at a time, the next batch only when
  * the connection has written the previous one, so memory stays bounded whatever the file's size; once every
- * string has been replaced (sub_filter_once) the rest of the file is passed on as file segments. */
+ * string has been replaced (sub_filter_once) the rest of the file is passed on as file segments. A body streamed
+ * in pieces (hy_req_send_more) is substituted piece by piece as it comes. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,14 +339,6 @@ static void big_proceed(hy_req_t *req)
     hy_req_filter_send(req, &hy_http_sub_module, done, done ? NULL : big_proceed);
 }
 
-static bool has_file(const hy_outq_t *q)
-{
-    for (const hy_seg_t *s = q->head; s; s = s->next)
-        if (s->kind != HY_SEG_MEM)
-            return true;
-    return false;
-}
-
 static void body_filter(hy_req_t *req, bool is_final)
 {
     if (req->ctx == NULL || req->ctx[IDX] == NULL)
@@ -355,7 +348,7 @@ static void body_filter(hy_req_t *req, bool is_final)
         return hy_outq_clear(&req->body);
     if (ctx->big_started)
         return; /* our own batches going through (hy_req_filter_send starts after us) */
-    if (is_final && has_file(&req->body) && !exhausted(ctx)) {
+    if (is_final && !hy_outq_empty(&req->body) && !exhausted(ctx)) { /* the producer is done: our pace */
         ctx->big = ctx->big_started = true;
         hy_outq_move(&ctx->src, &req->body);
         hy_outq_t out = {0};
