@@ -34,9 +34,9 @@ typedef struct gunzip_loc {
 typedef struct gunzip_ctx {
     z_stream zs;
     bool zs_init, ended, failed, held;
-    size_t out_size, batch;  /* one output buffer; output bytes per batch (held) */
-    hy_outq_t src;           /* held: the compressed body not inflated yet */
-    char *in;                /* READ_CHUNK bytes of input being inflated (zs.next_in points into it) */
+    size_t out_size, batch; /* one output buffer; output bytes per batch (held) */
+    hy_outq_t src;          /* held: the compressed body not inflated yet */
+    char *in;               /* READ_CHUNK bytes of input being inflated (zs.next_in points into it) */
 } gunzip_ctx_t;
 
 static gunzip_loc_t *req_conf(hy_req_t *req)

@@ -43,9 +43,9 @@ typedef struct sub_loc {
 } sub_loc_t;
 
 typedef struct pat {
-    hy_str_t s;               /* lower-case */
+    hy_str_t s; /* lower-case */
     const hy_complex_t *repl;
-    hy_str_t r;               /* the replacement, evaluated at first use */
+    hy_str_t r; /* the replacement, evaluated at first use */
     bool have_r, done;
 } pat_t;
 
@@ -56,8 +56,8 @@ typedef struct sub_ctx {
     unsigned char first[256]; /* can a string start with this byte (either case)? */
     char *pend;               /* bytes that may begin a match, fewer than maxlen */
     size_t pend_len;
-    bool big, big_started;    /* a body with file segments, streamed with backpressure */
-    bool failed;              /* the connection closes: nothing more goes out */
+    bool big, big_started; /* a complete body, produced batch by batch */
+    bool failed;           /* the connection closes: nothing more goes out */
     hy_outq_t src;
     char *rbuf;
 } sub_ctx_t;
