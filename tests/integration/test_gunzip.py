@@ -158,3 +158,15 @@ def test_config_errors(prefix, run_cli, line, message):
     res = run_cli(['-t', '-c', prefix.path('conf/test.conf')])
     assert res.rc != 0
     assert message in res.err and 'test.conf:' in res.err
+
+
+def test_client_gone_mid_stream(server):
+    z = gzip.compress(b'abc' * (8 * MIB), 6)
+    srv = server(conf('location / { gunzip on; gzip_static always; }'), files={'html/big.gz': z})
+    for _ in range(3):
+        c = srv.conn(rcvbuf=8192)
+        c.send(b'GET /big HTTP/1.1\r\nHost: x\r\n\r\n')
+        c.read_head()
+        c.sock.recv(1000)
+        c.close()
+    assert srv.get('/big').body == b'abc' * (8 * MIB)

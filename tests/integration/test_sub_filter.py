@@ -219,3 +219,16 @@ def test_config_errors(prefix, run_cli, line, message):
     res = run_cli(['-t', '-c', prefix.path('conf/test.conf')])
     assert res.rc != 0
     assert message in res.err and 'test.conf:' in res.err
+
+
+def test_client_gone_mid_stream(server):
+    data = text_with('Mm', 8 * MIB, 6, [10, 5 * MIB])
+    srv = server(conf('location / { sub_filter mm "<M>"; sub_filter_once off; }'),
+                 files={'html/big.html': data})
+    for _ in range(3):
+        c = srv.conn(rcvbuf=8192)
+        c.send(b'GET /big.html HTTP/1.1\r\nHost: x\r\n\r\n')
+        c.read_head()
+        c.sock.recv(1000)
+        c.close()
+    assert srv.get('/big.html').body == data.replace(b'Mm', b'<M>')
