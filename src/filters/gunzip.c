@@ -34,6 +34,7 @@ typedef struct gunzip_loc {
 typedef struct gunzip_ctx {
     z_stream zs;
     bool zs_init, ended, failed, held;
+    bool more_out;          /* the last inflate filled its buffer: there may be more output without input */
     size_t out_size, batch; /* one output buffer; output bytes per batch (held) */
     hy_outq_t src;          /* held: the compressed body not inflated yet */
     char *in;               /* READ_CHUNK bytes of input being inflated (zs.next_in points into it) */
@@ -135,9 +136,9 @@ static int run(hy_req_t *req, gunzip_ctx_t *ctx, hy_outq_t *src, size_t limit, h
             hy_req_log(req, HY_LOG_ERR, "gunzip: reading the response body failed");
             return -1;
         }
-        if (r == 0)
+        if (r == 0 && !ctx->more_out)
             return 0;
-        if (ctx->ended) { /* another gzip member follows the one that ended */
+        if (r && ctx->ended) { /* another gzip member follows the one that ended */
             inflateReset(&ctx->zs);
             ctx->ended = false;
         }
@@ -147,7 +148,9 @@ static int run(hy_req_t *req, gunzip_ctx_t *ctx, hy_outq_t *src, size_t limit, h
         uInt in_before = ctx->zs.avail_in;
         int rc = inflate(&ctx->zs, Z_NO_FLUSH);
         size_t got = ctx->out_size - ctx->zs.avail_out;
-        if (rc == Z_BUF_ERROR && got == 0 && ctx->zs.avail_in == in_before)
+        /* a full output buffer may leave output inside zlib even when the input is used up */
+        ctx->more_out = rc == Z_OK && ctx->zs.avail_out == 0;
+        if (rc == Z_BUF_ERROR && got == 0 && in_before && ctx->zs.avail_in == in_before)
             rc = Z_DATA_ERROR; /* no progress with input and room: never loop on it */
         if (got)
             hy_outq_push_mem(out, buf, got, free, buf);
@@ -161,6 +164,12 @@ static int run(hy_req_t *req, gunzip_ctx_t *ctx, hy_outq_t *src, size_t limit, h
         }
     }
     return 0;
+}
+
+/* Is there input or output left (a held body)? */
+static bool pending(const gunzip_ctx_t *ctx)
+{
+    return ctx->src.head || ctx->zs.avail_in || ctx->more_out;
 }
 
 static void abort_proceed(hy_req_t *req)
@@ -192,7 +201,7 @@ static void held_proceed(hy_req_t *req)
     if (run(req, ctx, &ctx->src, ctx->batch, &out) != 0)
         return fail(req, ctx, &out, false);
     hy_outq_move(&req->body, &out);
-    bool done = ctx->src.head == NULL && ctx->zs.avail_in == 0;
+    bool done = !pending(ctx);
     if (done)
         free_ctx(ctx);
     hy_req_filter_send(req, &hy_http_gunzip_module, done, done ? NULL : held_proceed);
@@ -216,7 +225,7 @@ static void body_filter(hy_req_t *req, bool is_final)
         if (run(req, ctx, &ctx->src, ctx->batch, &out) != 0)
             return fail(req, ctx, &out, true);
         hy_outq_move(&req->body, &out);
-        if (ctx->src.head || ctx->zs.avail_in)
+        if (pending(ctx))
             hy_req_filter_hold(req, held_proceed);
         else
             free_ctx(ctx);

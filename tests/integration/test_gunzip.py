@@ -170,3 +170,18 @@ def test_client_gone_mid_stream(server):
         c.sock.recv(1000)
         c.close()
     assert srv.get('/big').body == b'abc' * (8 * MIB)
+
+
+@pytest.mark.parametrize('buffers', ['1 512', '2 4k', '32 4k', '4 1m'])
+def test_buffer_sizes_byte_exact(server, buffers):
+    rnd = random.Random(9)
+    # long runs (high ratio: an output buffer fills with input left in zlib) between random bytes
+    parts = []
+    for i in range(300):
+        parts.append(bytes(rnd.getrandbits(8) for _ in range(rnd.randint(0, 300))))
+        parts.append(bytes([i % 256]) * rnd.randint(1, 40000))
+    data = b''.join(parts)
+    srv = server(conf('location / { gunzip on; gzip_static always; gunzip_buffers %s; }' % buffers),
+                 files={'html/d.gz': gzip.compress(data, 9) + gzip.compress(data[:1000])})
+    r = srv.get('/d')
+    assert r.status == 200 and r.body == data + data[:1000]
