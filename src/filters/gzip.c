@@ -611,6 +611,23 @@ static void body_filter(hy_req_t *req, bool is_final)
     }
 }
 
+/* ---------------- for gunzip ---------------- */
+
+bool hy_gzip_client_accepts(hy_req_t *req)
+{
+    gz_loc_t *lc = req_conf(req);
+    if (lc == NULL)
+        return false;
+    gz_ctx_t *ctx = req_ctx(req);
+    return client_ok(req, lc, ctx) && hy_ae_q(req_ae(req, ctx), HY_CODING_GZIP) > 0;
+}
+
+void hy_gzip_mark_vary(hy_req_t *req)
+{
+    if (req_conf(req))
+        req_ctx(req)->vary = true;
+}
+
 /* ---------------- gzip_static, brotli_static, zstd_static ---------------- */
 
 bool hy_gzip_static_enabled(hy_req_t *req)

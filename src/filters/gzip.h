@@ -21,4 +21,11 @@ hy_file_t *hy_gzip_static_open(hy_req_t *req, const char *path, size_t len, hy_g
  * map the path otherwise)? */
 bool hy_gzip_static_enabled(hy_req_t *req);
 
+/** nginx's ngx_http_gzip_ok, for gunzip: would this client get a gzip-encoded response here (gzip_http_version,
+ * gzip_proxied, gzip_disable, and gzip accepted in Accept-Encoding)? */
+bool hy_gzip_client_accepts(hy_req_t *req);
+/** nginx's r->gzip_vary: the response depends on Accept-Encoding; gzip's header filter (after the caller's)
+ * adds "Vary: Accept-Encoding" with gzip_vary on. */
+void hy_gzip_mark_vary(hy_req_t *req);
+
 #endif

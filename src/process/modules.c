@@ -5,11 +5,14 @@
 #include "core_conf.h"
 #include "../http/core.h"
 #include "../http/ssl_module.h"
+#include "../handlers/random_index.h"
 #include "../handlers/index.h"
 #include "../handlers/autoindex.h"
 #include "../filters/gzip_static.h"
 #include "../handlers/static.h"
 #include "../http/vars.h"
+#include "../filters/gunzip.h"
+#include "../filters/sub.h"
 #include "../filters/gzip.h"
 #include "../http/error_page.h"
 #include "../filters/headers.h"
@@ -38,6 +41,7 @@ hy_module_t *hy_modules[] = {
     &hy_http_core_module,
     &hy_http_realip_module, /* first PREACCESS handler (limits key on the replaced address); before vars */
     /* content handlers, in the order the CONTENT phase tries them (each DECLINES what is not its own) */
+    &hy_http_random_index_module, /* before index, as nginx */
     &hy_http_index_module,
     &hy_http_autoindex_module,
     &hy_http_gzip_static_module,
@@ -62,8 +66,11 @@ hy_module_t *hy_modules[] = {
     &hy_http_geo_module,
     /* filters, in the order they see a response */
     &hy_http_not_modified_module, /* first: 304/412 on the handler's own validators (before gzip weakens ETag) */
-    &hy_http_headers_module, /* add_header, expires: before charset and gzip (as nginx's filter order) */
+    &hy_http_headers_module, /* add_header, expires: first of the filters that set headers (nginx's filter order) */
     &hy_http_userid_filter_module, /* Set-Cookie after add_header's fields, as nginx's filter order */
+    &hy_http_gunzip_module,  /* gunzip: before sub, charset and gzip (as nginx: they see the inflated text) */
+    &hy_http_sub_module,     /* sub_filter: before charset and gzip (as nginx: the substituted text is what gets
+                              * recoded and compressed) */
     &hy_http_charset_module, /* names the charset, recodes the body: before gzip compresses it */
     &hy_http_gzip_module, /* compression: after every filter that sets headers (gzip_proxied reads them) */
     &hy_http_range_module, /* after compression: gzip clears accept_ranges when it encodes on the fly */
