@@ -249,6 +249,9 @@ hy_str_t hy_charset_of(hy_req_t *req, hy_str_t content_type)
 
 static void header_filter(hy_req_t *req)
 {
+    /* a complete body queued by the handler, not rewritten by a filter before this one (sub_filter makes the
+     * length unknown and substitutes in its body filter, which runs after every header filter) */
+    bool whole = req->content_length_n >= 0 && (int64_t)req->body.bytes == req->content_length_n;
     cs_decision_t d;
     decide(req, req->content_type, &d);
     if (d.no_map)
@@ -268,10 +271,11 @@ static void header_filter(hy_req_t *req)
     if (req->header_only)
         return;
     cs_ctx_t *ctx = start_recoding(req, m, d.src, d.dst);
-    /* what the handler queued is recoded now, before the header filters after this one see it: gzip compresses
-     * a complete body in its header filter. The body is no longer the file's bytes: no file-keyed caching */
+    /* a complete body is recoded now, before the header filters after this one see it: gzip compresses a
+     * complete body in its header filter. Anything else is recoded as it passes the body filter. The body is no
+     * longer the file's bytes: no file-keyed caching */
     req->file = NULL;
-    if (req->body.head == NULL)
+    if (req->body.head == NULL || !whole)
         return;
     if (recode_queue(req, ctx) != 0) {
         req->ctx[IDX] = NULL;

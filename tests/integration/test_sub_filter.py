@@ -232,3 +232,37 @@ def test_client_gone_mid_stream(server):
         c.sock.recv(1000)
         c.close()
     assert srv.get('/big.html').body == data.replace(b'Mm', b'<M>')
+
+
+def test_sub_filter_then_charset_recoding_then_gzip(server, prefix):
+    """nginx's filter order: sub_filter substitutes in the source charset, charset recodes the result, gzip
+    compresses last."""
+    import gzip as _gzip
+    import os as _os
+    import shutil as _shutil
+    from conftest import IS_NGINX, REPO
+    src = '/etc/nginx/win-utf' if IS_NGINX else _os.path.join(REPO, 'conf', 'win-utf')
+    _shutil.copy(src, prefix.path('conf/win-utf'))
+    srv = server('''
+http {
+    include mime.types;
+    include win-utf;
+    server {
+        listen 127.0.0.1:{port};
+        root {html};
+        location / {
+            source_charset utf-8;
+            charset windows-1251;
+            sub_filter 'hello' 'привет';
+            gzip on;
+            gzip_min_length 1;
+        }
+    }
+}
+''', files={'html/t.html': 'hello мир ' * 50})
+    r = srv.get('/t.html', headers={'Accept-Encoding': 'gzip'})
+    assert r.status == 200
+    assert r.header('content-type') == 'text/html; charset=windows-1251'
+    assert r.header('content-encoding') == 'gzip'
+    # sub_filter_once on (the default): the first 'hello' only
+    assert _gzip.decompress(r.body) == ('привет мир ' + 'hello мир ' * 49).encode('cp1251')
