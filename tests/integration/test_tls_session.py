@@ -205,10 +205,10 @@ def test_shared_cache_sessions_expire(server, prefix):
     """ssl_session_timeout bounds how long a stored session resumes."""
     cert = make_cert(prefix.tmp, 'c', 'localhost', kind='ec')
     s = server(master_conf(srv_body(cert, 'ssl_session_cache shared:SSL:1m; ssl_session_tickets off; '
-                                    'ssl_session_timeout 1s;', protocols='TLSv1.2'), workers=1), full=True)
+                                    'ssl_session_timeout 3s;', protocols='TLSv1.2'), workers=1), full=True)
     _, _, _, sess, _ = tls12_get(s.prefix.port)
-    assert tls12_get(s.prefix.port, sess)[1] == 'r'
-    deadline = time.time() + 10
+    assert tls12_get(s.prefix.port, sess)[1] == 'r'  # within 3 s, even on a loaded machine
+    deadline = time.time() + 15
     while tls12_get(s.prefix.port, sess)[1] == 'r':
         assert time.time() < deadline, 'the session still resumes after 10 s'
         time.sleep(0.2)
