@@ -322,8 +322,12 @@ static int dispatch(hy_conf_t *cf, int last)
         return last == HY_LEX_BLOCK_START ? parse_loop(cf, PARSE_BLOCK, true) : 0;
     }
 
-    if (!(d->ctx & cf->ctx))
-        return hy_conf_error(cf, "\"%s\" directive is not allowed here", name);
+    if (!(d->ctx & cf->ctx)) { /* a name two modules define (server, keepalive_timeout in upstream{}) */
+        const hy_directive_t *other = hy_modules_find_ctx(w[0].ptr, w[0].len, cf->ctx, &mod);
+        if (other == NULL)
+            return hy_conf_error(cf, "\"%s\" directive is not allowed here", name);
+        d = other;
+    }
     if (!(d->args & HY_ARGS_BLOCK) && last != HY_LEX_OK)
         return hy_conf_error(cf, "directive \"%s\" is not terminated by \";\"", name);
     if ((d->args & HY_ARGS_BLOCK) && last != HY_LEX_BLOCK_START)

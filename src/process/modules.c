@@ -18,6 +18,8 @@
 #include "../handlers/rewrite.h"
 #include "../handlers/try_files.h"
 #include "../handlers/empty_gif.h"
+#include "../handlers/proxy.h"
+#include "../upstream/upstream.h"
 #include "../http/split_clients.h"
 #include "../http/secure_link.h"
 #include "../http/realip.h"
@@ -43,6 +45,8 @@ hy_module_t *hy_modules[] = {
     &hy_http_rewrite_module, /* before vars: its postconfiguration defines named-capture variables */
     &hy_http_try_files_module,
     &hy_http_empty_gif_module, /* a location's own content handler (no phase handler) */
+    &hy_http_upstream_module,  /* before vars: defines $upstream_*; before proxy: resolves the groups it names */
+    &hy_http_proxy_module,     /* a location's own content handler; before vars: defines $proxy_* */
     &hy_http_error_page_module,
     &hy_http_access_module,     /* ACCESS phase: allow/deny first, as nginx checks the address before the user */
     &hy_http_auth_basic_module, /* ACCESS phase, after access */
@@ -79,6 +83,20 @@ const hy_directive_t *hy_modules_find(const char *name, size_t len, hy_module_t 
         const hy_directive_t *d = hy_modules[i]->directives;
         for (; d && d->name; d++)
             if (strlen(d->name) == len && memcmp(d->name, name, len) == 0) {
+                if (mod)
+                    *mod = hy_modules[i];
+                return d;
+            }
+    }
+    return NULL;
+}
+
+const hy_directive_t *hy_modules_find_ctx(const char *name, size_t len, uint32_t ctx, hy_module_t **mod)
+{
+    for (int i = 0; hy_modules[i]; i++) {
+        const hy_directive_t *d = hy_modules[i]->directives;
+        for (; d && d->name; d++)
+            if ((d->ctx & ctx) && strlen(d->name) == len && memcmp(d->name, name, len) == 0) {
                 if (mod)
                     *mod = hy_modules[i];
                 return d;

@@ -35,6 +35,9 @@
 
 typedef struct hy_ureq hy_ureq_t;
 
+#define HY_UREQ_BODY_CHUNKED (-1)
+#define HY_UREQ_BODY_NONE (-2)
+
 typedef struct hy_upstream_codec {
     const char *name;
     int (*create_request)(hy_ureq_t *u, hy_outq_t *out);
@@ -118,6 +121,8 @@ void hy_upstream_pool_put(hy_upstream_conn_t *c);
 void hy_upstream_conn_close(hy_upstream_conn_t *c);
 
 extern hy_module_t hy_http_upstream_module; /* upstream{}, server, keepalive*, and the $upstream_* variables */
+/** Define the $upstream_* variables (variables.c; the module's postconfiguration calls it). */
+int hy_upstream__define_vars(hy_conf_t *cf);
 
 /* ---- one exchange */
 
@@ -139,6 +144,7 @@ struct hy_ureq {
     bool request_buffering;         /* proxy_request_buffering */
     bool pass_body;                 /* proxy_pass_request_body */
     bool intercept_errors;
+    bool socket_keepalive;          /* proxy_socket_keepalive: SO_KEEPALIVE on upstream TCP connections */
     int next_upstream;              /* HY_UPS_FT_* */
     int64_t next_upstream_tries;    /* 0: no limit */
     int64_t next_upstream_timeout_ms; /* 0: no limit */
@@ -148,7 +154,8 @@ struct hy_ureq {
     hy_header_t *headers;           /* fields to send, in order (the module evaluated them) */
     size_t nheaders;
     hy_str_t set_body;              /* proxy_set_body: sent instead of the client's body (.ptr NULL: none) */
-    int64_t body_length;            /* bytes of body to send; -1: unknown (h1: chunked) */
+    int64_t body_length;            /* bytes of body to send, or HY_UREQ_BODY_CHUNKED (length unknown: h1 chunked)
+                                     * or HY_UREQ_BODY_NONE (no body, no framing field) */
     /* hooks */
     /** The head arrived (u->status, u->headers_in): fill the client's response (req->status, headers_out ...).
      * Returns 0, or an HTTP status to answer instead. */
@@ -165,6 +172,11 @@ struct hy_ureq {
     hy_upstream_conn_t *conn;
     bool reused;                    /* conn came from the pool */
     bool body_sent_any;             /* some body bytes left for the upstream */
+    bool body_streamed;             /* the client's body goes up as it arrives (request_buffering off) */
+    bool body_last_framed;          /* streaming: the end of the body is queued */
+    bool in_body_cb;                /* streaming: inside the body reader's callback */
+    bool pumping;                   /* streaming: pump_body is running */
+    bool force_fresh;               /* the next try connects anew to the same peer (keep-alive race) */
     bool head_seen;                 /* a response byte arrived */
     uint64_t tried[4];              /* peers tried (bit set, 256 peers) */
     int tries;
