@@ -51,9 +51,12 @@ static hy_str_t escape_uri(hy_pool_t *pool, hy_str_t s)
 static hy_str_t concat3(hy_pool_t *pool, hy_str_t a, hy_str_t b, hy_str_t c)
 {
     char *p = hy_palloc(pool, a.len + b.len + c.len + 1);
-    memcpy(p, a.ptr, a.len);
-    memcpy(p + a.len, b.ptr, b.len);
-    memcpy(p + a.len + b.len, c.ptr, c.len);
+    if (a.len)
+        memcpy(p, a.ptr, a.len);
+    if (b.len)
+        memcpy(p + a.len, b.ptr, b.len);
+    if (c.len)
+        memcpy(p + a.len + b.len, c.ptr, c.len);
     return (hy_str_t){p, a.len + b.len + c.len};
 }
 

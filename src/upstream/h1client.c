@@ -167,8 +167,8 @@ static int parse_head(hy_ureq_t *u, char *p, size_t n)
     u->resp_chunked = false;
     u->resp_length = -1;
     if (u->status == 204 || u->status == 304 || hy_str_eq(u->method, "HEAD")) {
-        s->no_body = true;
-        u->resp_length = 0;
+        s->no_body = true; /* the length a HEAD response announces is the client's to see */
+        u->resp_length = clen;
     } else if (chunked) {
         s->chunked = u->resp_chunked = true; /* Transfer-Encoding wins over Content-Length (RFC 9112 6.3) */
     } else if (clen >= 0) {

@@ -384,7 +384,7 @@ static void finish_client(hy_ureq_t *u)
 /* Hand what was decoded to the client when it is not busy; finish when all is there. */
 static void deliver(hy_ureq_t *u)
 {
-    if (u->client_waiting)
+    if (u->client_waiting || client_gone(u))
         return;
     if (!hy_outq_empty(&u->ahead)) {
         hy_outq_move(&u->req->body, &u->ahead);

@@ -265,8 +265,8 @@ def test_upstream_variables(server, be):
 def test_upstream_variables_in_access_log(server, be):
     be.handler = lambda r: be.reply(200, b'12345')
     srv = server(simple('location / { proxy_pass http://127.0.0.1:%d; }' % be.port, '''
-        log_format u "ua=$upstream_addr us=$upstream_status url=$upstream_response_length
-                      ubr=$upstream_bytes_received ct=$upstream_connect_time rt=$upstream_response_time";
+        log_format u "ua=$upstream_addr us=$upstream_status url=$upstream_response_length "
+                     "ubr=$upstream_bytes_received ct=$upstream_connect_time rt=$upstream_response_time";
         access_log {tmp}/logs/u.log u;'''))
     srv.get('/')
     srv.stop()
