@@ -5,8 +5,8 @@
     be.start(); ...; be.stop()
 
 It records every request (method, target, version, headers, body, which connection), counts accepted
-connections, and answers with what the handler returns: bytes (sent as they are), a list of bytes/float
-items (bytes are sent, a float sleeps that many seconds between them), or None (close without answering).
+connections, and answers with what the handler returns: bytes (sent as they are), a list of bytes/float/callable
+items (bytes are sent, a float sleeps that many seconds, a callable is called: to wait on an event), or None (close without answering).
 Knobs: close_after (close each connection after N responses), close_reused (close a connection that
 carries a second request without answering it, once per connection), delay (seconds before answering).
 """
@@ -159,6 +159,8 @@ class Backend:
                 for item in out:
                     if isinstance(item, float):
                         time.sleep(item)
+                    elif callable(item):
+                        item()
                     elif item == b'':
                         pass
                     else:
