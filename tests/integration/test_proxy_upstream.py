@@ -63,7 +63,7 @@ def test_read_timeout_is_504(server, be):
 
 
 def test_invalid_header_is_502(server, be):
-    be.handler = lambda r: b'this is not http\r\n\r\n'
+    be.handler = lambda r: b'HTTP/1.1 200 OK\r\nno colon here\r\n\r\n'
     srv = server(simple('location / { proxy_pass http://127.0.0.1:%d; }' % be.port))
     assert srv.get('/').status == 502
     assert wait_log(srv, 'upstream sent invalid header')
