@@ -206,8 +206,6 @@ extern hy_module_t *hy_modules[];
 int hy_modules_init(void);
 /** Find a directive by name in all modules; NULL when unknown. *mod receives its module. */
 const hy_directive_t *hy_modules_find(const char *name, size_t len, hy_module_t **mod);
-/** The entry named `name` whose contexts include ctx (a name two modules define, such as "server" in http{} and in
- * upstream{}), or NULL. */
-const hy_directive_t *hy_modules_find_ctx(const char *name, size_t len, uint32_t ctx, hy_module_t **mod);
+
 
 #endif

@@ -400,8 +400,8 @@ static const hy_directive_t proxy_directives[] = {
     {.name = "proxy_buffer_size", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_size, .conf = HY_CONF_LOC,
      .offset = PL(buffer_size)},
     {.name = "proxy_buffers", .ctx = LOCS, .args = HY_ARGS_2, .set = set_bufs, .conf = HY_CONF_LOC},
-    {.name = "proxy_busy_buffers_size", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_size, .conf = HY_CONF_LOC,
-     .offset = PL(busy_buffers_size)},
+    {.name = "proxy_busy_buffers_size", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_check_size,
+     .conf = HY_CONF_LOC},
     {.name = "proxy_next_upstream", .ctx = LOCS, .args = HY_ARGS_1MORE, .set = set_next_upstream,
      .conf = HY_CONF_LOC, .offset = PL(next_upstream), .post = next_upstream_names},
     {.name = "proxy_next_upstream_tries", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_num, .conf = HY_CONF_LOC,
@@ -427,7 +427,7 @@ static void *create_loc(hy_conf_t *cf)
     pl->redirect = HY_UNSET;
     pl->connect_timeout = pl->send_timeout = pl->read_timeout = HY_UNSET_MSEC;
     pl->buffering = pl->request_buffering = pl->intercept_errors = pl->socket_keepalive = HY_UNSET;
-    pl->buffer_size = pl->busy_buffers_size = HY_UNSET_SIZE;
+    pl->buffer_size = HY_UNSET_SIZE;
     pl->bufs_num = HY_UNSET;
     pl->next_upstream = HY_UNSET;
     pl->next_tries = pl->next_timeout = HY_UNSET;
@@ -455,6 +455,21 @@ static bool list_has(const hy_array_t *a, hy_str_t name)
     return false;
 }
 
+/* nginx's hidden response fields, plus proxy_hide_header, minus proxy_pass_header */
+static hy_array_t *hidden_fields(hy_conf_t *cf, const proxy_loc_t *c)
+{
+    hy_array_t *hide = hy_array_create(cf->pool, 8, sizeof(hy_str_t));
+    for (size_t i = 0; i < HY_ARRAY_SIZE(default_hidden); i++) {
+        hy_str_t nm = {(char *)default_hidden[i], strlen(default_hidden[i])};
+        if (!list_has(c->pass_names, nm))
+            *(hy_str_t *)hy_array_push(hide) = nm;
+    }
+    if (c->hide_names)
+        for (size_t i = 0; i < c->hide_names->nelts; i++)
+            *(hy_str_t *)hy_array_push(hide) = ((hy_str_t *)c->hide_names->elts)[i];
+    return hide;
+}
+
 static int merge_loc(hy_conf_t *cf, void *parent, void *child)
 {
     proxy_loc_t *p = parent, *c = child;
@@ -474,7 +489,6 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
         c->bufs_num = p->bufs_num == HY_UNSET ? 8 : p->bufs_num;
         c->bufs_size = p->bufs_num == HY_UNSET ? 4096 : p->bufs_size;
     }
-    hy_merge_value(c->busy_buffers_size, p->busy_buffers_size, 2 * HY_MAX(c->buffer_size, c->bufs_size));
     hy_merge_value(c->next_upstream, p->next_upstream, HY_UPS_FT_ERROR | HY_UPS_FT_TIMEOUT);
     if (c->next_upstream & HY_UPS_FT_OFF)
         c->next_upstream = 0;
@@ -482,12 +496,6 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     hy_merge_value(c->next_timeout, p->next_timeout, 0);
     if (c->bufs_num < 2)
         return hy_conf_error(cf, "there must be at least 2 \"proxy_buffers\"");
-    if (c->busy_buffers_size < HY_MAX(c->buffer_size, c->bufs_size))
-        return hy_conf_error(cf, "\"proxy_busy_buffers_size\" must be equal to or greater than the maximum of the "
-                                 "value of \"proxy_buffer_size\" and one of the \"proxy_buffers\"");
-    if (c->busy_buffers_size > (c->bufs_num - 1) * c->bufs_size)
-        return hy_conf_error(cf, "\"proxy_busy_buffers_size\" must be less than the size of all \"proxy_buffers\" "
-                                 "minus one buffer");
     if (c->set_body == NULL)
         c->set_body = p->set_body;
     /* proxy_pass is not inherited, but a location without one keeps nothing from its parent either */
@@ -535,15 +543,7 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
         c->hide_names = p->hide_names;
     if (c->pass_names == NULL)
         c->pass_names = p->pass_names;
-    c->hide = hy_array_create(cf->pool, 8, sizeof(hy_str_t));
-    for (size_t i = 0; i < HY_ARRAY_SIZE(default_hidden); i++) {
-        hy_str_t nm = {(char *)default_hidden[i], strlen(default_hidden[i])};
-        if (!list_has(c->pass_names, nm))
-            *(hy_str_t *)hy_array_push(c->hide) = nm;
-    }
-    if (c->hide_names)
-        for (size_t i = 0; i < c->hide_names->nelts; i++)
-            *(hy_str_t *)hy_array_push(c->hide) = ((hy_str_t *)c->hide_names->elts)[i];
+    c->hide = hidden_fields(cf, c);
     return 0;
 }
 

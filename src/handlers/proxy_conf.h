@@ -50,7 +50,7 @@ typedef struct proxy_loc {
     /* engine */
     int64_t connect_timeout, send_timeout, read_timeout;
     int buffering, request_buffering, intercept_errors, socket_keepalive;
-    int64_t buffer_size, bufs_num, bufs_size, busy_buffers_size;
+    int64_t buffer_size, bufs_num, bufs_size;
     int next_upstream;
     int64_t next_tries, next_timeout;
 } proxy_loc_t;

@@ -90,17 +90,3 @@ const hy_directive_t *hy_modules_find(const char *name, size_t len, hy_module_t 
     }
     return NULL;
 }
-
-const hy_directive_t *hy_modules_find_ctx(const char *name, size_t len, uint32_t ctx, hy_module_t **mod)
-{
-    for (int i = 0; hy_modules[i]; i++) {
-        const hy_directive_t *d = hy_modules[i]->directives;
-        for (; d && d->name; d++)
-            if ((d->ctx & ctx) && strlen(d->name) == len && memcmp(d->name, name, len) == 0) {
-                if (mod)
-                    *mod = hy_modules[i];
-                return d;
-            }
-    }
-    return NULL;
-}
