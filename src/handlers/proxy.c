@@ -240,7 +240,7 @@ static int runtime_target(hy_req_t *req, const proxy_loc_t *pl, hy_upstream_grou
         hy_req_log(req, HY_LOG_ERR, "invalid URL prefix in \"%.*s\"", (int)url.len, url.ptr);
         return 500;
     }
-    *g = pu.explicit_port ? NULL : hy_upstream_group_find(req, pu.host);
+    *g = hy_upstream_group_find(req, pu.host, pu.port, pu.explicit_port);
     if (*g == NULL) {
         *g = hy_proxy_group_literal(req, &pu);
         if (*g == NULL) {
@@ -290,6 +290,8 @@ static int proxy_handler(hy_req_t *req)
     u->next_upstream_timeout_ms = pl->next_timeout;
     u->version = pl->http_version;
     u->method = req->method;
+    if (pl->method != NULL)
+        hy_vars_eval(req, pl->method, &u->method);
     u->uri = request_uri(req, pl, uri_part, has_uri);
     if (pl->set_body != NULL)
         hy_vars_eval(req, pl->set_body, &u->set_body);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <sys/un.h>
 #include "proxy.h"
 #include "proxy_conf.h"
 #include "../http/vars.h"
@@ -85,8 +86,18 @@ hy_upstream_group_t *hy_proxy_group_literal(hy_req_t *req, const hy_proxy_url_t 
 {
     struct sockaddr_storage ss = {0};
     socklen_t len;
-    char host[64];
+    char host[128];
     hy_str_t h = pu->host;
+    if (h.len > 5 && memcmp(h.ptr, "unix:", 5) == 0) {
+        struct sockaddr_un *su = (void *)&ss;
+        if (h.len - 5 >= sizeof(su->sun_path))
+            return NULL;
+        su->sun_family = AF_UNIX;
+        memcpy(su->sun_path, h.ptr + 5, h.len - 5);
+        len = sizeof(*su);
+        snprintf(host, sizeof(host), "%.*s", (int)HY_MIN(h.len, sizeof(host) - 1), h.ptr);
+        goto make;
+    }
     if (h.len && h.ptr[0] == '[')
         h = (hy_str_t){h.ptr + 1, h.len - 2};
     if (h.len >= sizeof(host))
@@ -106,12 +117,14 @@ hy_upstream_group_t *hy_proxy_group_literal(hy_req_t *req, const hy_proxy_url_t 
     } else {
         return NULL;
     }
+make:;
     hy_upstream_group_t *g = hy_pcalloc(req->pool, sizeof(*g));
     hy_upstream_peer_t *p = hy_pcalloc(req->pool, sizeof(*p));
     memcpy(&p->sa, &ss, len);
     p->salen = len;
-    char buf[96];
-    int n = s4->sin_family == AF_INET ? snprintf(buf, sizeof(buf), "%s:%u", host, pu->port)
+    char buf[160];
+    int n = ss.ss_family == AF_UNIX  ? snprintf(buf, sizeof(buf), "%s", host)
+            : ss.ss_family == AF_INET ? snprintf(buf, sizeof(buf), "%s:%u", host, pu->port)
                                       : snprintf(buf, sizeof(buf), "[%s]:%u", host, pu->port);
     p->name = hy_str_dup(req->pool, (hy_str_t){buf, (size_t)n});
     p->weight = p->effective_weight = 1;
@@ -243,16 +256,16 @@ static int set_name_list(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return 0;
 }
 
-static int set_body(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+/* proxy_set_body, proxy_method: one value with variables */
+static int set_complex(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
-    (void)d;
-    proxy_loc_t *pl = conf;
+    hy_complex_t **slot = (hy_complex_t **)((char *)conf + d->offset);
     size_t n;
     hy_str_t *a = hy_conf_args(cf, &n);
-    if (pl->set_body != NULL)
-        return hy_conf_error(cf, "\"proxy_set_body\" directive is duplicate");
-    pl->set_body = hy_pcalloc(cf->pool, sizeof(*pl->set_body));
-    return hy_vars_compile(cf, a[1], pl->set_body);
+    if (*slot != NULL)
+        return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
+    *slot = hy_pcalloc(cf->pool, sizeof(**slot));
+    return hy_vars_compile(cf, a[1], *slot);
 }
 
 static int set_bufs(hy_conf_t *cf, const hy_directive_t *d, void *conf)
@@ -367,6 +380,21 @@ static int set_next_upstream(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return 0;
 }
 
+/* proxy_temp_path path [level1 [level2 [level3]]]: checked as nginx's ngx_conf_set_path_slot (levels of 1 or 2
+ * digits); hayate keeps no proxied response in temp files yet */
+static int check_temp_path(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    (void)d, (void)conf;
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    for (size_t i = 2; i < n; i++) {
+        int64_t v = hy_parse_int(a[i].ptr, a[i].len);
+        if (v < 1 || v > 2)
+            return hy_conf_error(cf, "invalid value \"%s\"", a[i].ptr);
+    }
+    return 0;
+}
+
 static const hy_enum_t http_versions[] = {{"1.0", 10}, {"1.1", 11}, {NULL, 0}};
 
 #define LOCS (HY_CTX_HTTP_ANY)
@@ -380,7 +408,10 @@ static const hy_directive_t proxy_directives[] = {
      .conf = HY_CONF_LOC, .offset = PL(pass_request_headers)},
     {.name = "proxy_pass_request_body", .ctx = LOCS, .args = HY_ARGS_FLAG, .set = hy_slot_flag, .conf = HY_CONF_LOC,
      .offset = PL(pass_request_body)},
-    {.name = "proxy_set_body", .ctx = LOCS, .args = HY_ARGS_1, .set = set_body, .conf = HY_CONF_LOC},
+    {.name = "proxy_set_body", .ctx = LOCS, .args = HY_ARGS_1, .set = set_complex, .conf = HY_CONF_LOC,
+     .offset = PL(set_body)},
+    {.name = "proxy_method", .ctx = LOCS, .args = HY_ARGS_1, .set = set_complex, .conf = HY_CONF_LOC,
+     .offset = PL(method)},
     {.name = "proxy_hide_header", .ctx = LOCS, .args = HY_ARGS_1, .set = set_name_list, .conf = HY_CONF_LOC,
      .offset = PL(hide_names)},
     {.name = "proxy_pass_header", .ctx = LOCS, .args = HY_ARGS_1, .set = set_name_list, .conf = HY_CONF_LOC,
@@ -412,6 +443,12 @@ static const hy_directive_t proxy_directives[] = {
      .offset = PL(intercept_errors)},
     {.name = "proxy_socket_keepalive", .ctx = LOCS, .args = HY_ARGS_FLAG, .set = hy_slot_flag, .conf = HY_CONF_LOC,
      .offset = PL(socket_keepalive)},
+    {.name = "proxy_temp_path", .ctx = LOCS, .args = HY_ARGS_1 | HY_ARGS_2 | HY_ARGS_3 | HY_ARGS_4,
+     .set = check_temp_path, .conf = HY_CONF_LOC},
+    {.name = "proxy_max_temp_file_size", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_check_size,
+     .conf = HY_CONF_LOC},
+    {.name = "proxy_temp_file_write_size", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_check_size,
+     .conf = HY_CONF_LOC},
     {.name = "proxy_redirect", .ctx = LOCS, .args = HY_ARGS_12, .set = set_redirect, .conf = HY_CONF_LOC},
     {0},
 };
@@ -498,6 +535,8 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
         return hy_conf_error(cf, "there must be at least 2 \"proxy_buffers\"");
     if (c->set_body == NULL)
         c->set_body = p->set_body;
+    if (c->method == NULL)
+        c->method = p->method;
     /* proxy_pass is not inherited, but a location without one keeps nothing from its parent either */
     if (c->redirect == HY_UNSET) {
         c->redirect = p->redirect == HY_UNSET ? 1 : p->redirect;

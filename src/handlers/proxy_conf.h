@@ -41,6 +41,7 @@ typedef struct proxy_loc {
     hy_array_t *headers;        /* merged with nginx's defaults */
     int pass_request_headers, pass_request_body;
     hy_complex_t *set_body;
+    hy_complex_t *method;       /* proxy_method (NULL: the client's) */
     /* response */
     hy_array_t *hide_names, *pass_names; /* hy_str_t as written; NULL: inherit */
     hy_array_t *hide;           /* effective hidden fields */

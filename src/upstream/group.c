@@ -70,16 +70,20 @@ hy_upstream_group_t *hy_upstream_group_add(hy_conf_t *cf, hy_str_t host, uint16_
     return &e->g;
 }
 
-hy_upstream_group_t *hy_upstream_group_find(hy_req_t *req, hy_str_t host)
+hy_upstream_group_t *hy_upstream_group_find(hy_req_t *req, hy_str_t host, uint16_t port, bool explicit_port)
 {
     void **mc = req->conn->cycle->http_main_conf;
     if (mc == NULL)
         return NULL;
     ups_main_t *um = mc[hy_http_upstream_module.index];
     ups_group_ext_t **gs = um->groups->elts;
-    for (size_t i = 0; i < um->groups->nelts; i++)
-        if (gs[i]->defined && hy_str_caseeq_str(gs[i]->g.name, host))
-            return &gs[i]->g;
+    for (size_t i = 0; i < um->groups->nelts; i++) {
+        ups_group_ext_t *e = gs[i];
+        if (!hy_str_caseeq_str(e->g.name, host))
+            continue;
+        if (e->defined ? !explicit_port : (e->g.port == port && e->explicit_port == explicit_port))
+            return &e->g;
+    }
     return NULL;
 }
 

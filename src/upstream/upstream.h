@@ -106,8 +106,9 @@ typedef struct hy_upstream_conn {
  * `explicit_port` says whether proxy_pass named a port (an upstream{} only matches without one, as nginx).
  * NULL after hy_conf_error. */
 hy_upstream_group_t *hy_upstream_group_add(hy_conf_t *cf, hy_str_t host, uint16_t port, bool explicit_port);
-/** At run time (proxy_pass with variables): the upstream{} named `host`, or NULL. */
-hy_upstream_group_t *hy_upstream_group_find(hy_req_t *req, hy_str_t host);
+/** At run time (proxy_pass with variables): the upstream{} named `host` (no port given), or the implicit upstream
+ * another proxy_pass made for the same host and port (nginx looks both up), or NULL. */
+hy_upstream_group_t *hy_upstream_group_find(hy_req_t *req, hy_str_t host, uint16_t port, bool explicit_port);
 /** Pick a peer for the request (round robin, weights, max_fails/fail_timeout, backup, down, max_conns);
  * `tried` is a bit set of peer indexes already tried. NULL: no live peer. */
 hy_upstream_peer_t *hy_upstream_peer_get(hy_upstream_group_t *g, uint64_t *tried);
