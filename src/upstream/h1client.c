@@ -84,9 +84,13 @@ static void frame_body(hy_ureq_t *u, hy_outq_t *out, const char *p, size_t n, bo
 
 static const char *find_head_end(const char *p, size_t n)
 {
-    for (size_t i = 0; i + 1 < n; i++)
-        if (p[i] == '\n' && (p[i + 1] == '\n' || (p[i + 1] == '\r' && i + 2 < n && p[i + 2] == '\n')))
-            return p + i + (p[i + 1] == '\n' ? 2 : 3);
+    const char *end = p + n;
+    for (const char *q = p; (q = memchr(q, '\n', (size_t)(end - q))) != NULL; q++) {
+        if (q + 1 < end && q[1] == '\n')
+            return q + 2;
+        if (q + 2 < end && q[1] == '\r' && q[2] == '\n')
+            return q + 3;
+    }
     return NULL;
 }
 

@@ -96,7 +96,8 @@ void hy_upstream_pool_put(hy_upstream_conn_t *c)
     hy_upstream_group_t *g = c->group;
     uint64_t now = hy_clock_now_ms();
     if (g->keepalive == 0 || c->requests >= (uint64_t)g->keepalive_requests ||
-        now - c->created_ms >= (uint64_t)g->keepalive_time_ms || !alive(c) || !hy_outq_empty(&c->sock.outq)) {
+        now - c->created_ms >= (uint64_t)g->keepalive_time_ms || c->sock.input.len > 0 || c->sock.is_eof ||
+        !hy_outq_empty(&c->sock.outq)) { /* bytes after the response, or the backend's close: not reusable */
         hy_upstream_conn_close(c);
         return;
     }
