@@ -121,7 +121,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"gzip_hash", HY_COMPAT_WARN, "zlib tuning (undocumented in nginx)"},
     {"gzip_no_buffer", HY_COMPAT_WARN, "undocumented in nginx"},
     {"gzip_window", HY_COMPAT_WARN, "zlib tuning (undocumented in nginx)"},
-    {"hash", HY_COMPAT_NOT_YET, "reverse proxy"},
     {"http2", HY_COMPAT_NOT_YET, "HTTP/2; a directive of nginx 1.25.1+"},
     {"http2_body_preread_size", HY_COMPAT_NOT_YET, "HTTP/2"},
     {"http2_chunk_size", HY_COMPAT_WARN, "HTTP/2 buffer tuning"},
@@ -144,8 +143,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"image_filter_sharpen", HY_COMPAT_NOT_YET, "not planned"},
     {"image_filter_transparency", HY_COMPAT_NOT_YET, "not planned"},
     {"image_filter_webp_quality", HY_COMPAT_NOT_YET, "not planned"},
-    {"ip_hash", HY_COMPAT_NOT_YET, "reverse proxy"},
-    {"least_conn", HY_COMPAT_NOT_YET, "reverse proxy"},
     {"load_module", HY_COMPAT_WARN, "no dynamic modules; directives of the module are checked one by one"},
     {"lock_file", HY_COMPAT_WARN, "no accept mutex"},
     {"log_subrequest", HY_COMPAT_WARN, "no subrequests"},
@@ -223,7 +220,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"proxy_ssl_verify_depth", HY_COMPAT_NOT_YET, "reverse proxy"},
     {"proxy_store", HY_COMPAT_NOT_YET, "reverse proxy"},
     {"proxy_store_access", HY_COMPAT_NOT_YET, "reverse proxy"},
-    {"random", HY_COMPAT_NOT_YET, "reverse proxy"},
     {"random_index", HY_COMPAT_NOT_YET, "not planned"},
     {"read_ahead", HY_COMPAT_WARN, "kernel default read-ahead"},
     {"referer_hash_bucket_size", HY_COMPAT_WARN, "hash sizing is automatic"},
@@ -375,7 +371,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"xslt_string_param", HY_COMPAT_NOT_YET, "not planned"},
     {"xslt_stylesheet", HY_COMPAT_NOT_YET, "not planned"},
     {"xslt_types", HY_COMPAT_NOT_YET, "not planned"},
-    {"zone", HY_COMPAT_NOT_YET, "reverse proxy"},
     {NULL, 0, NULL},
 };
 

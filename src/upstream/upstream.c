@@ -209,7 +209,7 @@ static void try_next(hy_ureq_t *u)
     u->headers_in = NULL;
     u->status = 0;
     if (!u->force_fresh || u->peer == NULL) {
-        u->peer = hy_upstream_peer_get(u->group, u->tried);
+        u->peer = hy_upstream_peer_get(u->group, req, u->tried);
         if (u->peer == NULL) {
             hy_req_log(req, HY_LOG_ERR, "no live upstreams while connecting to upstream, upstream: \"%.*s\"",
                        (int)u->group->name.len, u->group->name.ptr);
