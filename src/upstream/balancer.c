@@ -220,7 +220,14 @@ hy_upstream_peer_t *hy_upstream_peer_get(hy_upstream_group_t *g, hy_req_t *req, 
         return p;
     }
     hy_upstream_peer_t *p = NULL;
-    switch (g->balancer) {
+    int method = g->balancer;
+    if (method == HY_UPS_HASH || method == HY_UPS_HASH_CONSISTENT) { /* an empty key: round robin (nginx) */
+        hy_str_t key;
+        hy_vars_eval(req, g->hash_key, &key);
+        if (key.len == 0)
+            method = HY_UPS_RR;
+    }
+    switch (method) {
     case HY_UPS_IP_HASH:
     case HY_UPS_HASH: {
         uint32_t h = g->balancer == HY_UPS_IP_HASH ? ip_hash_of(req) : key_hash(req, g, 0);

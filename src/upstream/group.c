@@ -156,12 +156,13 @@ static int resolve(hy_conf_t *cf, hy_str_t spec, uint16_t def_port, const hy_ups
     snprintf(portstr, sizeof(portstr), "%u", port);
     if (getaddrinfo(host, portstr, &hints, &res) != 0 || res == NULL)
         return hy_conf_error(cf, "host not found in %s \"%.*s\"", what, (int)spec.len, spec.ptr);
+    size_t first = out->nelts; /* the same address on two server lines is two peers, as nginx */
     for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
         if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
             continue;
         bool dup = false;
         hy_upstream_peer_t *ps = out->elts;
-        for (size_t i = 0; i < out->nelts; i++)
+        for (size_t i = first; i < out->nelts; i++)
             if (ps[i].salen == ai->ai_addrlen && memcmp(&ps[i].sa, ai->ai_addr, ai->ai_addrlen) == 0)
                 dup = true;
         if (dup)

@@ -124,7 +124,9 @@ static bool idempotent(hy_ureq_t *u)
 
 static int max_tries(hy_ureq_t *u)
 {
-    int t = (int)u->group->npeers;
+    int t = 0; /* peers marked down do not count (nginx) */
+    for (size_t i = 0; i < u->group->npeers; i++)
+        t += !u->group->peers[i].down;
     if (u->next_upstream_tries > 0 && u->next_upstream_tries < t)
         t = (int)u->next_upstream_tries;
     return t;
