@@ -463,6 +463,14 @@ static void read_body(hy_ureq_t *u, bool eof)
     deliver(u);
 }
 
+static bool client_upgrade(hy_req_t *req)
+{
+    for (size_t i = 0; i < req->num_headers; i++)
+        if (hy_str_caseeq(req->headers[i].name, "Upgrade"))
+            return true;
+    return false;
+}
+
 static int ft_of_status(int status)
 {
     switch (status) {
@@ -500,6 +508,20 @@ static void got_head(hy_ureq_t *u)
         }
     }
     req->status = u->status;
+    if (u->status == 101) { /* switching protocols: only to a client that asked for it, over a tunnel */
+        int rc = client_upgrade(req) && u->upgrade && u->on_head ? u->on_head(u) : 502;
+        if (rc == 0 && hy_upstream__tunnel(u))
+            return;
+        if (rc >= 0)
+            log_error(u, HY_LOG_ERR, "upstream sent 101 response to a request that cannot switch", 0,
+                      "reading response header from upstream");
+        release_conn(u, false);
+        u->state = HY_UREQ_DONE;
+        hy_timer_unlink(loop_of(u), &u->timer);
+        if (rc >= 0)
+            hy_req_error(req, 502);
+        return;
+    }
     int rc = u->on_head ? u->on_head(u) : 0;
     if (rc != 0) {
         release_conn(u, false);

@@ -146,6 +146,7 @@ int hy_upstream__define_vars(hy_conf_t *cf);
 
 enum hy_ureq_state {
     HY_UREQ_INIT = 0, HY_UREQ_BODY, HY_UREQ_CONNECT, HY_UREQ_SEND, HY_UREQ_HEAD, HY_UREQ_BODY_OUT, HY_UREQ_DONE,
+    HY_UREQ_TUNNEL, /* after a 101: raw bytes both ways (tunnel.c) */
 };
 
 struct hy_ureq {
@@ -203,6 +204,7 @@ struct hy_ureq {
     bool client_waiting;            /* a hy_req_send_more is in flight */
     bool body_done, finished;
     hy_timer_t timer;
+    hy_sock_t *client_sock;         /* HY_UREQ_TUNNEL: the client's socket, handed over by its protocol */
     /* $upstream_* (one entry per try, joined with ", ") */
     hy_array_t *log;                /* hy_upstream_log_t */
     int64_t resp_bytes;             /* body bytes received ($upstream_response_length) */
@@ -216,6 +218,9 @@ typedef struct hy_upstream_log {
     int64_t response_length;
 } hy_upstream_log_t;
 
+/** After a 101 to an Upgrade request: take the client's socket over and tunnel (tunnel.c). false when the client's
+ * protocol cannot switch (nothing was sent then). */
+bool hy_upstream__tunnel(hy_ureq_t *u);
 /** A fresh exchange for req (request pool), settings zeroed; the module fills it. */
 hy_ureq_t *hy_upstream_create(hy_req_t *req);
 /** Run it: returns a phase result (HY_DONE: the engine answers the request). */

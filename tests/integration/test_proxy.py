@@ -349,6 +349,7 @@ def test_cookie_domain_and_path(server, be):
     assert sc('/off/?domain=www.example.org&path=/path/x') == 'v=path=domain=; Domain=www.example.org; Path=/path/x'
 
 
+@pytest.mark.hayate_only  # nginx 1.23+ (nginx-tests proxy_duplicate_headers.t); Debian's 1.22 accepts them
 @pytest.mark.parametrize('fields', [[('Content-Length', '2'), ('Content-Length', '2')],
                                     [('Transfer-Encoding', 'chunked'), ('Content-Length', '2')],
                                     [('Content-Length', 'x')]])
