@@ -164,6 +164,7 @@ struct hy_ureq {
     bool pass_body;                 /* proxy_pass_request_body */
     bool intercept_errors;
     bool socket_keepalive;          /* proxy_socket_keepalive: SO_KEEPALIVE on upstream TCP connections */
+    int64_t limit_rate;             /* proxy_limit_rate: bytes/s read from the upstream (0: no limit) */
     int next_upstream;              /* HY_UPS_FT_* */
     int64_t next_upstream_tries;    /* 0: no limit */
     int64_t next_upstream_timeout_ms; /* 0: no limit */
@@ -205,6 +206,9 @@ struct hy_ureq {
     bool body_done, finished;
     hy_timer_t timer;
     hy_sock_t *client_sock;         /* HY_UREQ_TUNNEL: the client's socket, handed over by its protocol */
+    hy_timer_t rate_timer;          /* limit_rate: reading resumes when it fires */
+    uint64_t body_start_ms;         /* limit_rate: when the body started */
+    uint64_t paced;                 /* limit_rate: body bytes let through so far */
     /* $upstream_* (one entry per try, joined with ", ") */
     hy_array_t *log;                /* hy_upstream_log_t */
     int64_t resp_bytes;             /* body bytes received ($upstream_response_length) */

@@ -509,3 +509,16 @@ def test_101_without_upgrade_request_is_502(server):
         assert srv.get('/').status == 502
     finally:
         ls.close()
+
+
+def test_proxy_limit_rate(server, be):
+    # the rate shows in the time the server itself measured for the upstream response (no client clock)
+    data = os.urandom(60000)
+    be.handler = lambda r: be.reply(200, data)
+    srv = server(simple('location / { proxy_pass http://127.0.0.1:%d; proxy_limit_rate 20000; }' % be.port,
+                        'log_format rt "$upstream_response_time"; access_log {tmp}/logs/rt.log rt;'))
+    r = srv.get('/')
+    assert r.status == 200 and r.body == data
+    srv.stop()
+    rt = float(open(srv.tmp + '/logs/rt.log').read().split()[0])
+    assert rt >= 1.5, rt  # 60000 bytes at 20000 bytes/s: about 3 s, at least 2 s after the first read
