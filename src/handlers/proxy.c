@@ -292,6 +292,14 @@ static int proxy_handler(hy_req_t *req)
     u->intercept_errors = pl->intercept_errors;
     u->socket_keepalive = pl->socket_keepalive;
     u->limit_rate = pl->limit_rate;
+    if (pl->bind != NULL) {
+        hy_str_t b;
+        hy_vars_eval(req, pl->bind, &b);
+        if (b.len && hy_proxy_parse_bind(b, &u->bind, &u->bind_len) != 0) {
+            hy_req_log(req, HY_LOG_ERR, "invalid local address \"%.*s\"", (int)b.len, b.ptr);
+            return 500;
+        }
+    }
     u->next_upstream = pl->next_upstream;
     u->next_upstream_tries = pl->next_tries;
     u->next_upstream_timeout_ms = pl->next_timeout;

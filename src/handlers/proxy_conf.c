@@ -461,6 +461,55 @@ static int set_cookie_rule(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return hy_vars_compile(cf, a[2], &r->to);
 }
 
+/* proxy_bind ADDRESS | off (variables allowed; "transparent" needs privileges hayate does not take: not yet) */
+static int set_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    (void)d;
+    proxy_loc_t *pl = conf;
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (pl->bind != NULL)
+        return hy_conf_error(cf, "\"proxy_bind\" directive is duplicate");
+    if (n == 3) {
+        if (!hy_str_eq(a[2], "transparent"))
+            return hy_conf_error(cf, "invalid parameter \"%s\"", a[2].ptr);
+        return hy_conf_error(cf, "\"proxy_bind ... transparent\" is not supported by hayate yet");
+    }
+    pl->bind = hy_pcalloc(cf->pool, sizeof(*pl->bind));
+    if (hy_str_eq(a[1], "off"))
+        return hy_vars_compile(cf, (hy_str_t){"", 0}, pl->bind);
+    if (memchr(a[1].ptr, '$', a[1].len) == NULL) {
+        struct sockaddr_storage ss;
+        socklen_t l;
+        if (hy_proxy_parse_bind(a[1], &ss, &l) != 0)
+            return hy_conf_error(cf, "invalid address \"%s\"", a[1].ptr);
+    }
+    return hy_vars_compile(cf, a[1], pl->bind);
+}
+
+int hy_proxy_parse_bind(hy_str_t v, struct sockaddr_storage *ss, socklen_t *len)
+{
+    char host[64];
+    if (v.len == 0 || v.len >= sizeof(host))
+        return -1;
+    memcpy(host, v.ptr, v.len);
+    host[v.len] = '\0';
+    memset(ss, 0, sizeof(*ss));
+    struct sockaddr_in *s4 = (void *)ss;
+    struct sockaddr_in6 *s6 = (void *)ss;
+    if (inet_pton(AF_INET, host, &s4->sin_addr) == 1) {
+        s4->sin_family = AF_INET;
+        *len = sizeof(*s4);
+        return 0;
+    }
+    if (inet_pton(AF_INET6, host, &s6->sin6_addr) == 1) {
+        s6->sin6_family = AF_INET6;
+        *len = sizeof(*s6);
+        return 0;
+    }
+    return -1;
+}
+
 static int set_next_upstream(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     proxy_loc_t *pl = conf;
@@ -558,6 +607,7 @@ static const hy_directive_t proxy_directives[] = {
      .conf = HY_CONF_LOC},
     {.name = "proxy_limit_rate", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_size, .conf = HY_CONF_LOC,
      .offset = PL(limit_rate)},
+    {.name = "proxy_bind", .ctx = LOCS, .args = HY_ARGS_12, .set = set_bind, .conf = HY_CONF_LOC},
     {.name = "proxy_redirect", .ctx = LOCS, .args = HY_ARGS_12, .set = set_redirect, .conf = HY_CONF_LOC},
     {0},
 };
@@ -648,6 +698,8 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
         c->set_body = p->set_body;
     if (c->method == NULL)
         c->method = p->method;
+    if (c->bind == NULL)
+        c->bind = p->bind;
     if (c->cookie_domains == NULL)
         c->cookie_domains = p->cookie_domains;
     if (c->cookie_paths == NULL)

@@ -56,6 +56,7 @@ typedef struct proxy_loc {
     int next_upstream;
     int64_t next_tries, next_timeout;
     int64_t limit_rate;         /* proxy_limit_rate */
+    hy_complex_t *bind;         /* proxy_bind (NULL: inherit; value "": off) */
 } proxy_loc_t;
 
 typedef struct hy_proxy_url {
@@ -77,6 +78,9 @@ hy_upstream_group_t *hy_proxy_group_literal(hy_req_t *req, const hy_proxy_url_t 
 hy_str_t hy_proxy_rewrite_location(hy_req_t *req, const proxy_loc_t *pl, hy_str_t v);
 hy_str_t hy_proxy_rewrite_refresh(hy_req_t *req, const proxy_loc_t *pl, hy_str_t v);
 hy_str_t hy_proxy_rewrite_cookie(hy_req_t *req, const proxy_loc_t *pl, hy_str_t v);
+
+/** proxy_bind's address (IPv4 or IPv6 literal, no port). 0 or -1. */
+int hy_proxy_parse_bind(hy_str_t v, struct sockaddr_storage *ss, socklen_t *len);
 
 /* proxy.c */
 int hy_proxy__set_handler(hy_conf_t *cf);

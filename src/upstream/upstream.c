@@ -251,13 +251,16 @@ static void try_next(hy_ureq_t *u)
     c->created_ms = hy_clock_now_ms();
     u->conn = c;
     u->state = HY_UREQ_CONNECT;
-    int rc = hy_sock_connect(&c->sock, loop_of(u), (const struct sockaddr *)&u->peer->sa, u->peer->salen,
-                             (uint64_t)u->connect_timeout_ms, on_connected);
+    bool bind = u->bind_len && u->bind.ss_family == u->peer->sa.ss_family;
+    int rc = hy_sock_connect_from(&c->sock, loop_of(u), (const struct sockaddr *)&u->peer->sa, u->peer->salen,
+                                  bind ? (const struct sockaddr *)&u->bind : NULL, bind ? u->bind_len : 0,
+                                  (uint64_t)u->connect_timeout_ms, on_connected);
     c->sock.data = u;
     if (rc < 0) {
         free(c);
         u->conn = NULL;
-        log_error(u, HY_LOG_ALERT, "socket() failed", -rc, "connecting to upstream");
+        log_error(u, bind ? HY_LOG_CRIT : HY_LOG_ALERT, bind ? "bind() failed" : "socket() failed", -rc,
+                  "connecting to upstream");
         try_failed(u, HY_UPS_FT_ERROR, 502);
         return;
     }

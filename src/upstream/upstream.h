@@ -165,6 +165,8 @@ struct hy_ureq {
     bool intercept_errors;
     bool socket_keepalive;          /* proxy_socket_keepalive: SO_KEEPALIVE on upstream TCP connections */
     int64_t limit_rate;             /* proxy_limit_rate: bytes/s read from the upstream (0: no limit) */
+    struct sockaddr_storage bind;   /* proxy_bind: the local address of upstream connections */
+    socklen_t bind_len;             /* 0: none */
     int next_upstream;              /* HY_UPS_FT_* */
     int64_t next_upstream_tries;    /* 0: no limit */
     int64_t next_upstream_timeout_ms; /* 0: no limit */

@@ -522,3 +522,22 @@ def test_proxy_limit_rate(server, be):
     srv.stop()
     rt = float(open(srv.tmp + '/logs/rt.log').read().split()[0])
     assert rt >= 1.5, rt  # 60000 bytes at 20000 bytes/s: about 3 s, at least 2 s after the first read
+
+
+def test_proxy_bind(server, be):
+    be.handler = lambda r: be.reply(200, b'ok')
+    seen = []
+    orig = be._serve
+
+    def serve(c, no):
+        seen.append(c.getpeername()[0])
+        return orig(c, no)
+    be._serve = serve
+    srv = server(simple('''
+        location /b { proxy_pass http://127.0.0.1:%d; proxy_bind 127.0.0.2; }
+        location /v { set $a 127.0.0.3; proxy_pass http://127.0.0.1:%d; proxy_bind $a; }
+        location /off { proxy_pass http://127.0.0.1:%d; proxy_bind off; }''' % (be.port, be.port, be.port)))
+    assert srv.get('/b').status == 200
+    assert srv.get('/v').status == 200
+    assert srv.get('/off').status == 200
+    assert seen == ['127.0.0.2', '127.0.0.3', '127.0.0.1']
