@@ -566,6 +566,12 @@ static void got_head(hy_ureq_t *u)
     }
     if (u->intercept_errors && u->status >= 300) {
         if (hy_error_page_applies(req, u->status)) {
+            if (u->status == 401) { /* the challenge goes with the intercepted 401 (nginx) */
+                hy_header_t *h = u->headers_in->elts;
+                for (size_t i = 0; i < u->headers_in->nelts; i++)
+                    if (hy_str_caseeq(h[i].name, "WWW-Authenticate"))
+                        hy_req_add_header(req, h[i].name, h[i].value);
+            }
             release_conn(u, false);
             u->state = HY_UREQ_DONE;
             hy_timer_unlink(loop_of(u), &u->timer);
