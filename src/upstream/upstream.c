@@ -141,8 +141,7 @@ static void try_failed(hy_ureq_t *u, int ft, int status)
         l->status = status;
     if (l && l->response_ms < 0)
         l->response_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);
-    bool reused_race = u->reused && !u->head_seen && (ft == HY_UPS_FT_ERROR) &&
-                       (idempotent(u) || !u->body_sent_any);
+    bool reused_race = u->reused && !u->head_seen && (ft == HY_UPS_FT_ERROR) && (idempotent(u) || !u->body_sent_any);
     bool sent = u->conn != NULL && u->conn->sock.bytes_out > 0;
     release_conn(u, false);
     if (client_gone(u))
@@ -463,8 +462,8 @@ static bool limited_body(hy_ureq_t *u, bool eof)
 {
     hy_sock_t *s = &u->conn->sock;
     uint64_t now = hy_clock_now_ms();
-    int64_t allowed = (int64_t)((now - u->body_start_ms) * (uint64_t)u->limit_rate / 1000) + u->limit_rate / 10 -
-                      (int64_t)u->paced;
+    int64_t allowed =
+        (int64_t)((now - u->body_start_ms) * (uint64_t)u->limit_rate / 1000) + u->limit_rate / 10 - (int64_t)u->paced;
     if (allowed >= (int64_t)s->input.len)
         return false;
     if (allowed > 0) {
@@ -524,7 +523,6 @@ static void read_body(hy_ureq_t *u, bool eof)
         int64_t limit = u->buffering ? u->buffers_total : u->buffer_size;
         if ((int64_t)u->ahead.bytes >= limit)
             hy_sock_read_stop(s);
-
     }
     deliver(u);
 }
@@ -540,14 +538,22 @@ static bool client_upgrade(hy_req_t *req)
 static int ft_of_status(int status)
 {
     switch (status) {
-    case 500: return HY_UPS_FT_500;
-    case 502: return HY_UPS_FT_502;
-    case 503: return HY_UPS_FT_503;
-    case 504: return HY_UPS_FT_504;
-    case 403: return HY_UPS_FT_403;
-    case 404: return HY_UPS_FT_404;
-    case 429: return HY_UPS_FT_429;
-    default: return 0;
+    case 500:
+        return HY_UPS_FT_500;
+    case 502:
+        return HY_UPS_FT_502;
+    case 503:
+        return HY_UPS_FT_503;
+    case 504:
+        return HY_UPS_FT_504;
+    case 403:
+        return HY_UPS_FT_403;
+    case 404:
+        return HY_UPS_FT_404;
+    case 429:
+        return HY_UPS_FT_429;
+    default:
+        return 0;
     }
 }
 
