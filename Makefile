@@ -141,6 +141,7 @@ fuzz-smoke: fuzz-build
 
 bench: all
 	$(Q)bench/run.sh
+	$(Q)bench/proxy.sh
 
 # ---------------------------------------------------------------- installation
 # PREFIX=/usr: /usr/sbin/hayate, /etc/hayate/hayate.conf (+ mime.types, params, charset maps), /var/log/hayate, /run/hayate.pid,

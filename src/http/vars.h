@@ -35,6 +35,10 @@ const hy_var_value_t *hy_var_get(hy_req_t *req, int index);
 /** Define (or redefine, last one wins like nginx's changeable variables) a variable in the current http{}.
  * Returns its index. Used by map. */
 int hy_vars_define(hy_conf_t *cf, hy_str_t name, hy_var_get_fn get, uintptr_t data, unsigned flags);
+/** Define the variables whose names start with `prefix` (a literal, e.g. "upstream_http_"): get receives a
+ * hy_str_t * suffix as data, as the built-in prefixes do. Names used before and after the call both get it.
+ * Returns 0 (-1 after hy_conf_error outside http{}). */
+int hy_vars_define_prefix(hy_conf_t *cf, const char *prefix, hy_var_get_fn get, unsigned flags);
 /** Whether `name` already has a getter in the current http{} (defined by map, set or a module): a module whose
  * variable users may redefine (nginx's changeable ones, e.g. $uid_reset by a map) defines its own only if not. */
 bool hy_vars_is_defined(hy_conf_t *cf, hy_str_t name);
