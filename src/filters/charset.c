@@ -416,6 +416,7 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
  * maps become the charsets' per-destination tables */
 static int postconfiguration(hy_conf_t *cf)
 {
+    hy_http_charset_of = hy_charset_of; /* autoindex asks it through the http layer */
     cs_main_t *m = cf->main_conf ? cf->main_conf[IDX] : NULL;
     if (m == NULL)
         return 0;

@@ -2,8 +2,6 @@
 #ifndef HY_HANDLERS_PROXY_H
 #define HY_HANDLERS_PROXY_H
 
-#include "../http/request.h"
-
-extern hy_module_t hy_http_proxy_module;
+#include "proxy_conf.h" /* hy_http_proxy_module, defined with its directives in proxy_conf.c */
 
 #endif

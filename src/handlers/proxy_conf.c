@@ -5,7 +5,6 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <sys/un.h>
-#include "proxy.h"
 #include "proxy_conf.h"
 #include "../http/vars.h"
 #include "../conf/conf_regex.h"

@@ -7,6 +7,8 @@
 #include "../core/regex.h"
 #include "../upstream/upstream.h"
 
+extern hy_module_t hy_http_proxy_module; /* proxy_conf.c: the directives; the handler is proxy.c */
+
 /* proxy_ignore_headers bits */
 enum {
     PROXY_IGN_XA_REDIRECT = 0x1,

@@ -13,6 +13,8 @@
 #include "../core/clock.h"
 #include "../core/httpdate.h"
 
+hy_str_t (*hy_http_charset_of)(hy_req_t *req, hy_str_t content_type);
+
 
 static const struct {
     int status;

@@ -124,6 +124,10 @@ static inline const char *hy_req_peer_text(const hy_req_t *req)
 /** Per-module request context slot (allocated on first use). */
 void **hy_req_ctx(hy_req_t *req, const hy_module_t *m);
 
+/** The charset a filter will name in the Content-Type of req's response with `content_type` ("" when none): set
+ * by the charset filter when it is built in (a registration, so handlers need not include filters); NULL else.
+ * A handler rendering text (autoindex) asks it beforehand. */
+extern hy_str_t (*hy_http_charset_of)(hy_req_t *req, hy_str_t content_type);
 /** Hand the queued body to the protocol; is_final ends the response. */
 void hy_req_send(hy_req_t *req, bool is_final);
 /** Streaming: hand the queued body (not final) to the protocol and have `proceed` called once the protocol has
