@@ -34,8 +34,8 @@
 #define FLUSH_BLOCK 16384
 #define OUTQ_HIGH (256 * 1024) /* stop pulling frames from nghttp2 above this many queued bytes */
 #define REQ_POOL_SIZE 4096
-#define MAX_CONTINUATIONS 32   /* CONTINUATION frames in one header block */
-#define FRAME_BUDGET 1000      /* control frames allowed before any request ... */
+#define MAX_CONTINUATIONS 16   /* CONTINUATION frames in one header block */
+#define FRAME_BUDGET 500       /* control frames allowed before any request (below nghttp2's 1000 queued ACKs) */
 #define FRAME_BUDGET_PER_REQ 8 /* ... plus these per request served */
 #define RESET_MIN 200          /* client resets tolerated before the ratio to completed responses counts */
 
@@ -53,7 +53,7 @@ typedef struct h2conn {
     const hy_http2_srv_conf_t *h2sc;
     h2stream_t *streams; /* open streams (a request started) */
     size_t nstreams;
-    uint64_t num_requests, completed, resets, refused;
+    uint64_t num_requests, completed, resets, refused, data_frames_sent;
     uint64_t counters[CNT_N];
     uint64_t new_in_read; /* streams opened by the bytes of one read */
     uint64_t send_mark;
@@ -146,7 +146,10 @@ static void calm_down(h2conn_t *h, const char *fmt, const char *what)
 
 static bool count_frame(h2conn_t *h, int which)
 {
-    if (++h->counters[which] <= FRAME_BUDGET + FRAME_BUDGET_PER_REQ * h->num_requests)
+    uint64_t budget = FRAME_BUDGET + FRAME_BUDGET_PER_REQ * h->num_requests;
+    if (which == CNT_WINDOW_UPDATE) /* a small window legitimately answers each DATA frame (two levels) */
+        budget += 2 * h->data_frames_sent;
+    if (++h->counters[which] <= budget)
         return true;
     calm_down(h, "client sent too many %s frames (flood)", cnt_names[which]);
     return false;
@@ -570,7 +573,7 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *
         return 0;
     case NGHTTP2_RST_STREAM:
         st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
-        if (st && !st->final) {
+        if (st && !st->eof_sent) { /* reset before its response was out */
             h->resets++;
             if (h->resets > RESET_MIN && h->resets > h->completed) {
                 calm_down(h, "client reset too many streams (rapid reset)%s", "");
@@ -604,9 +607,30 @@ static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void 
     return 0;
 }
 
+/* nghttp2's own verdicts on what the client sent (protocol errors it answers with GOAWAY or RST_STREAM) */
+static int on_error(nghttp2_session *ng, int code, const char *msg, size_t len, void *user)
+{
+    (void)ng;
+    h2conn_t *h = user;
+    if (strstr(msg, "max concurrent streams exceeded"))
+        h->refused++;
+    hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid HTTP/2: %.*s (%s), client: %s", (int)len, msg,
+                nghttp2_strerror(code), h->c->peer_text);
+    return 0;
+}
+
 static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 {
     h2conn_t *h = user;
+    if (frame->hd.type == NGHTTP2_DATA)
+        h->data_frames_sent++;
+    if (frame->hd.type == NGHTTP2_GOAWAY && frame->goaway.error_code != NGHTTP2_NO_ERROR && !h->fatal) {
+        /* nghttp2's own verdict (its reason travels as the GOAWAY's debug data) */
+        h->fatal = true;
+        hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid HTTP/2: %.*s (%s), client: %s",
+                    (int)frame->goaway.opaque_data_len, (const char *)frame->goaway.opaque_data,
+                    nghttp2_http2_strerror(frame->goaway.error_code), h->c->peer_text);
+    }
     if (frame->hd.type == NGHTTP2_RST_STREAM &&
         (frame->rst_stream.error_code == NGHTTP2_REFUSED_STREAM ||
          frame->rst_stream.error_code == NGHTTP2_PROTOCOL_ERROR)) {
@@ -868,9 +892,11 @@ static void setup_once(void)
     nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, on_stream_close);
     nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, on_frame_send);
     nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks, on_begin_frame);
+    nghttp2_session_callbacks_set_error_callback2(callbacks, on_error);
     nghttp2_option_new(&options);
     nghttp2_option_set_no_auto_window_update(options, 1);
     nghttp2_option_set_no_closed_streams(options, 1);
+    hy_ng_option_set_max_continuations(options, 4 * MAX_CONTINUATIONS); /* ours (logged) decides first */
 }
 
 void hy_h2_attach(hy_conn_t *c)

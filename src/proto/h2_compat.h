@@ -6,6 +6,9 @@
 
 #include <nghttp2/nghttp2.h>
 
+/* nghttp2_option_set_max_continuations came with 1.61 and Debian 12's 1.52 has it backported (CVE-2024-28182) */
+#define hy_ng_option_set_max_continuations nghttp2_option_set_max_continuations
+
 #if NGHTTP2_VERSION_NUM >= 0x013c00
 typedef nghttp2_ssize hy_ng_ssize;
 typedef nghttp2_data_provider2 hy_ng_data_provider;

@@ -6,6 +6,7 @@ import time
 import h2.config
 import h2.connection
 import h2.events
+import h2.exceptions
 import h2.settings
 
 
@@ -32,6 +33,8 @@ class H2:
         self.flush()
         self.events = []
         self.closed = False
+        self.inbuf = b''
+        self.after_goaway = False
 
     def flush(self):
         data = self.conn.data_to_send()
@@ -53,13 +56,73 @@ class H2:
         if not data:
             self.closed = True
             return []
-        try:
-            evs = self.conn.receive_data(data)
-        except h2.exceptions.ProtocolError:
-            evs = []
+        # frames are fed one at a time: python-h2 treats a received GOAWAY as the end of the connection, while
+        # HTTP/2 lets the streams below its last stream id finish; after a GOAWAY the frames are decoded here
+        self.inbuf += data
+        evs = []
+        while len(self.inbuf) >= 9:
+            length = int.from_bytes(self.inbuf[0:3], 'big')
+            if len(self.inbuf) < 9 + length:
+                break
+            frame, self.inbuf = self.inbuf[:9 + length], self.inbuf[9 + length:]
+            if self.after_goaway:
+                evs += self.raw_frame(frame)
+                continue
+            try:
+                got = self.conn.receive_data(frame)
+            except h2.exceptions.ProtocolError:
+                got = []
+            evs += got
+            if any(isinstance(e, h2.events.ConnectionTerminated) for e in got):
+                self.after_goaway = True
         self.events += evs
         self.flush_quiet()
         return evs
+
+    def raw_ack(self, sid, n):
+        upd = n.to_bytes(4, 'big')
+        try:
+            self.send_raw(b'\x00\x00\x04\x08\x00' + sid.to_bytes(4, 'big') + upd +
+                          b'\x00\x00\x04\x08\x00\x00\x00\x00\x00' + upd)
+        except OSError:
+            self.closed = True
+
+    def raw_frame(self, frame):
+        ftype, flags, sid = frame[3], frame[4], int.from_bytes(frame[5:9], 'big') & 0x7fffffff
+        payload = frame[9:]
+        out = []
+        if ftype in (0, 1) and flags & 0x8:  # PADDED
+            pad = payload[0]
+            payload = payload[1:len(payload) - pad]
+        if ftype == 0:
+            ev = h2.events.DataReceived()
+            ev.stream_id, ev.data, ev.flow_controlled_length = sid, bytes(payload), len(frame) - 9
+            ev.raw = True
+            out.append(ev)
+            if len(frame) > 9:
+                self.raw_ack(sid, len(frame) - 9)
+        elif ftype == 1:
+            if flags & 0x20:  # PRIORITY
+                payload = payload[5:]
+            ev = h2.events.ResponseReceived()
+            ev.stream_id = sid
+            ev.headers = [(k.decode() if isinstance(k, bytes) else k, v.decode() if isinstance(v, bytes) else v)
+                          for k, v in self.conn.decoder.decode(bytes(payload))]
+            out.append(ev)
+        elif ftype == 3:
+            ev = h2.events.StreamReset()
+            ev.stream_id, ev.error_code = sid, int.from_bytes(payload[0:4], 'big')
+            out.append(ev)
+        elif ftype == 7:
+            ev = h2.events.ConnectionTerminated()
+            ev.last_stream_id = int.from_bytes(payload[0:4], 'big') & 0x7fffffff
+            ev.error_code = int.from_bytes(payload[4:8], 'big')
+            out.append(ev)
+        if ftype in (0, 1) and flags & 0x1:
+            ev = h2.events.StreamEnded()
+            ev.stream_id = sid
+            out.append(ev)
+        return out
 
     def flush_quiet(self):
         try:
@@ -88,11 +151,17 @@ class H2:
                     raise EOFError('closed while sending body')
                 continue
             chunk = body[off:off + win]
-            self.conn.send_data(sid, chunk)
+            try:
+                self.conn.send_data(sid, chunk)
+            except h2.exceptions.StreamClosedError:
+                return  # the server answered early and stopped the body (RST_STREAM NO_ERROR)
             off += len(chunk)
             self.flush()
         if end:
-            self.conn.end_stream(sid)
+            try:
+                self.conn.end_stream(sid)
+            except h2.exceptions.StreamClosedError:
+                return
             self.flush()
 
     def response(self, sid, timeout=10.0, ack=True):
@@ -111,9 +180,12 @@ class H2:
                     status = int(hdrs[':status'])
                 elif isinstance(ev, h2.events.DataReceived):
                     body += ev.data
-                    if ack:
-                        self.conn.acknowledge_received_data(ev.flow_controlled_length, sid)
-                        self.flush_quiet()
+                    if ack and not getattr(ev, 'raw', False) and ev.flow_controlled_length:
+                        if self.after_goaway:
+                            self.raw_ack(sid, ev.flow_controlled_length)
+                        else:
+                            self.conn.acknowledge_received_data(ev.flow_controlled_length, sid)
+                            self.flush_quiet()
                 elif isinstance(ev, h2.events.StreamEnded):
                     return status, hdrs, body
                 elif isinstance(ev, h2.events.StreamReset):
