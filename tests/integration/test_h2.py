@@ -289,3 +289,38 @@ def test_nghttp_and_h2load(server, cert):
         out = r.stdout.decode()
         assert 'requests: 20000 total, 20000 started, 20000 done, 20000 succeeded, 0 failed, 0 errored' in out, out
         assert 'status codes: 20000 2xx' in out
+
+
+def test_zero_window_reader_meets_send_timeout(server, cert):
+    s = server(conf(cert, server_extra='send_timeout 1s;'), files=files())
+    c = H2(s.port, settings={h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: 0})
+    c.request('/big.bin')
+    deadline = time.monotonic() + 10
+    while not c.closed and time.monotonic() < deadline:
+        c.read(0.5)
+    assert c.closed
+    assert wait_log(s, r'\[info\].*client timed out \(110: Connection timed out\) while sending response to client')
+    assert H2(s.port).get('/index.html')[2] == b'hello\n'
+
+
+@pytest.mark.parametrize('kind', ['SETTINGS', 'PRIORITY', 'empty DATA', 'WINDOW_UPDATE'])
+def test_control_frame_floods(server, cert, kind):
+    s = server(conf(cert), files=files())
+    c = H2(s.port)
+    sid = c.request('/big.bin', end=False) if kind == 'empty DATA' else None  # stays open: window
+    c.read(0.3)
+    if kind == 'SETTINGS':
+        frame = b'\x00\x00\x00\x04\x00\x00\x00\x00\x00'
+    elif kind == 'PRIORITY':
+        frame = b'\x00\x00\x05\x02\x00\x00\x00\x00\x03' + b'\x00\x00\x00\x00\x10'
+    elif kind == 'empty DATA':
+        frame = b'\x00\x00\x00\x00\x00' + sid.to_bytes(4, 'big')
+    else:
+        frame = b'\x00\x00\x04\x08\x00\x00\x00\x00\x00' + b'\x00\x00\x00\x01'
+    try:
+        for i in range(6):
+            c.send_raw(frame * 200)
+    except OSError:
+        pass
+    assert wait_log(s, r'\[info\].*client sent too many %s frames \(flood\)' % kind)
+    assert H2(s.port).get('/index.html')[2] == b'hello\n'
