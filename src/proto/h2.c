@@ -59,7 +59,7 @@ typedef struct h2conn {
     uint64_t send_mark;
     uint32_t continuations;
     size_t header_limit, field_limit;
-    bool closed, goaway, fatal, in_recv;
+    bool closed, goaway, fatal, in_recv, magic_done, preface_done, error_logged;
 } h2conn_t;
 
 struct h2stream {
@@ -614,6 +614,7 @@ static int on_error(nghttp2_session *ng, int code, const char *msg, size_t len, 
     h2conn_t *h = user;
     if (strstr(msg, "max concurrent streams exceeded"))
         h->refused++;
+    h->error_logged = true;
     hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid HTTP/2: %.*s (%s), client: %s", (int)len, msg,
                 nghttp2_strerror(code), h->c->peer_text);
     return 0;
@@ -625,9 +626,10 @@ static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *
     if (frame->hd.type == NGHTTP2_DATA)
         h->data_frames_sent++;
     if (frame->hd.type == NGHTTP2_GOAWAY && frame->goaway.error_code != NGHTTP2_NO_ERROR && !h->fatal) {
-        /* nghttp2's own verdict (its reason travels as the GOAWAY's debug data) */
+        /* nghttp2's own verdict (its reason travels as the GOAWAY's debug data), unless on_error logged it */
         h->fatal = true;
-        hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid HTTP/2: %.*s (%s), client: %s",
+        if (!h->error_logged)
+            hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid HTTP/2: %.*s (%s), client: %s",
                     (int)frame->goaway.opaque_data_len, (const char *)frame->goaway.opaque_data,
                     nghttp2_http2_strerror(frame->goaway.error_code), h->c->peer_text);
     }
@@ -756,10 +758,48 @@ static void on_written(hy_sock_t *s, const char *err)
     flush(h);
 }
 
+/* The client preface: the magic, checked here, then the client's SETTINGS. Clients that wait for the server's
+ * SETTINGS before sending theirs (nginx accepts them; nginx's own test client is one) get an empty SETTINGS
+ * frame supplied in their place, since nghttp2 insists on it. Returns false while more bytes are needed. */
+static bool client_preface(h2conn_t *h, hy_buf_t *in, const char *err)
+{
+    static const char magic[] = HY_H2_PREFACE;
+    size_t m = HY_MIN(in->len, sizeof(magic) - 1);
+    if (!h->magic_done) {
+        if (memcmp(hy_buf_data(in), magic, m) != 0) {
+            hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid HTTP/2 preface, client: %s", h->c->peer_text);
+            h->fatal = true;
+            return false;
+        }
+        if (m < sizeof(magic) - 1)
+            return false;
+        hy_buf_consume(in, sizeof(magic) - 1);
+        h->magic_done = true;
+    }
+    if (in->len < 5)
+        return false;
+    const unsigned char *p = (const unsigned char *)hy_buf_data(in);
+    if (p[3] != NGHTTP2_SETTINGS || (p[4] & NGHTTP2_FLAG_ACK)) {
+        static const uint8_t empty_settings[9] = {0, 0, 0, NGHTTP2_SETTINGS, 0, 0, 0, 0, 0};
+        hy_ng_mem_recv(h->ng, empty_settings, sizeof(empty_settings));
+    }
+    h->preface_done = true;
+    (void)err;
+    return true;
+}
+
 static void on_read(hy_sock_t *s, const char *err)
 {
     h2conn_t *h = s->data;
     hy_buf_t *in = &s->input;
+    if (!h->preface_done && !h->fatal && !client_preface(h, in, err)) {
+        if (h->fatal || (err && err != hy_err_buf_full)) {
+            conn_close(h);
+            return;
+        }
+        flush(h); /* our SETTINGS go out while the client's preface is incomplete */
+        return;
+    }
     if (in->len && !h->fatal) {
         h->in_recv = true;
         h->new_in_read = 0;
@@ -896,6 +936,7 @@ static void setup_once(void)
     nghttp2_option_new(&options);
     nghttp2_option_set_no_auto_window_update(options, 1);
     nghttp2_option_set_no_closed_streams(options, 1);
+    nghttp2_option_set_no_recv_client_magic(options, 1); /* client_preface() checks it */
     hy_ng_option_set_max_continuations(options, 4 * MAX_CONTINUATIONS); /* ours (logged) decides first */
 }
 
