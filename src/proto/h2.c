@@ -59,7 +59,8 @@ typedef struct h2conn {
     uint64_t send_mark;
     uint32_t continuations;
     size_t header_limit, field_limit;
-    bool closed, goaway, fatal, in_recv, magic_done, preface_done, error_logged;
+    bool closed, goaway, fatal, in_recv, magic_done, preface_done, error_logged, lingering;
+    uint64_t linger_deadline;
 } h2conn_t;
 
 struct h2stream {
@@ -82,6 +83,8 @@ struct h2stream {
 static const hy_conn_ops_t h2_ops;
 static void schedule_flush(h2conn_t *h);
 static void conn_close(h2conn_t *h);
+static void linger(h2conn_t *h);
+static void on_read(hy_sock_t *s, const char *err);
 
 static h2stream_t *stream_of(hy_req_t *req)
 {
@@ -730,7 +733,25 @@ static void flush(h2conn_t *h)
         return;
     }
     if (h->fatal || (!nghttp2_session_want_read(h->ng) && !nghttp2_session_want_write(h->ng)))
+        linger(h);
+}
+
+/* The session is over and everything is written: stop writing and read what the client still sends for a
+ * while (nginx's lingering close), so a frame it sent meanwhile (a PING) does not turn our close into a reset
+ * that would destroy the responses it has not read yet. */
+static void linger(h2conn_t *h)
+{
+    hy_http_loc_conf_t *lc = h->dsrv->loc;
+    if (h->lingering)
+        return;
+    if (lc->lingering_close == HY_LINGER_OFF || hy_sock_shutdown_write(&h->c->sock) != 0) {
         conn_close(h);
+        return;
+    }
+    h->lingering = true;
+    h->linger_deadline = hy_clock_now_ms() + (uint64_t)lc->lingering_time_ms;
+    hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)lc->lingering_timeout_ms);
+    hy_sock_read_start(&h->c->sock, on_read);
 }
 
 static void on_flush_defer(hy_defer_t *d)
@@ -792,6 +813,14 @@ static void on_read(hy_sock_t *s, const char *err)
 {
     h2conn_t *h = s->data;
     hy_buf_t *in = &s->input;
+    if (h->lingering) {
+        hy_buf_release(in);
+        if ((err && err != hy_err_buf_full) || hy_clock_now_ms() >= h->linger_deadline)
+            conn_close(h);
+        else
+            hy_timer_link(s->loop, &h->timer, (uint64_t)h->dsrv->loc->lingering_timeout_ms);
+        return;
+    }
     if (!h->preface_done && !h->fatal && !client_preface(h, in, err)) {
         if (h->fatal || (err && err != hy_err_buf_full)) {
             conn_close(h);
@@ -837,6 +866,10 @@ static void on_timer(hy_timer_t *t)
 {
     h2conn_t *h = t->data;
     hy_http_loc_conf_t *lc = h->dsrv->loc;
+    if (h->lingering) {
+        conn_close(h);
+        return;
+    }
     if (h->nstreams == 0) {
         if (!h->goaway && !h->fatal) {
             h->fatal = true; /* close once the GOAWAY is out */
