@@ -724,8 +724,8 @@ static void try_parse(h1conn_t *h, const char *err)
     }
     if (h->c->state == HY_CONN_NEW) /* the first bytes: nginx counts the connection as reading from now on */
         hy_conn_set_state(h->c, HY_CONN_READING);
-    if (h->num_requests == 0 && h->req == NULL && h->last_len == 0 && !h->c->is_plain_on_tls &&
-        hy_http2_enabled(h->c->addr, h->dsrv)) {
+    if (h->num_requests == 0 && h->req == NULL && h->last_len == 0 && h->c->sock.tp == &hy_sock_plain_transport &&
+        !h->c->is_plain_on_tls && hy_http2_enabled(h->c->addr, h->dsrv)) { /* cleartext only, as nginx */
         /* HTTP/2 with prior knowledge (RFC 9113 §3.3): the connection starts with the preface */
         size_t m = HY_MIN(in->len, sizeof(HY_H2_PREFACE) - 1);
         if (memcmp(hy_buf_data(in), HY_H2_PREFACE, m) == 0) {

@@ -324,3 +324,14 @@ def test_control_frame_floods(server, cert, kind):
         pass
     assert wait_log(s, r'\[info\].*client sent too many %s frames \(flood\)' % kind)
     assert H2(s.port).get('/index.html')[2] == b'hello\n'
+
+
+def test_no_prior_knowledge_over_tls(server, cert):
+    """As nginx: the preface over TLS without ALPN h2 is an (invalid) HTTP/1 request, never HTTP/2."""
+    from helpers.tls import tls_connect, client_ctx
+    s = server(conf(cert), files=files())
+    c = tls_connect(s.port2, sni='localhost', ctx=client_ctx(alpn=['http/1.1']))
+    c.sendall(b'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n')
+    data = c.recv(4096)
+    assert data.startswith(b'HTTP/1.1 ')
+    c.close()
