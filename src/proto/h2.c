@@ -321,14 +321,14 @@ static void body_stop(h2stream_t *st)
     st->body_waiting = false;
 }
 
+/* The handler answers (413...); the rest of the body is acknowledged and dropped, and the stream reset without
+ * error once the response is out (on_frame_send). */
 static void body_fail(h2stream_t *st, int status)
 {
     st->body_reading = false;
+    if (st->rb_len && !st->reset)
+        nghttp2_session_consume(st->h->ng, st->id, st->rb_len);
     st->rb_len = 0;
-    if (!st->reset) {
-        st->reset = true;
-        nghttp2_submit_rst_stream(st->h->ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_CANCEL);
-    }
     hy_req__body_error(&st->req, status);
     schedule_flush(st->h);
 }
