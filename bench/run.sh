@@ -448,6 +448,16 @@ echo "$mem"
 [ -n "${hy_note:-}" ] && echo && echo "Note: $hy_note"
 [ -n "$bad_log" ] && echo && echo "Warning: [alert]/[crit]/[emerg] lines in the error logs:$bad_log (see --keep)"
 
+# HTTP/2 (bench/h2.sh): hayate, nginx and h2o (Debian's 2.2) under h2load over TLS and h2c, req/s and server CPU
+# per request; BENCH_H2=0 skips it (and --only does)
+h2table=""
+if [ "${BENCH_H2:-1}" = 1 ] && [ -z "$only" ]; then
+    h2table=$(HY_BIN="$hy_bin" NGINX_BIN="$nginx_bin" BENCH_SERVER_CPU="$srv_cpu" BENCH_CLIENT_CPU="$cli_cpu" \
+        BENCH_H2_REQUESTS=$([ "$quick" = 1 ] && echo 20000 || echo 200000) "$here/h2.sh")
+    echo
+    echo "$h2table"
+fi
+
 if [ -n "$out" ]; then
     rev=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "no commit")
     cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
@@ -463,6 +473,7 @@ if [ -n "$out" ]; then
         echo "$table"
         echo
         echo "$mem"
+        [ -n "$h2table" ] && echo && echo "$h2table"
         [ -n "$bad_log" ] && echo && echo "Warning: [alert]/[crit]/[emerg] lines in the error logs:$bad_log"
         echo
         echo "Commands (PORT = $nginx_port for nginx, $hayate_port for hayate):"
