@@ -21,6 +21,7 @@ tmp=$(mktemp -d /tmp/hy-bench-h2.XXXXXX)
 chmod 755 "$tmp"
 trap 'for p in ${pids:-}; do kill "$p" 2>/dev/null; done; sleep 0.5; rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/html" "$tmp/logs" "$tmp/conf"
+chmod 777 "$tmp/logs" # h2o writes its log as nobody
 head -c 612 /dev/zero | tr '\0' 'x' >"$tmp/html/small.html"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$tmp/conf/k.pem" \
     -out "$tmp/conf/c.pem" -days 2 -subj /CN=localhost >/dev/null 2>&1
@@ -55,7 +56,6 @@ h2o_conf() {
     cat <<EOF
 user: nobody
 num-threads: 1
-pid-file: $tmp/logs/h2o.pid
 error-log: $tmp/logs/h2o.err
 listen:
   host: 127.0.0.1
@@ -67,6 +67,7 @@ listen:
     certificate-file: $tmp/conf/c.pem
     key-file: $tmp/conf/k.pem
     minimum-version: TLSv1.2
+    ocsp-update-interval: 0
 hosts:
   default:
     paths:
