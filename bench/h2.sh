@@ -39,6 +39,8 @@ error_log $tmp/logs/$1.err warn;
 events { worker_connections 4096; }
 http {
     access_log off;
+    keepalive_requests 1000000; # h2o has no such limit: every stream of a connection is served
+    open_file_cache max=1000; # h2o caches open files by default (its file-cache, 32 entries)
     server {
         listen 127.0.0.1:$2 $4;
         listen 127.0.0.1:$3 ssl $4;
