@@ -1,4 +1,5 @@
-/* h2.c — HTTP/2 server connections (RFC 9113, HPACK RFC 7541) on libnghttp2 (see h2.h).
+/* h2.c — HTTP/2 server connections (RFC 9113, HPACK RFC 7541) on libnghttp2 (see h2.h): the session, I/O,
+ * stream lifecycle, timers and limits; a stream's response and request body are h2_stream.c.
  *
  * Input: whatever the socket read is handed to nghttp2_session_mem_recv at once. Output: a deferred flush loops
  * mem_send into the socket's outq (frames copied into blocks of FLUSH_BLOCK bytes) until nghttp2 has nothing
@@ -21,14 +22,11 @@
 #include <string.h>
 #include <unistd.h>
 #include "h2.h"
-#include "h2_compat.h"
-#include "../http/request.h"
+#include "h2_int.h"
 #include "../http/body.h"
 #include "../http/phases.h"
-#include "../http/http2_module.h"
 #include "../core/log.h"
 #include "../core/clock.h"
-#include "../core/file.h"
 #include "../event/sock.h"
 
 #define FLUSH_BLOCK 16384
@@ -39,57 +37,13 @@
 #define FRAME_BUDGET_PER_REQ 8 /* ... plus these per request served */
 #define RESET_MIN 200          /* client resets tolerated before the ratio to completed responses counts */
 
-enum { CNT_SETTINGS, CNT_PING, CNT_PRIORITY, CNT_WINDOW_UPDATE, CNT_EMPTY_DATA, CNT_N };
 static const char *const cnt_names[CNT_N] = {"SETTINGS", "PING", "PRIORITY", "WINDOW_UPDATE", "empty DATA"};
 
-typedef struct h2stream h2stream_t;
-
-typedef struct h2conn {
-    hy_conn_t *c;
-    nghttp2_session *ng;
-    hy_timer_t timer;
-    hy_defer_t flush_defer, proceed_defer;
-    hy_http_srv_conf_t *dsrv;
-    const hy_http2_srv_conf_t *h2sc;
-    h2stream_t *streams; /* open streams (a request started) */
-    size_t nstreams;
-    uint64_t num_requests, completed, resets, refused, data_frames_sent;
-    uint64_t counters[CNT_N];
-    uint64_t new_in_read; /* streams opened by the bytes of one read */
-    uint64_t send_mark;
-    uint32_t continuations;
-    size_t header_limit, field_limit;
-    bool closed, goaway, fatal, in_recv, magic_done, preface_done, error_logged, lingering;
-    uint64_t linger_deadline;
-} h2conn_t;
-
-struct h2stream {
-    hy_req_t req; /* first: the core's request, container of the stream */
-    h2conn_t *h;
-    h2stream_t *prev, *next;
-    int32_t id;
-    hy_array_t *headers; /* hy_header_t while the header block arrives */
-    hy_str_t method, path, authority, scheme;
-    size_t header_bytes;
-    hy_outq_t out;  /* response body segments not yet framed */
-    size_t chunk_size;
-    char *rb;       /* request body bytes received, not taken by the core yet (malloc) */
-    size_t rb_len, rb_cap;
-    int64_t body_total, body_max;
-    bool linked, started, head_sent, final, deferred, want_proceed, reset, eof_sent;
-    bool rb_end, end_delivered, body_reading, body_waiting, too_large;
-};
-
 static const hy_conn_ops_t h2_ops;
-static void schedule_flush(h2conn_t *h);
+void hy_h2_schedule_flush(h2conn_t *h);
 static void conn_close(h2conn_t *h);
 static void linger(h2conn_t *h);
 static void on_read(hy_sock_t *s, const char *err);
-
-static h2stream_t *stream_of(hy_req_t *req)
-{
-    return (h2stream_t *)req;
-}
 
 /* ---- per-stream arenas: a small per-worker cache, as HTTP/1's ---- */
 
@@ -156,266 +110,6 @@ static bool count_frame(h2conn_t *h, int which)
         return true;
     calm_down(h, "client sent too many %s frames (flood)", cnt_names[which]);
     return false;
-}
-
-/* ---- response ---- */
-
-static bool connection_field(hy_str_t n)
-{
-    return hy_str_caseeq(n, "connection") || hy_str_caseeq(n, "keep-alive") || hy_str_caseeq(n, "transfer-encoding") ||
-           hy_str_caseeq(n, "upgrade") || hy_str_caseeq(n, "proxy-connection");
-}
-
-static hy_ng_ssize read_body_cb(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t length, uint32_t *flags,
-                                nghttp2_data_source *src, void *user)
-{
-    (void)ng, (void)id, (void)user;
-    h2stream_t *st = src->ptr;
-    if (length > st->chunk_size)
-        length = st->chunk_size;
-    size_t o = 0;
-    while (o < length && st->out.head) {
-        hy_seg_t *s = st->out.head;
-        size_t n;
-        if (s->kind == HY_SEG_MEM) {
-            n = HY_MIN(length - o, s->mem.len);
-            memcpy(buf + o, s->mem.ptr, n);
-        } else {
-            n = (size_t)HY_MIN((int64_t)(length - o), s->file.len);
-            if (s->file.file->data) {
-                memcpy(buf + o, s->file.file->data + s->file.off, n);
-            } else {
-                ssize_t r = pread(s->file.file->fd, buf + o, n, (off_t)s->file.off);
-                if (r <= 0) {
-                    hy_req_log(&st->req, HY_LOG_CRIT, "pread() failed (%d: %s)", r < 0 ? errno : 0,
-                               r < 0 ? strerror(errno) : "file truncated");
-                    return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* resets the stream */
-                }
-                n = (size_t)r;
-            }
-        }
-        hy_outq_consume(&st->out, n);
-        o += n;
-    }
-    if (st->out.head == NULL) {
-        if (st->final) {
-            *flags |= NGHTTP2_DATA_FLAG_EOF;
-        } else {
-            if (st->req._proceed && !st->want_proceed) {
-                st->want_proceed = true;
-                hy_defer(st->h->c->sock.loop, &st->h->proceed_defer);
-            }
-            if (o == 0) {
-                st->deferred = true;
-                return NGHTTP2_ERR_DEFERRED;
-            }
-        }
-    }
-    return (hy_ng_ssize)o;
-}
-
-static void on_proceed_defer(hy_defer_t *d)
-{
-    h2conn_t *h = d->data;
-    for (h2stream_t *st = h->streams, *next; st && !h->closed; st = next) {
-        next = st->next;
-        if (st->want_proceed) {
-            st->want_proceed = false;
-            if (!st->reset)
-                hy_req_proceed(&st->req);
-        }
-    }
-}
-
-static void submit_head(h2stream_t *st)
-{
-    hy_req_t *req = &st->req;
-    hy_header_t *hd = req->resp_headers->elts;
-    size_t n = req->resp_headers->nelts;
-    nghttp2_nv *nv = hy_palloc(req->pool, sizeof(*nv) * (n + 1));
-    char *status = hy_palloc(req->pool, 4);
-    int code = req->status < 100 || req->status > 999 ? 500 : req->status;
-    snprintf(status, 4, "%03d", code);
-    size_t k = 0;
-    nv[k++] = (nghttp2_nv){(uint8_t *)":status", (uint8_t *)status, 7, 3, NGHTTP2_NV_FLAG_NONE};
-    for (size_t i = 0; i < n; i++) {
-        if (hd[i].name.len == 0 || connection_field(hd[i].name))
-            continue;
-        char *name = hy_palloc(req->pool, hd[i].name.len);
-        for (size_t j = 0; j < hd[i].name.len; j++) {
-            char ch = hd[i].name.ptr[j];
-            name[j] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
-        }
-        nv[k++] = (nghttp2_nv){(uint8_t *)name, (uint8_t *)hd[i].value.ptr, hd[i].name.len, hd[i].value.len,
-                               NGHTTP2_NV_FLAG_NONE};
-        req->bytes_sent += (int64_t)(hd[i].name.len + hd[i].value.len + 2);
-    }
-    req->bytes_sent += 9 + 4; /* frame header and status */
-    int rv;
-    if (req->header_only) {
-        rv = hy_ng_submit_response(st->h->ng, st->id, nv, k, NULL);
-    } else {
-        hy_ng_data_provider dp = {.source.ptr = st, .read_callback = read_body_cb};
-        rv = hy_ng_submit_response(st->h->ng, st->id, nv, k, &dp);
-    }
-    if (rv != 0)
-        hy_req_log(req, HY_LOG_ERR, "nghttp2_submit_response() failed: %s", nghttp2_strerror(rv));
-}
-
-static void body_stop(h2stream_t *st);
-
-static void h2_send(hy_req_t *req, bool is_final)
-{
-    h2stream_t *st = stream_of(req);
-    h2conn_t *h = st->h;
-    if (st->reset || h->closed) {
-        hy_outq_clear(&req->body);
-        if (is_final)
-            st->final = req->finished = true;
-        return;
-    }
-    if (!req->head_sent) {
-        req->head_sent = true;
-        hy_http_loc_conf_t *lc = req->loc ? req->loc : h->dsrv->loc;
-        st->chunk_size = (size_t)hy_http2_loc_conf(lc)->chunk_size;
-        submit_head(st);
-    }
-    if (req->header_only) {
-        hy_outq_clear(&req->body);
-    } else {
-        req->body_bytes_sent += (int64_t)req->body.bytes;
-        req->bytes_sent += (int64_t)req->body.bytes;
-        hy_outq_move(&st->out, &req->body);
-    }
-    if (is_final) {
-        st->final = true;
-        req->finished = true;
-        body_stop(st);
-    }
-    if (st->deferred) {
-        st->deferred = false;
-        nghttp2_session_resume_data(h->ng, st->id);
-    }
-    schedule_flush(h);
-}
-
-static void h2_abort(hy_req_t *req)
-{
-    h2stream_t *st = stream_of(req);
-    st->final = req->finished = true;
-    if (st->reset || st->h->closed)
-        return;
-    st->reset = true;
-    nghttp2_submit_rst_stream(st->h->ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_INTERNAL_ERROR);
-    schedule_flush(st->h);
-}
-
-/* ---- request body ---- */
-
-static void body_stop(h2stream_t *st)
-{
-    if (st->rb_len && !st->reset) /* what nobody took is acknowledged: the window reopens */
-        nghttp2_session_consume(st->h->ng, st->id, st->rb_len);
-    st->rb_len = 0;
-    st->body_reading = false;
-    st->body_waiting = false;
-}
-
-/* The handler answers (413...); the rest of the body is acknowledged and dropped, and the stream reset without
- * error once the response is out (on_frame_send). */
-static void body_fail(h2stream_t *st, int status)
-{
-    st->body_reading = false;
-    if (st->rb_len && !st->reset)
-        nghttp2_session_consume(st->h->ng, st->id, st->rb_len);
-    st->rb_len = 0;
-    hy_req__body_error(&st->req, status);
-    schedule_flush(st->h);
-}
-
-/* Hand buffered body bytes to the core until it is all taken or the handler pauses us. */
-static void feed_body(h2stream_t *st)
-{
-    while (st->body_reading && !st->reset && (st->rb_len > 0 || (st->rb_end && !st->end_delivered))) {
-        size_t n = st->rb_len;
-        size_t took = hy_req__body_in(&st->req, st->rb, n, st->rb_end);
-        if (!st->body_reading)
-            return; /* the response ended (body_stop acknowledged the rest) or the body failed */
-        if (took) {
-            memmove(st->rb, st->rb + took, n - took);
-            st->rb_len -= took;
-            st->req.request_length += (int64_t)took;
-            nghttp2_session_consume(st->h->ng, st->id, took);
-        }
-        if (took < n) {
-            st->body_waiting = true;
-            break;
-        }
-        if (st->rb_end)
-            st->end_delivered = true;
-    }
-    schedule_flush(st->h);
-}
-
-static void h2_read_body(hy_req_t *req)
-{
-    h2stream_t *st = stream_of(req);
-    if (st->final || st->reset)
-        return;
-    if (!st->body_reading) {
-        st->body_reading = true;
-        hy_http_loc_conf_t *lc = req->loc ? req->loc : st->h->dsrv->loc;
-        st->body_max = lc->client_max_body_size;
-        if (st->body_max > 0 && st->body_total > st->body_max) {
-            body_fail(st, 413);
-            return;
-        }
-    }
-    st->body_waiting = false;
-    feed_body(st);
-}
-
-static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *data, size_t len, void *user)
-{
-    (void)flags;
-    h2conn_t *h = user;
-    h2stream_t *st = nghttp2_session_get_stream_user_data(ng, id);
-    if (st == NULL || !st->started || st->reset || st->final) {
-        nghttp2_session_consume(ng, id, len); /* nobody will read it: acknowledge as it arrives */
-        if (st)
-            st->body_total += (int64_t)len;
-        return 0;
-    }
-    st->body_total += (int64_t)len;
-    int64_t max = st->body_max;
-    if (!st->body_reading) { /* not asked for yet: client_max_body_size of the location found so far */
-        hy_http_loc_conf_t *lc = st->req.loc ? st->req.loc : h->dsrv->loc;
-        max = lc->client_max_body_size;
-    }
-    if (max > 0 && st->body_total > max) {
-        hy_req_log(&st->req, HY_LOG_ERR, "client intended to send too large body: %lld bytes",
-                   (long long)st->body_total);
-        nghttp2_session_consume(ng, id, len);
-        if (st->body_reading) {
-            body_fail(st, 413);
-        } else if (!st->req.head_sent) {
-            st->too_large = true;
-            st->rb_len = 0;
-        }
-        return 0;
-    }
-    if (st->rb_len + len > st->rb_cap) {
-        size_t cap = st->rb_cap ? st->rb_cap : 16384;
-        while (cap < st->rb_len + len)
-            cap *= 2;
-        st->rb = hy_realloc(st->rb, cap);
-        st->rb_cap = cap;
-    }
-    memcpy(st->rb + st->rb_len, data, len);
-    st->rb_len += len;
-    if (st->body_reading && !st->body_waiting)
-        feed_body(st);
-    return 0;
 }
 
 /* ---- request head ---- */
@@ -561,7 +255,7 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *
         if (end) { /* trailers end the body */
             st->rb_end = true;
             if (st->body_reading && !st->body_waiting)
-                feed_body(st);
+                hy_h2_feed_body(st);
         }
         return 0;
     case NGHTTP2_DATA:
@@ -571,7 +265,7 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *
         if (st && end && st->started) {
             st->rb_end = true;
             if (st->body_reading && !st->body_waiting)
-                feed_body(st);
+                hy_h2_feed_body(st);
         }
         return 0;
     case NGHTTP2_RST_STREAM:
@@ -761,7 +455,7 @@ static void on_flush_defer(hy_defer_t *d)
         flush(h);
 }
 
-static void schedule_flush(h2conn_t *h)
+void hy_h2_schedule_flush(h2conn_t *h)
 {
     if (!h->closed)
         hy_defer(h->c->sock.loop, &h->flush_defer);
@@ -942,11 +636,11 @@ static void h2_shutdown(hy_conn_t *c)
     h->goaway = true;
     nghttp2_submit_goaway(h->ng, NGHTTP2_FLAG_NONE, nghttp2_session_get_last_proc_stream_id(h->ng),
                           NGHTTP2_NO_ERROR, NULL, 0);
-    schedule_flush(h);
+    hy_h2_schedule_flush(h);
 }
 
 static const hy_conn_ops_t h2_ops = {
-    .name = "HTTP/2.0", .send = h2_send, .abort = h2_abort, .read_body = h2_read_body, .shutdown = h2_shutdown,
+    .name = "HTTP/2.0", .send = hy_h2_send, .abort = hy_h2_abort, .read_body = hy_h2_read_body, .shutdown = h2_shutdown,
     .close = h2_close,
 };
 
@@ -961,7 +655,7 @@ static void setup_once(void)
     nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, on_begin_headers);
     nghttp2_session_callbacks_set_on_header_callback(callbacks, on_header);
     nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, on_frame_recv);
-    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, on_data_chunk);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, hy_h2_on_data_chunk);
     nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, on_stream_close);
     nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, on_frame_send);
     nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks, on_begin_frame);
@@ -986,7 +680,7 @@ void hy_h2_attach(hy_conn_t *c)
     h->timer.data = h;
     h->flush_defer.cb = on_flush_defer;
     h->flush_defer.data = h;
-    h->proceed_defer.cb = on_proceed_defer;
+    h->proceed_defer.cb = hy_h2_on_proceed_defer;
     h->proceed_defer.data = h;
     c->ops = &h2_ops;
     c->proto = h;
