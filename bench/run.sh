@@ -101,6 +101,10 @@ command -v wrk >/dev/null || pkgs="$pkgs wrk"
 command -v ab >/dev/null || pkgs="$pkgs apache2-utils"
 command -v taskset >/dev/null || pkgs="$pkgs util-linux"
 command -v curl >/dev/null || pkgs="$pkgs curl"
+if [ "${BENCH_H2:-1}" = 1 ]; then # the HTTP/2 scenarios (bench/h2.sh): h2load, and h2o as the reference
+    command -v h2load >/dev/null || pkgs="$pkgs nghttp2-client"
+    [ -x /usr/bin/h2o ] || pkgs="$pkgs h2o"
+fi
 [ -x "$nginx_bin" ] || { [ "$nginx_bin" = /usr/sbin/nginx ] && pkgs="$pkgs nginx"; }
 if [ -n "$pkgs" ]; then
     # shellcheck disable=SC2086
