@@ -588,8 +588,24 @@ static void on_timer(hy_timer_t *t)
         conn_close(h);
         return;
     }
+    /* client_body_timeout: a stream whose handler waits for body bytes that do not come */
+    uint64_t next = (uint64_t)lc->send_timeout_ms, now = hy_clock_now_ms();
+    for (h2stream_t *st = h->streams, *nx; st; st = nx) {
+        nx = st->next;
+        if (st->reset || st->final || !st->body_reading || st->body_waiting || st->rb_end)
+            continue;
+        hy_http_loc_conf_t *blc = st->req.loc ? st->req.loc : lc;
+        uint64_t limit = (uint64_t)blc->client_body_timeout_ms;
+        if (now - st->body_last_ms >= limit) {
+            hy_req_log(&st->req, HY_LOG_INFO, "client timed out (110: Connection timed out) while reading client "
+                       "request body");
+            hy_h2_body_fail(st, 408);
+            continue;
+        }
+        next = HY_MIN(next, limit - (now - st->body_last_ms));
+    }
     h->send_mark = h->c->sock.bytes_out;
-    hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)lc->send_timeout_ms);
+    hy_timer_link(h->c->sock.loop, &h->timer, next);
 }
 
 static void free_conn(void *arg)

@@ -44,6 +44,7 @@ struct h2stream {
     char *rb;       /* request body bytes received, not taken by the core yet (malloc) */
     size_t rb_len, rb_cap;
     int64_t body_total, body_max;
+    uint64_t body_last_ms; /* when body bytes last arrived, or the handler asked (client_body_timeout) */
     bool linked, started, head_sent, final, deferred, want_proceed, reset, eof_sent;
     bool rb_end, end_delivered, body_reading, body_waiting, too_large;
 };
@@ -61,6 +62,8 @@ void hy_h2_schedule_flush(h2conn_t *h);
 void hy_h2_send(hy_req_t *req, bool is_final);
 void hy_h2_abort(hy_req_t *req);
 void hy_h2_read_body(hy_req_t *req);
+/** The body cannot be read (408, 413): the handler answers; the rest is acknowledged and dropped. */
+void hy_h2_body_fail(h2stream_t *st, int status);
 /** Hand buffered request body bytes to the core until it is all taken or the handler pauses. */
 void hy_h2_feed_body(h2stream_t *st);
 int hy_h2_on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *data, size_t len, void *user);

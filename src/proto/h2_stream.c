@@ -10,6 +10,7 @@
 #include "../http/body.h"
 #include "../core/file.h"
 #include "../core/log.h"
+#include "../core/clock.h"
 
 /* ---- response ---- */
 
@@ -176,7 +177,7 @@ static void body_stop(h2stream_t *st)
 
 /* The handler answers (413...); the rest of the body is acknowledged and dropped, and the stream reset without
  * error once the response is out (on_frame_send). */
-static void body_fail(h2stream_t *st, int status)
+void hy_h2_body_fail(h2stream_t *st, int status)
 {
     st->body_reading = false;
     if (st->rb_len && !st->reset)
@@ -220,11 +221,16 @@ void hy_h2_read_body(hy_req_t *req)
         hy_http_loc_conf_t *lc = req->loc ? req->loc : st->h->dsrv->loc;
         st->body_max = lc->client_max_body_size;
         if (st->body_max > 0 && st->body_total > st->body_max) {
-            body_fail(st, 413);
+            hy_h2_body_fail(st, 413);
             return;
         }
+        /* the connection's timer (h2.c, on_timer) watches client_body_timeout from now on */
+        uint64_t due = hy_clock_now_ms() + (uint64_t)lc->client_body_timeout_ms;
+        if (!hy_timer_is_linked(&st->h->timer) || st->h->timer.expire_at > due)
+            hy_timer_link(st->h->c->sock.loop, &st->h->timer, (uint64_t)lc->client_body_timeout_ms);
     }
     st->body_waiting = false;
+    st->body_last_ms = hy_clock_now_ms();
     hy_h2_feed_body(st);
 }
 
@@ -240,6 +246,7 @@ int hy_h2_on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const ui
         return 0;
     }
     st->body_total += (int64_t)len;
+    st->body_last_ms = hy_clock_now_ms();
     int64_t max = st->body_max;
     if (!st->body_reading) { /* not asked for yet: client_max_body_size of the location found so far */
         hy_http_loc_conf_t *lc = st->req.loc ? st->req.loc : h->dsrv->loc;
@@ -250,7 +257,7 @@ int hy_h2_on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const ui
                    (long long)st->body_total);
         nghttp2_session_consume(ng, id, len);
         if (st->body_reading) {
-            body_fail(st, 413);
+            hy_h2_body_fail(st, 413);
         } else if (!st->req.head_sent) {
             st->too_large = true;
             st->rb_len = 0;

@@ -122,6 +122,8 @@ static ssize_t body_read(nghttp2_session *s, int32_t id, uint8_t *buf, size_t le
                          nghttp2_data_source *src, void *user)
 {
     client_t *c = user;
+    if (c->body == NULL)
+        return NGHTTP2_ERR_DEFERRED; /* a client that never sends its body */
     size_t n = c->len - c->off < length ? c->len - c->off : length;
     memcpy(buf, c->body + c->off, n);
     c->off += n;
@@ -268,6 +270,14 @@ static void test_too_large(void)
     free(body);
 }
 
+static void test_body_timeout(void)
+{
+    /* the handler waits for a body that never comes: client_body_timeout (200ms) answers 408 */
+    client_t *c = post("/buf", NULL, 10, true);
+    expect(c, 408, NULL);
+    ok(c->closed);
+}
+
 static void set_handler(const char *uri, hy_content_handler_fn fn)
 {
     hy_http_main_conf_t *m = hy_http_main(cyc);
@@ -288,7 +298,7 @@ int main(void)
         return 1;
     char conf[1024];
     snprintf(conf, sizeof(conf),
-             "client_body_buffer_size 1k; client_max_body_size 256k; client_body_temp_path %s/cbt;"
+             "client_body_buffer_size 1k; client_max_body_size 256k; client_body_timeout 200ms; client_body_temp_path %s/cbt;"
              "http2_body_preread_size 16k;"
              "server { listen 127.0.0.1:1; http2 on; location /buf { } location /stream { } }",
              tmp);
@@ -301,6 +311,7 @@ int main(void)
     subtest("buffered: memory, temp file, without content-length", test_buffered);
     subtest("streamed with backpressure", test_streamed);
     subtest("client_max_body_size", test_too_large);
+    subtest("client_body_timeout", test_body_timeout);
     char cmd[128];
     snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
     if (system(cmd) != 0)
