@@ -5,7 +5,7 @@ BUILD ?= build
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 
-PKGS := libpcre2-8 libssl libcrypto zlib libbrotlienc libzstd libdeflate libcrypt
+PKGS := libpcre2-8 libssl libcrypto zlib libbrotlienc libzstd libdeflate libcrypt libnghttp2
 DEP_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 DEP_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

@@ -101,6 +101,10 @@ command -v wrk >/dev/null || pkgs="$pkgs wrk"
 command -v ab >/dev/null || pkgs="$pkgs apache2-utils"
 command -v taskset >/dev/null || pkgs="$pkgs util-linux"
 command -v curl >/dev/null || pkgs="$pkgs curl"
+if [ "${BENCH_H2:-1}" = 1 ]; then # the HTTP/2 scenarios (bench/h2.sh): h2load, and h2o as the reference
+    command -v h2load >/dev/null || pkgs="$pkgs nghttp2-client"
+    [ -x /usr/bin/h2o ] || pkgs="$pkgs h2o"
+fi
 [ -x "$nginx_bin" ] || { [ "$nginx_bin" = /usr/sbin/nginx ] && pkgs="$pkgs nginx"; }
 if [ -n "$pkgs" ]; then
     # shellcheck disable=SC2086
@@ -448,6 +452,16 @@ echo "$mem"
 [ -n "${hy_note:-}" ] && echo && echo "Note: $hy_note"
 [ -n "$bad_log" ] && echo && echo "Warning: [alert]/[crit]/[emerg] lines in the error logs:$bad_log (see --keep)"
 
+# HTTP/2 (bench/h2.sh): hayate, nginx and h2o (Debian's 2.2) under h2load over TLS and h2c, req/s and server CPU
+# per request; BENCH_H2=0 skips it (and --only does)
+h2table=""
+if [ "${BENCH_H2:-1}" = 1 ] && [ -z "$only" ]; then
+    h2table=$(HY_BIN="$hy_bin" NGINX_BIN="$nginx_bin" BENCH_SERVER_CPU="$srv_cpu" BENCH_CLIENT_CPU="$cli_cpu" \
+        BENCH_H2_REQUESTS=$([ "$quick" = 1 ] && echo 20000 || echo 200000) "$here/h2.sh")
+    echo
+    echo "$h2table"
+fi
+
 if [ -n "$out" ]; then
     rev=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "no commit")
     cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
@@ -463,6 +477,7 @@ if [ -n "$out" ]; then
         echo "$table"
         echo
         echo "$mem"
+        [ -n "$h2table" ] && echo && echo "$h2table"
         [ -n "$bad_log" ] && echo && echo "Warning: [alert]/[crit]/[emerg] lines in the error logs:$bad_log"
         echo
         echo "Commands (PORT = $nginx_port for nginx, $hayate_port for hayate):"

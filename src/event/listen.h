@@ -18,6 +18,7 @@ typedef struct hy_listen_spec {
     bool reuseport, deferred, default_server, is_unix, bind;
     bool ssl;           /* listen ... ssl: connections start with a TLS handshake */
     bool proxy_protocol; /* listen ... proxy_protocol: connections start with a PROXY protocol header */
+    bool http2;          /* listen ... http2 (deprecated form of `http2 on`): HTTP/2 on this address */
 } hy_listen_spec_t;
 
 typedef void (*hy_accept_cb)(hy_listener_t *l, int fd, struct sockaddr_storage *peer, socklen_t peer_len);

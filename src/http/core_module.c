@@ -529,9 +529,12 @@ static int set_listen(hy_conf_t *cf, const hy_directive_t *d, void *conf)
             spec.ssl = true;
         } else if (hy_str_eq(o, "proxy_protocol")) {
             spec.proxy_protocol = true;
-        } else if (hy_str_eq(o, "http2") || hy_str_eq(o, "quic") || hy_str_eq(o, "http3")) {
+        } else if (hy_str_eq(o, "http2")) {
+            spec.http2 = true;
+            hy_conf_warn(cf, "the \"listen ... http2\" directive is deprecated, use the \"http2\" directive instead");
+        } else if (hy_str_eq(o, "quic") || hy_str_eq(o, "http3")) {
             return hy_conf_error(cf, "the \"%s\" parameter of the \"listen\" directive is not supported by hayate yet "
-                                 "(HTTP/2 comes in a later release)", o.ptr);
+                                 "(HTTP/3 is not planned yet)", o.ptr);
         } else if (o.len > 8 && memcmp(o.ptr, "backlog=", 8) == 0) {
             int64_t v = hy_parse_int(o.ptr + 8, o.len - 8);
             if (v <= 0 || v > 65535)
@@ -809,11 +812,13 @@ static int build_addrs(hy_conf_t *cf, hy_http_main_conf_t *m)
                     return hy_conf_error(cf, "duplicate listen options for %s", ls[i].text);
                 }
                 if (has_opts) {
-                    bool d = addr->spec.default_server, was_ssl = addr->spec.ssl, was_pp = addr->spec.proxy_protocol;
+                    bool d = addr->spec.default_server, was_ssl = addr->spec.ssl, was_pp = addr->spec.proxy_protocol,
+                         was_h2 = addr->spec.http2;
                     addr->spec = ls[i];
                     addr->spec.default_server = d;
                     addr->spec.ssl |= was_ssl;
                     addr->spec.proxy_protocol |= was_pp;
+                    addr->spec.http2 |= was_h2;
                 }
                 if (ls[i].default_server) {
                     addr->default_server = srvs[s];
@@ -822,6 +827,7 @@ static int build_addrs(hy_conf_t *cf, hy_http_main_conf_t *m)
             }
             addr->spec.ssl |= ls[i].ssl; /* nginx: "ssl" on any listen of an address makes it TLS */
             addr->spec.proxy_protocol |= ls[i].proxy_protocol; /* the same for proxy_protocol */
+            addr->spec.http2 |= ls[i].http2;                   /* and for http2 */
             *(hy_http_srv_conf_t **)hy_array_push(addr->servers) = srvs[s];
         }
     }

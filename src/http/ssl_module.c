@@ -13,6 +13,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include "ssl_module.h"
+#include "http2_module.h"
 #include "ssl_session.h"
 #include "ssl_ocsp.h"
 #include "conn.h"
@@ -39,6 +40,7 @@ enum {
     "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
 
 static const unsigned char alpn_protos[] = "\x08http/1.1\x08http/1.0";
+static const unsigned char alpn_protos_h2[] = "\x02h2\x08http/1.1\x08http/1.0";
 
 typedef struct {
     hy_str_t name, value;
@@ -705,6 +707,28 @@ static int on_servername(SSL *ssl, int *alert, void *arg)
 static int on_alpn(SSL *ssl, const unsigned char **out, unsigned char *outlen, const unsigned char *in, unsigned inlen,
                    void *arg)
 {
+    (void)arg;
+    /* h2 is offered when the server the SNI name chose (else the address's default) enables it, as nginx does */
+    hy_sock_t *s = hy_tls_sock(ssl);
+    hy_conn_t *c = s ? s->data : NULL;
+    bool h2 = false;
+    if (c) {
+        hy_http_srv_conf_t *srv = c->addr->default_server;
+        const char *name = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
+        char host[256];
+        size_t len = name ? strlen(name) : 0;
+        if (len && len < sizeof(host)) {
+            for (size_t i = 0; i < len; i++)
+                host[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
+            while (len > 0 && host[len - 1] == '.')
+                len--;
+            host[len] = '\0';
+            srv = hy_http_find_server(c->addr, host, len, NULL);
+        }
+        h2 = hy_http2_enabled(c->addr, srv);
+    }
+    if (h2)
+        return hy_tls_alpn_select(out, outlen, in, inlen, alpn_protos_h2, sizeof(alpn_protos_h2) - 1);
     return hy_tls_alpn_select(out, outlen, in, inlen, alpn_protos, sizeof(alpn_protos) - 1);
 }
 

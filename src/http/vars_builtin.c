@@ -172,7 +172,7 @@ static void get_field(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
         if (req->request_line.len == 0 && req->method.len == 0)
             not_found(v);
         else
-            set_val(v, req->version == 10 ? "HTTP/1.0" : "HTTP/1.1", 8);
+            set_val(v, req->version == 20 ? "HTTP/2.0" : req->version == 10 ? "HTTP/1.0" : "HTTP/1.1", 8);
         return;
     }
     not_found(v);

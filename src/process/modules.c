@@ -6,6 +6,7 @@
 #include "../http/core.h"
 #include "../http/ssl_module.h"
 #include "../handlers/random_index.h"
+#include "../http/http2_module.h"
 #include "../handlers/index.h"
 #include "../handlers/autoindex.h"
 #include "../filters/gzip_static.h"
@@ -49,6 +50,7 @@ hy_module_t *hy_modules[] = {
     &hy_http_gzip_static_module,
     &hy_static_module,
     &hy_http_ssl_module,     /* before vars: its postconfiguration defines the $ssl_* variables */
+    &hy_http_v2_module,      /* before vars: its postconfiguration defines $http2 */
     &hy_http_rewrite_module, /* before vars: its postconfiguration defines named-capture variables */
     &hy_http_try_files_module,
     &hy_http_referer_module, /* before vars: its postconfiguration defines $invalid_referer */

@@ -1,14 +1,15 @@
 /* accept.c — the one place a connection enters: register it (http/conn.c), read the PROXY protocol header on a
  * `listen ... proxy_protocol` address (before any transport byte: exactly the header is consumed, so what follows
  * reaches TLS or HTTP untouched), run the transport's handshake (TLS slots in here; plain has none), then pick
- * the protocol: ALPN's choice on TLS, otherwise HTTP/1.x (which hands a cleartext HTTP/2 preface over to h2 once
- * h2 exists). */
+ * the protocol: ALPN's choice on TLS, otherwise HTTP/1.x (which hands a cleartext HTTP/2 preface over to h2 where
+ * the address enables HTTP/2). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "accept.h"
 #include "h1.h"
+#include "h2.h"
 #include "../core/log.h"
 #include "../core/mem.h"
 #include "../http/core.h"
@@ -34,8 +35,12 @@ static void on_handshake(hy_sock_t *s, const char *err)
     }
     hy_str_t alpn = hy_sock_alpn(s);
     c->server_name = hy_sock_server_name(s);
+    if (hy_str_eq(alpn, "h2")) { /* offered only where the server enables HTTP/2 (http/ssl_module.c) */
+        hy_h2_attach(c);
+        return;
+    }
     if (alpn.len && !hy_str_eq(alpn, "http/1.1") && !hy_str_eq(alpn, "http/1.0")) {
-        /* only protocols we offered can be negotiated; HTTP/2 is not offered yet */
+        /* only protocols we offered can be negotiated */
         hy_log_conn(HY_LOG_INFO, c->id, "unexpected ALPN protocol, client: %s", c->peer_text);
         hy_conn_close(c);
         return;

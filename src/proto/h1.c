@@ -12,6 +12,8 @@
 #include <sys/socket.h>
 #include "h1.h"
 #include "h1parse.h"
+#include "h2.h"
+#include "../http/http2_module.h"
 #include "../http/request.h"
 #include "../http/conn.h"
 #include "../http/body.h"
@@ -719,6 +721,18 @@ static void bad_request(h1conn_t *h, int status, const char *reason, hy_h1_reque
     hy_req_error(req, status);
 }
 
+/* The connection speaks HTTP/2: h2 takes it over with the bytes read so far. */
+static void to_h2(h1conn_t *h)
+{
+    hy_conn_t *c = h->c;
+    hy_loop_t *loop = c->sock.loop;
+    hy_timer_unlink(loop, &h->timer);
+    h->state = ST_CLOSED;
+    c->proto = NULL;
+    hy_loop_free_later(loop, free_conn, h);
+    hy_h2_attach(c);
+}
+
 static void try_parse(h1conn_t *h, const char *err)
 {
     hy_buf_t *in = &h->c->sock.input;
@@ -729,6 +743,20 @@ static void try_parse(h1conn_t *h, const char *err)
     }
     if (h->c->state == HY_CONN_NEW) /* the first bytes: nginx counts the connection as reading from now on */
         hy_conn_set_state(h->c, HY_CONN_READING);
+    if (h->num_requests == 0 && h->req == NULL && h->last_len == 0 && h->c->sock.tp == &hy_sock_plain_transport &&
+        !h->c->is_plain_on_tls && hy_http2_enabled(h->c->addr, h->dsrv)) { /* cleartext only, as nginx */
+        /* HTTP/2 with prior knowledge (RFC 9113 §3.3): the connection starts with the preface */
+        size_t m = HY_MIN(in->len, sizeof(HY_H2_PREFACE) - 1);
+        if (memcmp(hy_buf_data(in), HY_H2_PREFACE, m) == 0) {
+            if (m < sizeof(HY_H2_PREFACE) - 1) {
+                if (err)
+                    conn_close(h);
+                return; /* wait for the rest of it */
+            }
+            to_h2(h);
+            return;
+        }
+    }
     if (h->last_len == 0) { /* the first bytes of a request: nginx counts it now (400s and abandoned heads too) */
         h->req_start_ms = (uint64_t)hy_clock_time_ms();
         hy_conn_count_request(h->c);

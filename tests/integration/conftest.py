@@ -26,7 +26,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from helpers.http1 import Conn, build_request  # noqa: E402
+from helpers.http1 import Conn, Response, build_request  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(HERE, '..', '..'))
 HY_BIN = os.environ.get('HY_BIN', os.path.join(REPO, 'build', 'hayate'))
@@ -184,6 +184,7 @@ class Server:
         self.stderr_path = stderr_path
         self.conns = []
         self.stopped = False
+        self.proto = 'h1'  # 'h2': get()/head() go over h2c with prior knowledge (the `proto` fixture)
 
     # ---- logs
     def error_log(self):
@@ -216,6 +217,8 @@ class Server:
 
     def get(self, path='/', headers=None, host='localhost', method='GET', port=None, body=None,
             version='HTTP/1.1'):
+        if self.proto == 'h2' and version == 'HTTP/1.1':
+            return h2_get(port or self.port, path, headers, host, method, body)
         hdrs = list(headers.items()) if isinstance(headers, dict) else list(headers or [])
         if not any(k.lower() == 'connection' for k, _ in hdrs) and version == 'HTTP/1.1':
             hdrs.append(('Connection', 'close'))
@@ -283,8 +286,37 @@ def prefix(tmp_path):
     return Prefix(tmp_path)
 
 
+def h2_get(port, path, headers, host, method, body):
+    """One request over a new h2c connection, as an HTTP/1 Response (headers in wire order, version
+    "HTTP/2.0"), so tests written against server.get() run unchanged over HTTP/2."""
+    from helpers.h2client import H2
+    hdrs = list(headers.items()) if isinstance(headers, dict) else list(headers or [])
+    hdrs = [(k.lower(), v) for k, v in hdrs if k.lower() not in ('connection', 'host', 'keep-alive')]
+    if body is not None and isinstance(body, str):
+        body = body.encode('latin-1')
+    c = H2(port)
+    try:
+        sid = c.request(path, method=method, headers=hdrs, body=body, authority=host or 'localhost')
+        status, hd, data = c.response(sid)
+        import h2.events
+        wire = []
+        for ev in c.events:
+            if isinstance(ev, h2.events.ResponseReceived) and ev.stream_id == sid:
+                wire = [(k, v) for k, v in ev.headers if not k.startswith(':')]
+        return Response('HTTP/2.0', status, '', wire, data, b'')
+    finally:
+        c.close()
+
+
+@pytest.fixture(params=['h1', 'h2'])
+def proto(request):
+    """Opt-in parametrisation of a feature test over HTTP/1.1 and HTTP/2: a test that takes `proto` runs twice;
+    under 'h2' the `server` fixture turns `http2 on` in the http{} block and server.get()/head() speak h2c."""
+    return request.param
+
+
 @pytest.fixture
-def server(hy_bin, prefix):
+def server(hy_bin, prefix, request):
     """Factory: server(template, files=None, full=False, wait=True, args=None, expect_fail=False).
 
     Renders `template` ({port}, {port2}, {port3}, {tmp}, {html}) into <tmp>/conf/test.conf, writes
@@ -296,6 +328,9 @@ def server(hy_bin, prefix):
               wait_port_on=None):
         for rel, content in (files or {}).items():
             prefix.write(rel, content)
+        want_h2 = 'proto' in request.fixturenames and request.getfixturevalue('proto') == 'h2'
+        if want_h2:
+            template = re.sub(r'(^|\n)(\s*http\s*\{)', r'\1\2\n    http2 on;', template, count=1)
         conf = prefix.conf(template, full=full)
         out = prefix.path('logs/stdout.txt')
         err = prefix.path('logs/stderr.txt')
@@ -303,6 +338,7 @@ def server(hy_bin, prefix):
         with open(out, 'wb') as fo, open(err, 'wb') as fe:
             proc = subprocess.Popen(cmd, stdout=fo, stderr=fe, stdin=subprocess.DEVNULL, cwd=prefix.tmp)
         srv = Server(prefix, proc, out, err)
+        srv.proto = 'h2' if want_h2 else 'h1'
         started.append(srv)
         if wait:
             ok = wait_port(wait_port_on or prefix.port, proc, 5.0, wait_host)

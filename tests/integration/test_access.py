@@ -262,7 +262,7 @@ def test_limit_except_access_log(ssrv):
     assert len(lines) == 1 and '"DELETE /lmt-log HTTP/1.1" 405' in lines[0]
 
 
-def test_realip_address_is_checked(server):
+def test_realip_address_is_checked(server, proto):
     srv = server('''
     http {
         server {

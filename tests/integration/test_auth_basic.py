@@ -172,7 +172,7 @@ def test_file_change_without_reload(srv):
     assert srv.get('/', headers=basic('plain', 'x')).status == 200
 
 
-def test_two_workers_see_the_change(server):
+def test_two_workers_see_the_change(server, proto):
     body = CONF.strip()[len('http {'):-1]
     srv = server(master_conf(body), files=FILES, full=True)
     assert len(workers_of(srv, 2)) == 2
@@ -200,7 +200,7 @@ def test_bad_config(run_cli, prefix, stmt, msg):
     assert msg in r.err and 'test.conf:' in r.err
 
 
-def test_error_page_keeps_the_challenge(server):
+def test_error_page_keeps_the_challenge(server, proto):
     srv = server('''
     http {
         server {

@@ -629,11 +629,19 @@ http {
 
 
 @pytest.mark.hayate_only
-@pytest.mark.parametrize('opt', ['http2'])
-def test_listen_http2_not_supported(prefix, run_cli, prog, opt):
+@pytest.mark.parametrize('opt', ['quic'])
+def test_listen_quic_not_supported(prefix, run_cli, prog, opt):
     path, text, res = check_t(prefix, run_cli, simple('root {html};', listen='listen 127.0.0.1:{port} %s;' % opt))
     assert res.rc == 1, res
     assert 'not supported' in res.err, res.err
+
+
+def test_listen_http2_deprecated(prefix, run_cli, prog):
+    """The pre-1.25.1 form still works, with nginx's deprecation warning and its file:line."""
+    path, text, res = check_t(prefix, run_cli, simple('root {html};', listen='listen 127.0.0.1:{port} http2;'))
+    assert res.rc == 0, res
+    assert 'the "listen ... http2" directive is deprecated, use the "http2" directive instead in %s:' % path \
+        in res.err, res.err
 
 
 def test_c_relative_to_prefix(prefix, run_cli, prog):

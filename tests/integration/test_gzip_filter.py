@@ -223,7 +223,7 @@ def test_http10_not_compressed_by_default(srv):
     assert_plain(r, text(4096, 4096))
 
 
-def test_http10_with_gzip_http_version(server):
+def test_http10_with_gzip_http_version(server, proto):
     s = server(simple('root {html};', http_extra='gzip on; gzip_http_version 1.0;'),
                files={'html/x.html': text(50000, 11)})
     r = s.get('/x.html', headers=AE, version='HTTP/1.0')
@@ -231,7 +231,7 @@ def test_http10_with_gzip_http_version(server):
     assert_gzipped(r, text(50000, 11))
 
 
-def test_vary(server):
+def test_vary(server, proto):
     s = server(simple('''root {html};
         location /novary/ { gzip_vary off; }''', http_extra='gzip on; gzip_vary on;'),
                files={'html/x.html': text(1000, 12), 'html/i.png': text(1000, 13), 'html/t.html': 'tiny',
@@ -255,7 +255,7 @@ def test_vary(server):
     assert r.header('Vary') is None
 
 
-def test_types_directive(server):
+def test_types_directive(server, proto):
     s = server(simple('''root {html};
         location /all/ { gzip_types *; }''', http_extra='gzip on; gzip_types text/plain application/json;'),
                files={'html/a.txt': text(1000, 15), 'html/a.json': text(1000, 16), 'html/a.html': text(1000, 17),
@@ -269,7 +269,7 @@ def test_types_directive(server):
     assert_gzipped(s.get('/all/a.bin', headers=AE), text(1000, 20))
 
 
-def test_seed_003_config(server):
+def test_seed_003_config(server, proto):
     """The tuned config of seed 003: level 6 and the usual text types."""
     s = server(simple('root {html};', http_extra='gzip on; gzip_comp_level 6; gzip_types text/plain text/css '
                       'application/json application/javascript text/xml application/xml application/xml+rss '
@@ -299,7 +299,7 @@ PROXIED_FILES = {'html/x.html': text(1000, 30)}
     ('no-cache no-store private', {'Via': '1.1 proxy'}, True),
     ('off any', {'Via': '1.1 proxy'}, False),            # off wins
 ])
-def test_gzip_proxied(server, value, headers, compressed):
+def test_gzip_proxied(server, value, headers, compressed, proto):
     extra = 'gzip on;' + (' gzip_proxied %s;' % value if value else '')
     s = server(simple('root {html};', http_extra=extra), files=PROXIED_FILES)
     h = dict(AE)
@@ -336,7 +336,7 @@ def test_gzip_disable(server, ua, compressed):
 
 # ---------------------------------------------------------------- rewritten files
 
-def test_file_rewritten_same_size(server):
+def test_file_rewritten_same_size(server, proto):
     s = server(simple('root {html};', http_extra='gzip on;'), files={'html/x.html': text(5000, 40)})
     for _ in range(2):
         assert_gzipped(s.get('/x.html', headers=AE), text(5000, 40))
@@ -399,7 +399,7 @@ def test_duplicate_proxied_value_warns(prefix, run_cli):
         (open(path).read(), res.err)
 
 
-def test_second_types_and_proxied_directives_add_to_the_first(server):
+def test_second_types_and_proxied_directives_add_to_the_first(server, proto):
     """As nginx: a second gzip_types adds its types, a second gzip_proxied its values."""
     s = server(simple('root {html};', http_extra='gzip on; gzip_min_length 1; gzip_types text/css;\n'
                                                  '    gzip_types text/xml;\n    gzip_proxied auth;\n'

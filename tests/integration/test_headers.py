@@ -131,21 +131,21 @@ def test_charset(srv, path, ctype):
     assert srv.get(path).header('Content-Type') == ctype
 
 
-def test_server_tokens_off(server, prog):
+def test_server_tokens_off(server, prog, proto):
     srv = server(simple('server_tokens off; location / { return 404; }'))
     r = srv.get('/')
     assert r.header('Server') == prog
     assert b'<hr><center>%s</center>' % prog.encode() in r.body
 
 
-def test_etag_off(server):
+def test_etag_off(server, proto):
     srv = server(simple('root {html}; etag off;'), files={'html/a.html': 'x'})
     r = srv.get('/a.html')
     assert r.status == 200
     assert not r.has('ETag')
 
 
-def test_msie_padding_accepted(server):
+def test_msie_padding_accepted(server, proto):
     srv = server(simple('msie_padding on; msie_refresh off; location / { return 200 "ok"; }'))
     assert srv.get('/').text == 'ok'
 

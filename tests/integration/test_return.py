@@ -127,7 +127,7 @@ def test_444_closes_without_response(srv):
     assert data == b''
 
 
-def test_server_level_return(server):
+def test_server_level_return(server, proto):
     srv = server(simple('''
         return 301 https://canonical.example$request_uri;
         location / { return 200 "never"; }

@@ -91,7 +91,7 @@ def test_rewrite_log(srv):
     assert '"^/last/(.*)$" matches "/last/abc"' in log
 
 
-def test_server_level_rewrite(server):
+def test_server_level_rewrite(server, proto):
     srv = server(simple('''
         rewrite ^/old/(.*)$ /new/$1;
         location /new/ { return 200 "new $uri"; }
@@ -101,7 +101,7 @@ def test_server_level_rewrite(server):
     assert r.text == 'new /new/page'
 
 
-def test_internal_location_reached_by_rewrite(server):
+def test_internal_location_reached_by_rewrite(server, proto):
     srv = server(simple('''
         location /pub/ { rewrite ^/pub/(.*)$ /priv/$1 last; }
         location /priv/ { internal; return 200 "private $uri"; }

@@ -68,14 +68,14 @@ def test_if_modified_since_later_exact_200(srv):
     assert srv.get('/f.txt', headers={'If-Modified-Since': LATER}).status == 200
 
 
-def test_if_modified_since_before(server):
+def test_if_modified_since_before(server, proto):
     s = make(server, '\n        if_modified_since before;')
     assert s.get('/f.txt', headers={'If-Modified-Since': LATER}).status == 304
     assert s.get('/f.txt', headers={'If-Modified-Since': LM}).status == 304
     assert s.get('/f.txt', headers={'If-Modified-Since': EARLIER}).status == 200
 
 
-def test_if_modified_since_off(server):
+def test_if_modified_since_off(server, proto):
     s = make(server, '\n        if_modified_since off;')
     assert s.get('/f.txt', headers={'If-Modified-Since': LM}).status == 200
 
@@ -97,7 +97,7 @@ def test_head_304(srv):
     assert r.status == 304
 
 
-def test_etag_off_if_none_match(server):
+def test_etag_off_if_none_match(server, proto):
     s = make(server, '\n        etag off;')
     assert s.get('/f.txt', headers={'If-None-Match': ETAG}).status == 200
     assert s.get('/f.txt', headers={'If-Modified-Since': LM}).status == 304

@@ -68,7 +68,7 @@ def test_content_type(srv, path, ctype):
     assert r.header('Content-Type') == ctype
 
 
-def test_default_type_directive(server):
+def test_default_type_directive(server, proto):
     s = server(simple('root {html};\n        location /t/ { default_type text/x-custom; }',
                       http_extra=''), files={'html/t/noext': 'x', 'html/t/a.txt': 'y', 'html/u': 'z'})
     assert s.get('/t/noext').header('Content-Type') == 'text/x-custom'
@@ -76,7 +76,7 @@ def test_default_type_directive(server):
     assert s.get('/u').header('Content-Type') == 'application/octet-stream'
 
 
-def test_types_block(server):
+def test_types_block(server, proto):
     body = '''http {
     types {
         text/x-one one;
@@ -121,7 +121,7 @@ def test_accept_ranges(srv):
     assert srv.get('/f.txt').header('Accept-Ranges') == 'bytes'
 
 
-def test_etag_off(server):
+def test_etag_off(server, proto):
     s = server(simple('root {html};\n        etag off;'), files={'html/f.txt': 'x'})
     r = s.get('/f.txt')
     assert r.status == 200
@@ -187,7 +187,7 @@ def test_directory_without_index_403(srv):
     assert r.reason == 'Forbidden'
 
 
-def test_index_order(server):
+def test_index_order(server, proto):
     s = server(simple('root {html};\n        index a.html b.html;'),
                files={'html/both/a.html': 'A', 'html/both/b.html': 'B', 'html/onlyb/b.html': 'B only',
                       'html/none/index.html': 'default index is not used'})
@@ -196,14 +196,14 @@ def test_index_order(server):
     assert s.get('/none/').status == 403
 
 
-def test_index_per_location(server):
+def test_index_per_location(server, proto):
     s = server(simple('root {html};\n        location /l/ { index home.htm; }'),
                files={'html/l/home.htm': 'home', 'html/l/index.html': 'idx', 'html/index.html': 'top'})
     assert s.get('/l/').body == b'home'
     assert s.get('/').body == b'top'
 
 
-def test_index_is_directory_not_file(server):
+def test_index_is_directory_not_file(server, proto):
     # an index entry that is a directory: nginx redirects internally to it, which then gets the slash 301
     s = server(simple('root {html};'), files={'html/d/index.html/x': 'x'})
     r = s.get('/d/')
@@ -211,7 +211,7 @@ def test_index_is_directory_not_file(server):
     assert r.header('Location').endswith(':%d/d/index.html/' % s.port)
 
 
-def test_autoindex(server):
+def test_autoindex(server, proto):
     s = server(simple('root {html};\n        location /list/ { autoindex on; }'),
                files={'html/list/one.txt': '1', 'html/list/two words.txt': '22', 'html/list/sub/x': 'x',
                       'html/list/.hidden': 'h', 'html/plain/a.txt': 'a'})
@@ -230,19 +230,19 @@ def test_autoindex(server):
     assert s.get('/plain/').status == 403
 
 
-def test_autoindex_index_wins(server):
+def test_autoindex_index_wins(server, proto):
     s = server(simple('root {html};\n        autoindex on;'), files={'html/d/index.html': 'idx', 'html/e/f': 'f'})
     assert s.get('/d/').body == b'idx'
     assert b'href="f"' in s.get('/e/').body
 
 
-def test_autoindex_head(server):
+def test_autoindex_head(server, proto):
     s = server(simple('root {html};\n        autoindex on;'), files={'html/e/f': 'f'})
     r = s.head('/e/')
     assert r.status == 200 and r.body == b''
 
 
-def test_symlinks_followed(server, prefix):
+def test_symlinks_followed(server, prefix, proto):
     s = server(simple('root {html};'), files={'html/real.txt': 'real', 'outside/o.txt': 'outside',
                                               'html/realdir/in.txt': 'in'})
     os.symlink('real.txt', os.path.join(s.html, 'link.txt'))
@@ -255,7 +255,7 @@ def test_symlinks_followed(server, prefix):
     assert s.get('/dangling').status == 404
 
 
-def test_unreadable_file_403(server):
+def test_unreadable_file_403(server, proto):
     if os.geteuid() == 0:
         pytest.skip('root reads everything')
     s = server(simple('root {html};'), files={'html/secret.txt': 's'})
@@ -263,7 +263,7 @@ def test_unreadable_file_403(server):
     assert s.get('/secret.txt').status == 403
 
 
-def test_large_file_exact(server):
+def test_large_file_exact(server, proto):
     rnd = random.Random(1234)
     data = bytes(rnd.getrandbits(8) for _ in range(1536 * 1024 + 17))
     s = server(simple('root {html};'), files={'html/big.bin': data})
@@ -282,7 +282,7 @@ def test_large_file_keepalive_twice(server):
         assert r.body == data
 
 
-def test_large_file_sendfile_off(server):
+def test_large_file_sendfile_off(server, proto):
     data = os.urandom(2 * 1024 * 1024 + 3)
     s = server(simple('root {html};\n        sendfile off;'), files={'html/big.bin': data})
     assert s.get('/big.bin').body == data
@@ -308,7 +308,7 @@ def test_large_file_slow_reader(server):
     assert r.body == data
 
 
-def test_root_inheritance(server):
+def test_root_inheritance(server, proto):
     body = '''http {
     root {html}/http_root;
     server {

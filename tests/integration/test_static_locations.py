@@ -105,7 +105,7 @@ def test_named_location_not_reachable(loc):
     assert r.status == 200 and r.body == b'L_prefix_slash'
 
 
-def test_regex_captures_do_not_break_prefix(server):
+def test_regex_captures_do_not_break_prefix(server, proto):
     s = server(simple('root {html};\n        location ~ ^/(a|b)/ { root {html}/re; }'),
                files={'html/re/a/x': 'RE', 'html/c/x': 'PLAIN'})
     assert s.get('/a/x').body == b'RE'
@@ -121,7 +121,7 @@ def test_location_percent_decoded(loc):
 
 # ---------------------------------------------------------------- alias
 
-def test_alias(server):
+def test_alias(server, proto):
     body = simple('root {html};\n'
                   '        location /al/ { alias {tmp}/aliased/; }\n'
                   '        location = /one { alias {tmp}/aliased/file.txt; }\n'
@@ -137,7 +137,7 @@ def test_alias(server):
     assert b'href="file.txt"' in s.get('/ald/').body
 
 
-def test_alias_regex_location_without_capture_is_prefix_like(server):
+def test_alias_regex_location_without_capture_is_prefix_like(server, proto):
     # alias inside a prefix location nested in another
     body = simple('root {html};\n        location /outer/ {\n            location /outer/in/ { alias {tmp}/x/; }\n        }')
     s = server(body, files={'x/f': 'nested alias'})
@@ -242,7 +242,7 @@ def test_first_server_is_default_without_default_server(sn):
     assert sn.get('/who', host='exact.test', port=sn.port2).body == b'port2_exact'
 
 
-def test_server_name_priority_wildcard_over_regex(server):
+def test_server_name_priority_wildcard_over_regex(server, proto):
     body = '''http {
     server { listen 127.0.0.1:{port}; server_name ~^www\\.; root {html}/regex; }
     server { listen 127.0.0.1:{port}; server_name www.*; root {html}/tail; }

@@ -127,7 +127,7 @@ def test_if_range_date_stale(srv):
     assert r.status == 200 and r.body == DATA
 
 
-def test_range_large_file_middle(server):
+def test_range_large_file_middle(server, proto):
     data = os.urandom(2 * 1024 * 1024)
     s = server(simple('root {html};'), files={'html/big.bin': data})
     start, end = 1024 * 1024 - 7, 1024 * 1024 + 100000

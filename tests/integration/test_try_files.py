@@ -58,14 +58,14 @@ def test_code(srv, path, status):
     assert srv.get(path).status == status
 
 
-def test_fallback_loop_500(server):
+def test_fallback_loop_500(server, proto):
     srv = server(simple('location / { try_files $uri /loop; }'))
     r = srv.get('/x')
     assert r.status == 500
     assert 'rewrite or internal redirection cycle' in srv.error_log()
 
 
-def test_not_inherited_by_nested_location(server):
+def test_not_inherited_by_nested_location(server, proto):
     srv = server(simple('''
         root {html};
         location /p/ {
@@ -77,7 +77,7 @@ def test_not_inherited_by_nested_location(server):
     assert srv.get('/p/n/missing').status == 404
 
 
-def test_alias_with_regex_captures(server):
+def test_alias_with_regex_captures(server, proto):
     srv = server(simple('''
         location ~ ^/img/(\\w+)/(.+)$ { alias {html}/store/$1/$2; }
         location ~ ^/named/(?<sect>\\w+)/(?<file>.+)$ { alias {html}/store/$sect/$file; }
@@ -89,7 +89,7 @@ def test_alias_with_regex_captures(server):
     assert srv.get('/r/x.txt?v=v2').text == 'root v2'
 
 
-def test_server_name_captures(server):
+def test_server_name_captures(server, proto):
     srv = server(simple('''
         server_name ~^(?<sub>[a-z]+)\\.example\\.test$ ~^www\\.(.+)$;
         location / { return 200 "sub=$sub one=$1"; }

@@ -1,0 +1,2 @@
+build-x/src/conf/compat.o: src/conf/compat.c src/conf/compat.h
+src/conf/compat.h:

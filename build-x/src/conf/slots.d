@@ -1,0 +1,11 @@
+build-x/src/conf/slots.o: src/conf/slots.c src/conf/conf.h \
+ src/conf/../core/hayate.h src/conf/../core/types.h \
+ src/conf/../core/str.h src/conf/../core/types.h src/conf/../core/mem.h \
+ src/conf/../core/hayate.h
+src/conf/conf.h:
+src/conf/../core/hayate.h:
+src/conf/../core/types.h:
+src/conf/../core/str.h:
+src/conf/../core/types.h:
+src/conf/../core/mem.h:
+src/conf/../core/hayate.h:

@@ -1,0 +1,20 @@
+build-x/src/event/tls.o: src/event/tls.c src/event/tls.h src/event/sock.h \
+ src/event/loop.h src/event/../core/hayate.h src/event/../core/types.h \
+ src/event/../core/buf.h src/event/../core/hayate.h \
+ src/event/../core/types.h src/event/../core/outq.h \
+ src/event/../core/str.h src/event/../core/file.h src/event/../core/mem.h \
+ src/event/../core/stats.h src/event/../core/shm.h
+src/event/tls.h:
+src/event/sock.h:
+src/event/loop.h:
+src/event/../core/hayate.h:
+src/event/../core/types.h:
+src/event/../core/buf.h:
+src/event/../core/hayate.h:
+src/event/../core/types.h:
+src/event/../core/outq.h:
+src/event/../core/str.h:
+src/event/../core/file.h:
+src/event/../core/mem.h:
+src/event/../core/stats.h:
+src/event/../core/shm.h:

@@ -1,0 +1,52 @@
+build-x/src/http/access.o: src/http/access.c src/http/access.h \
+ src/http/../conf/conf.h src/http/../conf/../core/hayate.h \
+ src/http/../conf/../core/types.h src/http/../conf/../core/str.h \
+ src/http/../conf/../core/types.h src/http/../conf/../core/mem.h \
+ src/http/../conf/../core/hayate.h src/http/core.h \
+ src/http/../core/regex.h src/http/../core/mem.h src/http/../core/str.h \
+ src/http/../event/listen.h src/http/../event/loop.h \
+ src/http/../event/../core/hayate.h src/http/../event/../core/types.h \
+ src/http/phases.h src/http/../core/str.h src/http/request.h \
+ src/http/../core/hayate.h src/http/../core/types.h \
+ src/http/../core/mem.h src/http/../core/outq.h src/http/../core/hayate.h \
+ src/http/../core/types.h src/http/conn.h src/http/../event/sock.h \
+ src/http/../event/../core/buf.h src/http/../event/../core/hayate.h \
+ src/http/../event/../core/types.h src/http/../event/../core/outq.h \
+ src/http/../event/../core/str.h src/http/../event/proxy_protocol.h \
+ src/http/../event/loop.h src/http/../conf/cycle.h src/http/../core/log.h
+src/http/access.h:
+src/http/../conf/conf.h:
+src/http/../conf/../core/hayate.h:
+src/http/../conf/../core/types.h:
+src/http/../conf/../core/str.h:
+src/http/../conf/../core/types.h:
+src/http/../conf/../core/mem.h:
+src/http/../conf/../core/hayate.h:
+src/http/core.h:
+src/http/../core/regex.h:
+src/http/../core/mem.h:
+src/http/../core/str.h:
+src/http/../event/listen.h:
+src/http/../event/loop.h:
+src/http/../event/../core/hayate.h:
+src/http/../event/../core/types.h:
+src/http/phases.h:
+src/http/../core/str.h:
+src/http/request.h:
+src/http/../core/hayate.h:
+src/http/../core/types.h:
+src/http/../core/mem.h:
+src/http/../core/outq.h:
+src/http/../core/hayate.h:
+src/http/../core/types.h:
+src/http/conn.h:
+src/http/../event/sock.h:
+src/http/../event/../core/buf.h:
+src/http/../event/../core/hayate.h:
+src/http/../event/../core/types.h:
+src/http/../event/../core/outq.h:
+src/http/../event/../core/str.h:
+src/http/../event/proxy_protocol.h:
+src/http/../event/loop.h:
+src/http/../conf/cycle.h:
+src/http/../core/log.h:

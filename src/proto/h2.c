@@ -1,0 +1,719 @@
+/* h2.c — HTTP/2 server connections (RFC 9113, HPACK RFC 7541) on libnghttp2 (see h2.h): the session, I/O,
+ * stream lifecycle, timers and limits; a stream's response and request body are h2_stream.c.
+ *
+ * Input: whatever the socket read is handed to nghttp2_session_mem_recv at once. Output: a deferred flush loops
+ * mem_send into the socket's outq (frames copied into blocks of FLUSH_BLOCK bytes) until nghttp2 has nothing
+ * more or the outq is above its high-watermark; the socket's drain runs the flush again. Each stream's response
+ * body waits in the stream's own segment queue; its data provider copies from it into DATA frames (memory or
+ * pread of file segments) and answers DEFERRED while the handler has produced nothing more.
+ *
+ * Request bodies: nghttp2's automatic WINDOW_UPDATEs are off; bytes are acknowledged (nghttp2_session_consume)
+ * when the core takes them, so a slow handler slows its client, and a body nobody reads is acknowledged as it
+ * arrives. The stream window is http2_body_preread_size; the connection window is opened wide once, as nginx
+ * does, so one stuck stream never blocks the others.
+ *
+ * Protections (each logged at info with its own words, then GOAWAY ENHANCE_YOUR_CALM): rapid reset, new streams
+ * per read, CONTINUATION frames per header block, SETTINGS/PING/PRIORITY/WINDOW_UPDATE/empty DATA frames beyond
+ * a budget that grows with the requests served, header lists beyond large_client_header_buffers, streams
+ * beyond http2_max_concurrent_streams; zero-window readers meet send_timeout. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "h2.h"
+#include "h2_int.h"
+#include "../http/body.h"
+#include "../http/phases.h"
+#include "../core/log.h"
+#include "../core/clock.h"
+#include "../event/sock.h"
+
+#define FLUSH_BLOCK 16384
+#define OUTQ_HIGH (256 * 1024) /* stop pulling frames from nghttp2 above this many queued bytes */
+#define REQ_POOL_SIZE 4096
+#define MAX_CONTINUATIONS 16   /* CONTINUATION frames in one header block */
+#define FRAME_BUDGET 500       /* control frames allowed before any request (below nghttp2's 1000 queued ACKs) */
+#define FRAME_BUDGET_PER_REQ 8 /* ... plus these per request served */
+#define RESET_MIN 200          /* client resets tolerated before the ratio to completed responses counts */
+
+static const char *const cnt_names[CNT_N] = {"SETTINGS", "PING", "PRIORITY", "WINDOW_UPDATE", "empty DATA"};
+
+static const hy_conn_ops_t h2_ops;
+void hy_h2_schedule_flush(h2conn_t *h);
+static void conn_close(h2conn_t *h);
+static void linger(h2conn_t *h);
+static void on_read(hy_sock_t *s, const char *err);
+
+/* ---- per-stream arenas: a small per-worker cache, as HTTP/1's ---- */
+
+#define POOL_CACHE_MAX 64
+static hy_pool_t *pool_cache[POOL_CACHE_MAX];
+static int pool_cache_n;
+
+static hy_pool_t *pool_take(void)
+{
+    return pool_cache_n ? pool_cache[--pool_cache_n] : hy_pool_create(REQ_POOL_SIZE);
+}
+
+static void pool_give(void *arg)
+{
+    hy_pool_t *p = arg;
+    if (pool_cache_n == POOL_CACHE_MAX) {
+        hy_pool_destroy(p);
+        return;
+    }
+    hy_pool_reset(p); /* runs the request's cleanups */
+    pool_cache[pool_cache_n++] = p;
+}
+
+static void stream_free(h2stream_t *st)
+{
+    h2conn_t *h = st->h;
+    if (st->linked) {
+        if (st->prev)
+            st->prev->next = st->next;
+        else
+            h->streams = st->next;
+        if (st->next)
+            st->next->prev = st->prev;
+        st->linked = false;
+        h->nstreams--;
+    }
+    if (st->started && !st->req.logged)
+        hy_req_log_phase(&st->req);
+    hy_outq_clear(&st->out);
+    free(st->rb);
+    st->rb = NULL;
+    hy_loop_free_later(h->c->sock.loop, pool_give, st->req.pool);
+}
+
+/* ---- limits ---- */
+
+static void calm_down(h2conn_t *h, const char *fmt, const char *what)
+{
+    char text[160];
+    snprintf(text, sizeof(text), fmt, what);
+    hy_log_conn(HY_LOG_INFO, h->c->id, "%s, client: %s", text, h->c->peer_text);
+    if (!h->fatal) {
+        h->fatal = true;
+        nghttp2_session_terminate_session(h->ng, NGHTTP2_ENHANCE_YOUR_CALM);
+    }
+}
+
+static bool count_frame(h2conn_t *h, int which)
+{
+    uint64_t budget = FRAME_BUDGET + FRAME_BUDGET_PER_REQ * h->num_requests;
+    if (which == CNT_WINDOW_UPDATE) /* a small window legitimately answers each DATA frame (two levels) */
+        budget += 2 * h->data_frames_sent;
+    if (++h->counters[which] <= budget)
+        return true;
+    calm_down(h, "client sent too many %s frames (flood)", cnt_names[which]);
+    return false;
+}
+
+/* ---- request head ---- */
+
+static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
+{
+    h2conn_t *h = user;
+    if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST)
+        return 0;
+    if (++h->new_in_read > 2 * (uint64_t)h->h2sc->max_concurrent_streams) {
+        calm_down(h, "client sent too many streams at once%s", "");
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    }
+    hy_pool_t *pool = pool_take();
+    h2stream_t *st = hy_pcalloc(pool, sizeof(*st));
+    st->req.pool = pool;
+    st->h = h;
+    st->id = frame->hd.stream_id;
+    st->headers = hy_array_create(pool, 16, sizeof(hy_header_t));
+    st->body_max = -1;
+    nghttp2_session_set_stream_user_data(ng, st->id, st);
+    st->linked = true;
+    st->next = h->streams;
+    if (h->streams)
+        h->streams->prev = st;
+    h->streams = st;
+    h->nstreams++;
+    if (h->nstreams == 1) /* from the idle timeout to send_timeout's watch over the active streams */
+        hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->dsrv->loc->send_timeout_ms);
+    if (h->c->is_idle || h->c->state == HY_CONN_NEW)
+        hy_conn_set_state(h->c, HY_CONN_READING);
+    return 0;
+}
+
+static int on_header(nghttp2_session *ng, const nghttp2_frame *frame, const uint8_t *name, size_t namelen,
+                     const uint8_t *value, size_t valuelen, uint8_t flags, void *user)
+{
+    (void)flags;
+    h2conn_t *h = user;
+    if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST)
+        return 0; /* trailers are not passed on (nginx ignores them too) */
+    h2stream_t *st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
+    if (st == NULL)
+        return 0;
+    st->header_bytes += namelen + valuelen + 32; /* RFC 9113 §6.5.2's accounting */
+    if (namelen + valuelen > h->field_limit || st->header_bytes > h->header_limit) {
+        hy_log_conn(HY_LOG_INFO, h->c->id, "client sent too large header list (header list bomb), client: %s",
+                    h->c->peer_text);
+        st->too_large = true;
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+    }
+    hy_pool_t *p = st->req.pool;
+    hy_str_t n = {hy_pstrndup(p, (const char *)name, namelen), namelen};
+    hy_str_t v = {hy_pstrndup(p, (const char *)value, valuelen), valuelen};
+    if (namelen && name[0] == ':') {
+        if (hy_str_eq(n, ":method"))
+            st->method = v;
+        else if (hy_str_eq(n, ":path"))
+            st->path = v;
+        else if (hy_str_eq(n, ":authority"))
+            st->authority = v;
+        else if (hy_str_eq(n, ":scheme"))
+            st->scheme = v;
+        return 0;
+    }
+    hy_header_t *hd = hy_array_push(st->headers);
+    hd->name = n;
+    hd->value = v;
+    return 0;
+}
+
+static void start_request(h2conn_t *h, h2stream_t *st, bool end_stream)
+{
+    hy_req_t *req = &st->req;
+    hy_pool_t *p = req->pool;
+    req->conn = h->c;
+    req->version = 20;
+    req->content_length = -1;
+    req->content_length_n = -1;
+    req->last_modified = -1;
+    req->srv = h->dsrv;
+    req->start_ms = (uint64_t)hy_clock_time_ms();
+    req->conn_requests = ++h->num_requests;
+    req->keepalive = true;
+    hy_conn_count_request(h->c);
+    st->started = true;
+    st->rb_end = end_stream;
+    /* :authority stands for Host (RFC 9113 §8.3.1); a Host field the client sent as well is kept first */
+    bool has_host = false;
+    hy_header_t *hd = st->headers->elts;
+    for (size_t i = 0; i < st->headers->nelts; i++) {
+        if (hy_str_eq(hd[i].name, "host"))
+            has_host = true;
+        else if (hy_str_eq(hd[i].name, "content-length"))
+            req->content_length = hy_parse_int(hd[i].value.ptr, hd[i].value.len);
+    }
+    if (!has_host && st->authority.len) {
+        hy_header_t *x = hy_array_push(st->headers);
+        x->name = HY_STR("host");
+        x->value = st->authority;
+    }
+    req->headers = st->headers->elts;
+    req->num_headers = st->headers->nelts;
+    req->method = st->method;
+    req->method_id = hy_http_method_id(st->method);
+    req->target = st->path;
+    size_t rl = st->method.len + st->path.len + 10;
+    char *line = hy_palloc(p, rl + 1);
+    int l = snprintf(line, rl + 1, "%.*s %.*s HTTP/2.0", (int)st->method.len, st->method.ptr, (int)st->path.len,
+                     st->path.ptr);
+    req->request_line = (hy_str_t){line, (size_t)l};
+    req->request_length = (int64_t)st->header_bytes;
+    hy_conn_set_state(h->c, HY_CONN_WRITING);
+    /* keepalive_requests and keepalive_time bound the connection's streams: the last one is announced by GOAWAY */
+    hy_http_loc_conf_t *lc = h->dsrv->loc;
+    if (!h->goaway && ((lc->keepalive_requests > 0 && h->num_requests >= (uint64_t)lc->keepalive_requests) ||
+                       hy_clock_time_ms() - (int64_t)h->c->start_ms > lc->keepalive_time_ms)) {
+        h->goaway = true;
+        nghttp2_submit_goaway(h->ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_NO_ERROR, NULL, 0);
+    }
+    if (st->too_large) {
+        hy_req_error(req, 413);
+        return;
+    }
+    hy_req_process(req);
+}
+
+static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
+{
+    h2conn_t *h = user;
+    h2stream_t *st;
+    bool end = frame->hd.flags & NGHTTP2_FLAG_END_STREAM;
+    switch (frame->hd.type) {
+    case NGHTTP2_HEADERS:
+        st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
+        if (st == NULL)
+            return 0;
+        if (frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
+            if (!st->started)
+                start_request(h, st, end);
+            return 0;
+        }
+        if (end) { /* trailers end the body */
+            st->rb_end = true;
+            if (st->body_reading && !st->body_waiting)
+                hy_h2_feed_body(st);
+        }
+        return 0;
+    case NGHTTP2_DATA:
+        if (frame->hd.length == 0 && !end && !count_frame(h, CNT_EMPTY_DATA))
+            return NGHTTP2_ERR_CALLBACK_FAILURE;
+        st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
+        if (st && end && st->started) {
+            st->rb_end = true;
+            if (st->body_reading && !st->body_waiting)
+                hy_h2_feed_body(st);
+        }
+        return 0;
+    case NGHTTP2_RST_STREAM:
+        st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
+        if (st && !st->eof_sent) { /* reset before its response was out */
+            h->resets++;
+            if (h->resets > RESET_MIN && h->resets > h->completed) {
+                calm_down(h, "client reset too many streams (rapid reset)%s", "");
+                return NGHTTP2_ERR_CALLBACK_FAILURE;
+            }
+        }
+        return 0;
+    case NGHTTP2_SETTINGS:
+        return count_frame(h, CNT_SETTINGS) ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
+    case NGHTTP2_PING:
+        return count_frame(h, CNT_PING) ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
+    case NGHTTP2_PRIORITY:
+        return count_frame(h, CNT_PRIORITY) ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
+    case NGHTTP2_WINDOW_UPDATE:
+        return count_frame(h, CNT_WINDOW_UPDATE) ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
+    default:
+        return 0;
+    }
+}
+
+static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void *user)
+{
+    (void)ng;
+    h2conn_t *h = user;
+    if (hd->type == NGHTTP2_HEADERS) {
+        h->continuations = 0;
+    } else if (hd->type == NGHTTP2_CONTINUATION && ++h->continuations > MAX_CONTINUATIONS) {
+        calm_down(h, "client sent too many CONTINUATION frames (flood)%s", "");
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    }
+    return 0;
+}
+
+/* nghttp2's own verdicts on what the client sent (protocol errors it answers with GOAWAY or RST_STREAM) */
+static int on_error(nghttp2_session *ng, int code, const char *msg, size_t len, void *user)
+{
+    (void)ng;
+    h2conn_t *h = user;
+    if (strstr(msg, "max concurrent streams exceeded"))
+        h->refused++;
+    h->error_logged = true;
+    hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid HTTP/2: %.*s (%s), client: %s", (int)len, msg,
+                nghttp2_strerror(code), h->c->peer_text);
+    return 0;
+}
+
+static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
+{
+    h2conn_t *h = user;
+    if (frame->hd.type == NGHTTP2_DATA)
+        h->data_frames_sent++;
+    if (frame->hd.type == NGHTTP2_GOAWAY && frame->goaway.error_code != NGHTTP2_NO_ERROR && !h->fatal) {
+        /* nghttp2's own verdict (its reason travels as the GOAWAY's debug data), unless on_error logged it */
+        h->fatal = true;
+        if (!h->error_logged)
+            hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid HTTP/2: %.*s (%s), client: %s",
+                    (int)frame->goaway.opaque_data_len, (const char *)frame->goaway.opaque_data,
+                    nghttp2_http2_strerror(frame->goaway.error_code), h->c->peer_text);
+    }
+    if (frame->hd.type == NGHTTP2_RST_STREAM &&
+        (frame->rst_stream.error_code == NGHTTP2_REFUSED_STREAM ||
+         frame->rst_stream.error_code == NGHTTP2_PROTOCOL_ERROR)) {
+        h2stream_t *st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
+        if (st == NULL && ++h->refused > (uint64_t)h->h2sc->max_concurrent_streams) {
+            calm_down(h, "client opened too many concurrent streams%s", "");
+            return 0;
+        }
+    }
+    if ((frame->hd.type == NGHTTP2_DATA || frame->hd.type == NGHTTP2_HEADERS) &&
+        (frame->hd.flags & NGHTTP2_FLAG_END_STREAM)) {
+        h2stream_t *st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
+        if (st)
+            st->eof_sent = true;
+        /* the response is complete while the client still sends a body: stop it without error (RFC 9113 §8.1, as
+         * nginx does) */
+        if (st && !st->reset && nghttp2_session_get_stream_remote_close(ng, st->id) == 0) {
+            st->reset = true;
+            nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_NO_ERROR);
+        }
+    }
+    return 0;
+}
+
+static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error_code, void *user)
+{
+    h2conn_t *h = user;
+    h2stream_t *st = nghttp2_session_get_stream_user_data(ng, id);
+    if (st == NULL)
+        return 0;
+    nghttp2_session_set_stream_user_data(ng, id, NULL);
+    if (st->final && !st->reset)
+        h->completed++;
+    if (!st->final && st->started) {
+        st->reset = true;
+        if (st->req.status == 0)
+            st->req.status = 499; /* nginx logs a stream the client reset as 499 */
+        if (st->body_reading) {
+            st->body_reading = false;
+            hy_req__body_error(&st->req, 499);
+        }
+    }
+    st->reset = true;
+    (void)error_code;
+    stream_free(st);
+    if (h->nstreams == 0 && !h->closed) {
+        hy_conn_set_state(h->c, HY_CONN_WAITING);
+        hy_http_loc_conf_t *lc = h->dsrv->loc;
+        hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)lc->keepalive_timeout_ms);
+    }
+    return 0;
+}
+
+/* ---- I/O ---- */
+
+static void on_written(hy_sock_t *s, const char *err);
+
+static void push_block(h2conn_t *h, char *blk, size_t len)
+{
+    hy_outq_push_mem(&h->c->sock.outq, blk, len, free, blk);
+}
+
+static void flush(h2conn_t *h)
+{
+    hy_sock_t *s = &h->c->sock;
+    char *blk = NULL;
+    size_t blen = 0;
+    while (s->outq.bytes + blen < OUTQ_HIGH) {
+        const uint8_t *data;
+        hy_ng_ssize n = hy_ng_mem_send(h->ng, &data);
+        if (n < 0) {
+            hy_log_conn(HY_LOG_ERR, h->c->id, "nghttp2_session_mem_send() failed: %s", nghttp2_strerror((int)n));
+            h->fatal = true;
+            break;
+        }
+        if (n == 0)
+            break;
+        if (blk && blen + (size_t)n > FLUSH_BLOCK) {
+            push_block(h, blk, blen);
+            blk = NULL;
+        }
+        if (blk == NULL) {
+            size_t cap = HY_MAX((size_t)n, FLUSH_BLOCK);
+            blk = hy_alloc(cap);
+            blen = 0;
+        }
+        memcpy(blk + blen, data, (size_t)n);
+        blen += (size_t)n;
+    }
+    if (blk)
+        push_block(h, blk, blen);
+    if (!hy_outq_empty(&s->outq)) {
+        h->send_mark = s->bytes_out;
+        hy_sock_write(s, on_written);
+        return;
+    }
+    if (h->fatal || (!nghttp2_session_want_read(h->ng) && !nghttp2_session_want_write(h->ng)))
+        linger(h);
+}
+
+/* The session is over and everything is written: stop writing and read what the client still sends for a
+ * while (nginx's lingering close), so a frame it sent meanwhile (a PING) does not turn our close into a reset
+ * that would destroy the responses it has not read yet. */
+static void linger(h2conn_t *h)
+{
+    hy_http_loc_conf_t *lc = h->dsrv->loc;
+    if (h->lingering)
+        return;
+    if (lc->lingering_close == HY_LINGER_OFF || hy_sock_shutdown_write(&h->c->sock) != 0) {
+        conn_close(h);
+        return;
+    }
+    h->lingering = true;
+    h->linger_deadline = hy_clock_now_ms() + (uint64_t)lc->lingering_time_ms;
+    hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)lc->lingering_timeout_ms);
+    hy_sock_read_start(&h->c->sock, on_read);
+}
+
+static void on_flush_defer(hy_defer_t *d)
+{
+    h2conn_t *h = d->data;
+    if (!h->closed && !h->in_recv)
+        flush(h);
+}
+
+void hy_h2_schedule_flush(h2conn_t *h)
+{
+    if (!h->closed)
+        hy_defer(h->c->sock.loop, &h->flush_defer);
+}
+
+static void on_written(hy_sock_t *s, const char *err)
+{
+    h2conn_t *h = s->data;
+    if (h->closed)
+        return;
+    if (err) {
+        conn_close(h);
+        return;
+    }
+    flush(h);
+}
+
+/* The client preface: the magic, checked here, then the client's SETTINGS. Clients that wait for the server's
+ * SETTINGS before sending theirs (nginx accepts them; nginx's own test client is one) get an empty SETTINGS
+ * frame supplied in their place, since nghttp2 insists on it. Returns false while more bytes are needed. */
+static bool client_preface(h2conn_t *h, hy_buf_t *in, const char *err)
+{
+    static const char magic[] = HY_H2_PREFACE;
+    size_t m = HY_MIN(in->len, sizeof(magic) - 1);
+    if (!h->magic_done) {
+        if (memcmp(hy_buf_data(in), magic, m) != 0) {
+            hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid HTTP/2 preface, client: %s", h->c->peer_text);
+            h->fatal = true;
+            return false;
+        }
+        if (m < sizeof(magic) - 1)
+            return false;
+        hy_buf_consume(in, sizeof(magic) - 1);
+        h->magic_done = true;
+    }
+    if (in->len < 5)
+        return false;
+    const unsigned char *p = (const unsigned char *)hy_buf_data(in);
+    if (p[3] != NGHTTP2_SETTINGS || (p[4] & NGHTTP2_FLAG_ACK)) {
+        static const uint8_t empty_settings[9] = {0, 0, 0, NGHTTP2_SETTINGS, 0, 0, 0, 0, 0};
+        hy_ng_mem_recv(h->ng, empty_settings, sizeof(empty_settings));
+    }
+    h->preface_done = true;
+    (void)err;
+    return true;
+}
+
+static void on_read(hy_sock_t *s, const char *err)
+{
+    h2conn_t *h = s->data;
+    hy_buf_t *in = &s->input;
+    if (h->lingering) {
+        hy_buf_release(in);
+        if ((err && err != hy_err_buf_full) || hy_clock_now_ms() >= h->linger_deadline)
+            conn_close(h);
+        else
+            hy_timer_link(s->loop, &h->timer, (uint64_t)h->dsrv->loc->lingering_timeout_ms);
+        return;
+    }
+    if (!h->preface_done && !h->fatal && !client_preface(h, in, err)) {
+        if (h->fatal || (err && err != hy_err_buf_full)) {
+            conn_close(h);
+            return;
+        }
+        flush(h); /* our SETTINGS go out while the client's preface is incomplete */
+        return;
+    }
+    if (in->len && !h->fatal) {
+        h->in_recv = true;
+        h->new_in_read = 0;
+        hy_ng_ssize n = hy_ng_mem_recv(h->ng, (const uint8_t *)hy_buf_data(in), in->len);
+        h->in_recv = false;
+        if (h->closed)
+            return;
+        if (n < 0) {
+            if (n != NGHTTP2_ERR_CALLBACK_FAILURE || !h->fatal)
+                hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid HTTP/2 data (%s), client: %s",
+                            nghttp2_strerror((int)n), h->c->peer_text);
+            if (n == NGHTTP2_ERR_BAD_CLIENT_MAGIC) {
+                conn_close(h);
+                return;
+            }
+            if (!h->fatal) {
+                h->fatal = true;
+                nghttp2_session_terminate_session(h->ng, NGHTTP2_PROTOCOL_ERROR);
+            }
+        }
+        hy_buf_consume(in, in->len);
+    }
+    if (h->fatal)
+        hy_sock_read_stop(s);
+    if (err && err != hy_err_buf_full) {
+        conn_close(h);
+        return;
+    }
+    flush(h);
+}
+
+/* Timers: idle (no stream: keepalive_timeout, GOAWAY then close), send_timeout while output waits for a client
+ * that does not read or keeps its window closed. */
+static void on_timer(hy_timer_t *t)
+{
+    h2conn_t *h = t->data;
+    hy_http_loc_conf_t *lc = h->dsrv->loc;
+    if (h->lingering) {
+        conn_close(h);
+        return;
+    }
+    if (h->nstreams == 0) {
+        if (!h->goaway && !h->fatal) {
+            h->fatal = true; /* close once the GOAWAY is out */
+            nghttp2_submit_goaway(h->ng, NGHTTP2_FLAG_NONE, nghttp2_session_get_last_proc_stream_id(h->ng),
+                                  NGHTTP2_NO_ERROR, NULL, 0);
+            hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)lc->send_timeout_ms);
+            flush(h);
+            return;
+        }
+        conn_close(h);
+        return;
+    }
+    bool waiting = !hy_outq_empty(&h->c->sock.outq);
+    for (h2stream_t *st = h->streams; st; st = st->next) {
+        if (st->reset)
+            continue;
+        waiting = waiting || st->out.head != NULL || (st->final && !st->eof_sent);
+    }
+    if (waiting && h->c->sock.bytes_out == h->send_mark) {
+        hy_log_conn(HY_LOG_INFO, h->c->id, "client timed out (110: Connection timed out) while sending response to "
+                    "client, client: %s", h->c->peer_text);
+        conn_close(h);
+        return;
+    }
+    /* client_body_timeout: a stream whose handler waits for body bytes that do not come */
+    uint64_t next = (uint64_t)lc->send_timeout_ms, now = hy_clock_now_ms();
+    for (h2stream_t *st = h->streams, *nx; st; st = nx) {
+        nx = st->next;
+        if (st->reset || st->final || !st->body_reading || st->body_waiting || st->rb_end)
+            continue;
+        hy_http_loc_conf_t *blc = st->req.loc ? st->req.loc : lc;
+        uint64_t limit = (uint64_t)blc->client_body_timeout_ms;
+        if (now - st->body_last_ms >= limit) {
+            hy_req_log(&st->req, HY_LOG_INFO, "client timed out (110: Connection timed out) while reading client "
+                       "request body");
+            hy_h2_body_fail(st, 408);
+            continue;
+        }
+        next = HY_MIN(next, limit - (now - st->body_last_ms));
+    }
+    h->send_mark = h->c->sock.bytes_out;
+    hy_timer_link(h->c->sock.loop, &h->timer, next);
+}
+
+static void free_conn(void *arg)
+{
+    h2conn_t *h = arg;
+    nghttp2_session_del(h->ng);
+    free(h);
+}
+
+static void conn_close(h2conn_t *h)
+{
+    if (h->closed)
+        return;
+    h->closed = true;
+    while (h->streams) {
+        h2stream_t *st = h->streams;
+        if (!st->final && st->started) {
+            st->reset = true;
+            if (st->req.status == 0)
+                st->req.status = 499;
+        }
+        st->reset = true;
+        nghttp2_session_set_stream_user_data(h->ng, st->id, NULL);
+        stream_free(st);
+    }
+    hy_loop_t *loop = h->c->sock.loop;
+    hy_timer_unlink(loop, &h->timer);
+    h->c->proto = NULL;
+    hy_conn_close(h->c);
+    hy_loop_free_later(loop, free_conn, h);
+}
+
+static void h2_close(hy_conn_t *c)
+{
+    conn_close(c->proto);
+}
+
+/* Graceful stop: GOAWAY with the last stream taken; streams in flight finish, then the connection closes. */
+static void h2_shutdown(hy_conn_t *c)
+{
+    h2conn_t *h = c->proto;
+    if (h->goaway || h->closed)
+        return;
+    h->goaway = true;
+    nghttp2_submit_goaway(h->ng, NGHTTP2_FLAG_NONE, nghttp2_session_get_last_proc_stream_id(h->ng),
+                          NGHTTP2_NO_ERROR, NULL, 0);
+    hy_h2_schedule_flush(h);
+}
+
+static const hy_conn_ops_t h2_ops = {
+    .name = "HTTP/2.0", .send = hy_h2_send, .abort = hy_h2_abort, .read_body = hy_h2_read_body, .shutdown = h2_shutdown,
+    .close = h2_close,
+};
+
+static nghttp2_session_callbacks *callbacks;
+static nghttp2_option *options;
+
+static void setup_once(void)
+{
+    if (callbacks)
+        return;
+    nghttp2_session_callbacks_new(&callbacks);
+    nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, on_begin_headers);
+    nghttp2_session_callbacks_set_on_header_callback(callbacks, on_header);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, on_frame_recv);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, hy_h2_on_data_chunk);
+    nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, on_stream_close);
+    nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, on_frame_send);
+    nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks, on_begin_frame);
+    nghttp2_session_callbacks_set_error_callback2(callbacks, on_error);
+    nghttp2_option_new(&options);
+    nghttp2_option_set_no_auto_window_update(options, 1);
+    nghttp2_option_set_no_closed_streams(options, 1);
+    nghttp2_option_set_no_recv_client_magic(options, 1); /* client_preface() checks it */
+    hy_ng_option_set_max_continuations(options, 4 * MAX_CONTINUATIONS); /* ours (logged) decides first */
+}
+
+void hy_h2_attach(hy_conn_t *c)
+{
+    setup_once();
+    h2conn_t *h = hy_calloc(sizeof(*h));
+    h->c = c;
+    h->dsrv = c->addr->default_server;
+    h->h2sc = hy_http2_srv_conf(h->dsrv);
+    h->field_limit = (size_t)h->dsrv->large_header_size;
+    h->header_limit = (size_t)(h->dsrv->large_header_num * h->dsrv->large_header_size);
+    h->timer.cb = on_timer;
+    h->timer.data = h;
+    h->flush_defer.cb = on_flush_defer;
+    h->flush_defer.data = h;
+    h->proceed_defer.cb = hy_h2_on_proceed_defer;
+    h->proceed_defer.data = h;
+    c->ops = &h2_ops;
+    c->proto = h;
+    c->sock.data = h;
+    c->sock.read_limit = hy_http2_recv_buffer_size(c->cycle); /* each read is consumed whole */
+    nghttp2_session_server_new2(&h->ng, callbacks, h, options);
+    nghttp2_settings_entry iv[] = {
+        {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, (uint32_t)h->h2sc->max_concurrent_streams},
+        {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, (uint32_t)h->h2sc->body_preread_size},
+        {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, (uint32_t)h->header_limit},
+    };
+    nghttp2_submit_settings(h->ng, NGHTTP2_FLAG_NONE, iv, HY_ARRAY_SIZE(iv));
+    nghttp2_session_set_local_window_size(h->ng, NGHTTP2_FLAG_NONE, 0, NGHTTP2_MAX_WINDOW_SIZE);
+    hy_timer_link(c->sock.loop, &h->timer, (uint64_t)h->dsrv->client_header_timeout_ms);
+    hy_sock_read_start(&c->sock, on_read);
+    if (c->sock.input.len)
+        on_read(&c->sock, NULL);
+    else
+        hy_sock_read_now(&c->sock);
+}

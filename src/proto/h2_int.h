@@ -1,0 +1,73 @@
+/* h2_int.h — the state proto/h2.c (session, I/O, stream lifecycle, limits) and proto/h2_stream.c (a stream's
+ * response and request body) share. Private to proto/h2*. */
+#ifndef HY_PROTO_H2_INT_H
+#define HY_PROTO_H2_INT_H
+
+#include "h2_compat.h"
+#include "../http/conn.h"
+#include "../http/request.h"
+#include "../http/http2_module.h"
+
+enum { CNT_SETTINGS, CNT_PING, CNT_PRIORITY, CNT_WINDOW_UPDATE, CNT_EMPTY_DATA, CNT_N };
+
+typedef struct h2stream h2stream_t;
+
+typedef struct h2conn {
+    hy_conn_t *c;
+    nghttp2_session *ng;
+    hy_timer_t timer;
+    hy_defer_t flush_defer, proceed_defer;
+    hy_http_srv_conf_t *dsrv;
+    const hy_http2_srv_conf_t *h2sc;
+    h2stream_t *streams; /* open streams (a request started) */
+    size_t nstreams;
+    uint64_t num_requests, completed, resets, refused, data_frames_sent;
+    uint64_t counters[CNT_N];
+    uint64_t new_in_read; /* streams opened by the bytes of one read */
+    uint64_t send_mark;
+    uint32_t continuations;
+    size_t header_limit, field_limit;
+    bool closed, goaway, fatal, in_recv, magic_done, preface_done, error_logged, lingering;
+    uint64_t linger_deadline;
+} h2conn_t;
+
+struct h2stream {
+    hy_req_t req; /* first: the core's request, container of the stream */
+    h2conn_t *h;
+    h2stream_t *prev, *next;
+    int32_t id;
+    hy_array_t *headers; /* hy_header_t while the header block arrives */
+    hy_str_t method, path, authority, scheme;
+    size_t header_bytes;
+    hy_outq_t out;  /* response body segments not yet framed */
+    size_t chunk_size;
+    char *rb;       /* request body bytes received, not taken by the core yet (malloc) */
+    size_t rb_len, rb_cap;
+    int64_t body_total, body_max;
+    uint64_t body_last_ms; /* when body bytes last arrived, or the handler asked (client_body_timeout) */
+    bool linked, started, head_sent, final, deferred, want_proceed, reset, eof_sent;
+    bool rb_end, end_delivered, body_reading, body_waiting, too_large;
+};
+
+static inline h2stream_t *stream_of(hy_req_t *req)
+{
+    return (h2stream_t *)req;
+}
+
+/* h2.c */
+/** Run the flush (mem_send into the socket's outq) from the loop, once. */
+void hy_h2_schedule_flush(h2conn_t *h);
+
+/* h2_stream.c: the protocol ops of a stream and the nghttp2 callbacks about its body */
+void hy_h2_send(hy_req_t *req, bool is_final);
+void hy_h2_abort(hy_req_t *req);
+void hy_h2_read_body(hy_req_t *req);
+/** The body cannot be read (408, 413): the handler answers; the rest is acknowledged and dropped. */
+void hy_h2_body_fail(h2stream_t *st, int status);
+/** Hand buffered request body bytes to the core until it is all taken or the handler pauses. */
+void hy_h2_feed_body(h2stream_t *st);
+int hy_h2_on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *data, size_t len, void *user);
+/** Connection defer: runs the proceed of streams whose segments were all framed (backpressure). */
+void hy_h2_on_proceed_defer(hy_defer_t *d);
+
+#endif
