@@ -138,7 +138,7 @@ size_t hy_rewrite_unescape_redirect(const char *in, size_t n, char *out)
         if (c > '%' && c < 0x7f) {
             *d++ = (char)c;
         } else { /* controls, space, '"', '#', '%', and bytes above 0x7e stay escaped (no header splitting) */
-            memcpy(d, in + i - 3, 3);
+            memmove(d, in + i - 3, 3); /* in place, d may be that very spot */
             d += 3;
         }
     }
