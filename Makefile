@@ -62,7 +62,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/harness.h
 
 # Debian packages: build, run, test. Installed only when missing (apt-get, as root).
 DEPS_BUILD := build-essential pkg-config libpcre2-dev libssl-dev zlib1g-dev libbrotli-dev libzstd-dev libdeflate-dev libcrypt-dev libnghttp2-dev
-DEPS_TEST := python3 python3-pytest python3-h2 python3-brotli python3-zstandard curl apache2-utils sslscan gcovr iproute2 prometheus whois nghttp2-client php8.2-fpm uwsgi-core uwsgi-plugin-python3 gunicorn
+DEPS_TEST := python3 python3-pytest python3-h2 python3-brotli python3-zstandard curl apache2-utils sslscan gcovr iproute2 prometheus whois nghttp2-client php8.2-fpm uwsgi-core uwsgi-plugin-python3 gunicorn nginx
 DEPS_FUZZ := clang libclang-rt-14-dev
 deps:
 	$(Q)tools/install-deps.sh $(DEPS_BUILD)
@@ -144,7 +144,7 @@ bench: all
 	$(Q)bench/proxy.sh
 
 # ---------------------------------------------------------------- installation
-# PREFIX=/usr: /usr/sbin/hayate, /etc/hayate/hayate.conf (+ mime.types, params), /var/log/hayate, /run/hayate.pid,
+# PREFIX=/usr: /usr/sbin/hayate, /etc/hayate/hayate.conf (+ mime.types, params, charset maps), /var/log/hayate, /run/hayate.pid,
 # /usr/share/hayate/html, hayate(8), the systemd unit, /etc/logrotate.d/hayate. DESTDIR stages it elsewhere.
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
@@ -176,7 +176,7 @@ install:
 	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/hayate/conf.d $(DESTDIR)$(DATADIR)/html $(DESTDIR)$(MANDIR)/man8 \
 	  $(DESTDIR)$(UNITDIR) $(DESTDIR)/etc/logrotate.d
 	install -d -m 0755 $(DESTDIR)$(LOGDIR)
-	install -m 0644 conf/mime.types dist/fastcgi_params dist/scgi_params dist/uwsgi_params $(DESTDIR)$(SYSCONFDIR)/hayate/
+	install -m 0644 conf/mime.types conf/koi-win conf/koi-utf conf/win-utf dist/fastcgi_params dist/scgi_params dist/uwsgi_params $(DESTDIR)$(SYSCONFDIR)/hayate/
 	[ -e $(DESTDIR)$(SYSCONFDIR)/hayate/hayate.conf ] || \
 	  $(SUBST) dist/hayate.conf >$(DESTDIR)$(SYSCONFDIR)/hayate/hayate.conf
 	install -m 0644 html/index.html $(DESTDIR)$(DATADIR)/html/

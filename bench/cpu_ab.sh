@@ -3,7 +3,9 @@
 # must not cost CPU (issue 9: "within 3% of today"). One worker pinned to CPU 0, wrk -t1 on CPU 1 for 10 s on
 # 127.0.0.1; CPU is the master's and worker's utime+stime from /proc. Give the same binary twice for an A/A run.
 #   usage: bench/cpu_ab.sh OLD_BINARY NEW_BINARY [ROUNDS=3] [SCENARIO=small]
-#   SCENARIO: small (612-byte file, -c128), 1m (1 MiB file, -c32), gzip (40 KiB HTML, gzip level 6, -c32)
+#   SCENARIO: small (612-byte file, -c128), 1m (1 MiB file, -c32), gzip (40 KiB HTML, gzip level 6, -c32),
+#             tls (the 612-byte file over HTTPS, TLS 1.3 with an ECDSA P-256 certificate, -c128)
+# Either binary may be Debian's nginx (/usr/sbin/nginx): both read the same config.
 # Build the old one with: git archive <commit> | tar -x -C /tmp/old && make -C /tmp/old
 set -u
 [ $# -ge 2 ] || { sed -n 2,7p "$0" >&2; exit 2; }
@@ -22,18 +24,24 @@ awk 'BEGIN { srand(3); nw = split("the quick brown fox jumps over lazy dog lorem
     for (n = 0; n < 41500;) { line = "<p>"; k = 5 + int(rand() * 20)
         for (i = 0; i < k; i++) line = line w[1 + int(rand() * nw)] " "
         line = line "</p>\n"; printf "%s", line; n += length(line) } }' | head -c 40960 >"$prefix/html/gz/40k.html"
+scheme=http
 case "${4:-small}" in
 small) url=/small.html conns=128 hdr=() ;;
+tls) url=/small.html conns=128 hdr=() scheme=https ;;
 1m) url=/1m.dat conns=32 hdr=() ;;
 gzip) url=/gz/40k.html conns=32 hdr=(-H 'Accept-Encoding: gzip') ;;
 *) echo "cpu_ab: unknown scenario ${4}" >&2; exit 2 ;;
 esac
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost \
+    -keyout "$prefix/conf/k.pem" -out "$prefix/conf/c.pem" >/dev/null 2>&1
+listen="listen 127.0.0.1:$port;"
+[ "$scheme" = https ] && listen="listen 127.0.0.1:$port ssl; ssl_certificate c.pem; ssl_certificate_key k.pem;"
 cat >"$prefix/conf/h.conf" <<CONF
 worker_processes 1;
 error_log logs/error.log;
 pid logs/h.pid;
 events { worker_connections 4096; }
-http { access_log off; server { listen 127.0.0.1:$port; root html; location / {}
+http { access_log off; server { $listen root html; location / {}
     location /gz/ { gzip on; gzip_comp_level 6; } } }
 CONF
 ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
@@ -42,10 +50,11 @@ one() { # BINARY -> "req/s µs-per-request"
     taskset -c 0 "$1" -p "$prefix/" -c conf/h.conf || return 1
     for _ in $(seq 50); do [ -s "$prefix/logs/h.pid" ] && break; sleep 0.1; done
     local m; m=$(cat "$prefix/logs/h.pid"); pids=("$m")
+    for _ in $(seq 50); do pgrep -P "$m" >/dev/null && break; sleep 0.1; done # the worker is forked after the pid file
     local procs="$m $(pgrep -P "$m" | tr '\n' ' ')"
-    taskset -c 1 wrk -t1 -c"$conns" -d2s "${hdr[@]}" "http://127.0.0.1:$port$url" >/dev/null # warm-up
+    taskset -c 1 wrk -t1 -c"$conns" -d2s "${hdr[@]}" "$scheme://127.0.0.1:$port$url" >/dev/null # warm-up
     local c0 out c1 n; c0=$(ticks $procs)
-    out=$(taskset -c 1 wrk -t1 -c"$conns" -d10s "${hdr[@]}" "http://127.0.0.1:$port$url")
+    out=$(taskset -c 1 wrk -t1 -c"$conns" -d10s "${hdr[@]}" "$scheme://127.0.0.1:$port$url")
     c1=$(ticks $procs)
     n=$(echo "$out" | awk '/requests in/{print $1}')
     if echo "$out" | grep -q 'Non-2xx\|Socket errors'; then

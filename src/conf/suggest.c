@@ -10,7 +10,7 @@ const char *const hy_suggest_variables[] = {
     "geoip_city", "geoip_city_continent_code", "geoip_city_country_code", "geoip_city_country_code3",
     "geoip_city_country_name", "geoip_country_code", "geoip_country_code3", "geoip_country_name", "geoip_dma_code",
     "geoip_latitude", "geoip_longitude", "geoip_org", "geoip_postal_code", "geoip_region", "geoip_region_name",
-    "gzip_ratio", "http2", "invalid_referer",
+    "gzip_ratio", "http2",
     "memcached_key", "modern_browser", "msie", "pipe", "proxy_add_x_forwarded_for", "proxy_host", "proxy_port",
     "proxy_protocol_addr", "proxy_protocol_port", "proxy_protocol_server_addr", "proxy_protocol_server_port",
     "realip_remote_addr", "realip_remote_port", "request_body", "request_body_file", "request_completion",
@@ -19,8 +19,8 @@ const char *const hy_suggest_variables[] = {
     "ssl_client_i_dn_legacy", "ssl_client_raw_cert", "ssl_client_s_dn", "ssl_client_s_dn_legacy",
     "ssl_client_serial", "ssl_client_v_end", "ssl_client_v_remain", "ssl_client_v_start", "ssl_client_verify",
     "ssl_curve", "ssl_curves", "ssl_early_data", "ssl_protocol", "ssl_server_name", "ssl_session_id",
-    "ssl_session_reused", "tcpinfo_rcv_space", "tcpinfo_rtt", "tcpinfo_rttvar", "tcpinfo_snd_cwnd", "uid_got",
-    "uid_reset", "uid_set", "upstream_trailer_", NULL,
+    "ssl_session_reused", "tcpinfo_rcv_space", "tcpinfo_rtt", "tcpinfo_rttvar", "tcpinfo_snd_cwnd",
+    "upstream_trailer_", NULL,
 };
 /* clang-format on */
 

@@ -71,7 +71,7 @@ int hy_log_reopen_file(const char *path)
 void hy_log_reopen(void)
 {
     for (size_t i = 0; i < num_targets; i++) {
-        if (strcmp(targets[i].path, "stderr") == 0)
+        if (strcmp(targets[i].path, "stderr") == 0 || targets[i].syslog)
             continue;
         int fd = hy_log_reopen_file(targets[i].path);
         if (fd < 0) {
@@ -116,7 +116,7 @@ static void escape_ctl(char *line, size_t from, size_t *n, size_t cap)
     *n = w;
 }
 
-static void vlog(int level, uint64_t conn_id, const char *fmt, va_list ap)
+static void vlog(unsigned scope, int level, uint64_t conn_id, const char *fmt, va_list ap)
 {
     char line[4096];
     size_t n = 0;
@@ -143,9 +143,14 @@ static void vlog(int level, uint64_t conn_id, const char *fmt, va_list ap)
             (void)!write(STDERR_FILENO, line, n);
         return;
     }
-    for (size_t i = 0; i < num_targets; i++)
-        if (level <= targets[i].level)
+    for (size_t i = 0; i < num_targets; i++) {
+        if (targets[i].scope != scope || level > targets[i].level)
+            continue;
+        if (targets[i].syslog) /* the line without its newline; the message's own level is the severity */
+            hy_syslog_send(targets[i].syslog, level - 1, line, n - 1);
+        else
             (void)!write(targets[i].fd, line, n);
+    }
 }
 
 void hy_log(int level, const char *fmt, ...)
@@ -154,7 +159,7 @@ void hy_log(int level, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vlog(level, 0, fmt, ap);
+    vlog(0, level, 0, fmt, ap);
     va_end(ap);
 }
 
@@ -164,7 +169,17 @@ void hy_log_conn(int level, uint64_t conn_id, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    vlog(level, conn_id, fmt, ap);
+    vlog(0, level, conn_id, fmt, ap);
+    va_end(ap);
+}
+
+void hy_log_scoped(unsigned scope, int level, uint64_t conn_id, const char *fmt, ...)
+{
+    if (level > hy_log_max_level)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(scope, level, conn_id, fmt, ap);
     va_end(ap);
 }
 
@@ -185,7 +200,7 @@ void hy_log_stderr(int level, const char *fmt, ...)
     }
     if (num_targets) {
         for (size_t i = 0; i < num_targets; i++) {
-            if (strcmp(targets[i].path, "stderr") == 0)
+            if (targets[i].scope == 0 && strcmp(targets[i].path, "stderr") == 0)
                 return; /* already on stderr */
         }
         hy_log(level, "%s", msg);

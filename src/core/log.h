@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include "hayate.h"
 #include "types.h"
+#include "syslog.h"
 
 enum hy_log_level {
     HY_LOG_EMERG = 1,
@@ -24,6 +25,9 @@ typedef struct hy_log_target {
     const char *path; /* borrowed from the cycle pool; "stderr" for the standard error */
     int fd;
     int level;        /* lines at this level or more severe are written */
+    unsigned scope;   /* 0: the main error_log; else the http{}/server{}/location{} level that declared it
+                       * (its requests' messages go there instead, hy_log_scoped) */
+    hy_syslog_peer_t *syslog; /* syslog:server=...: path is "syslog:..." and fd stays -1 */
 } hy_log_target_t;
 
 /** The most verbose level any target accepts; callers may test it before formatting. */
@@ -50,6 +54,8 @@ void hy_log_reopen(void);
 /** Write one line at `level`. conn_id > 0 adds "*CID " like nginx. */
 void hy_log(int level, const char *fmt, ...) HY_PRINTF(2, 3);
 void hy_log_conn(int level, uint64_t conn_id, const char *fmt, ...) HY_PRINTF(3, 4);
+/** As hy_log_conn, to the targets of `scope` (0: the main ones). */
+void hy_log_scoped(unsigned scope, int level, uint64_t conn_id, const char *fmt, ...) HY_PRINTF(4, 5);
 /** Startup mode output, always to stderr: "hayate: [level] message". Also copied to file targets if open. */
 void hy_log_stderr(int level, const char *fmt, ...) HY_PRINTF(2, 3);
 /** Set true with -q: non-error stderr messages during -t are suppressed. */

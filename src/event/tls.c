@@ -21,7 +21,9 @@
  * at most this many TLS connections: freeing and allocating them around every request (SSL_MODE_RELEASE_BUFFERS,
  * nginx's choice) costs ~1,500 instructions a request, 5% of a small response. Above it, a connection gives them
  * back whenever it waits for its next request, so 10,000 idle connections do not hold 340 MiB. */
-#define KEEP_BUFFERS_MAX 512
+#ifndef HY_TLS_KEEP_BUFFERS_MAX /* -DHY_TLS_KEEP_BUFFERS_MAX=0 builds nginx's behaviour, for bench/cpu_ab.sh */
+#define HY_TLS_KEEP_BUFFERS_MAX 512
+#endif
 
 static size_t live; /* TLS connections of this process (one event loop per process) */
 
@@ -252,7 +254,7 @@ static hy_str_t tls_server_name(hy_sock_t *s)
 static void tls_idle(hy_sock_t *s)
 {
     tls_conn_t *t = s->tls;
-    if (live > KEEP_BUFFERS_MAX)
+    if (live > HY_TLS_KEEP_BUFFERS_MAX)
         SSL_free_buffers(t->ssl); /* refuses (harmlessly) while a record is still buffered */
 }
 

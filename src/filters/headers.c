@@ -1,5 +1,4 @@
-/* headers_filter.c — nginx's headers module (add_header, expires) and the Content-Type part of the charset
- * module (charset, source_charset, charset_types; no recoding), as one header filter.
+/* headers_filter.c — nginx's headers module (add_header, expires), as one header filter.
  *
  * nginx's surprises kept: add_header lists are inherited from the level above only when a level has no
  * add_header at all; without "always" a header is added only for 200, 201, 204, 206, 301, 302, 303, 304, 307
@@ -24,9 +23,6 @@ typedef struct hf_conf {
     hy_array_t *headers;   /* hf_header_t; NULL: inherit */
     int expires;           /* HY_EXPIRES_*, HY_UNSET */
     int64_t expires_time;  /* seconds (DAILY: seconds after midnight) */
-    hy_str_t charset;      /* NULL: inherit; "off" */
-    hy_str_t source_charset;
-    hy_array_t *charset_types; /* hy_str_t; NULL: inherit/default; one "*" entry: any */
 } hf_conf_t;
 
 bool hy_headers_status_ok(int status)
@@ -149,27 +145,6 @@ static void add_expires(hy_req_t *req, const hf_conf_t *hc)
     hy_req_add_header(req, HY_STR("Cache-Control"), cc);
 }
 
-static bool type_listed(const hf_conf_t *hc, hy_str_t ct)
-{
-    const char *semi = memchr(ct.ptr, ';', ct.len);
-    hy_str_t mime = {ct.ptr, semi ? (size_t)(semi - ct.ptr) : ct.len};
-    while (mime.len && mime.ptr[mime.len - 1] == ' ')
-        mime.len--;
-    const hy_str_t *t = hc->charset_types->elts;
-    for (size_t i = 0; i < hc->charset_types->nelts; i++)
-        if (hy_str_eq(t[i], "*") || hy_str_caseeq_str(t[i], mime))
-            return true;
-    return false;
-}
-
-static bool has_charset_param(hy_str_t ct)
-{
-    for (size_t i = 0; i + 8 <= ct.len; i++)
-        if ((ct.ptr[i] | 0x20) == 'c' && strncasecmp(ct.ptr + i, "charset=", 8) == 0)
-            return true;
-    return false;
-}
-
 static void header_filter(hy_req_t *req)
 {
     hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv ? req->srv->loc : NULL;
@@ -204,14 +179,6 @@ static void header_filter(hy_req_t *req)
                 hy_req_add_header(req, h[i].name, v);
         }
     }
-    if (hc->charset.len && !hy_str_eq(hc->charset, "off") && req->content_type.len &&
-        type_listed(hc, req->content_type) && !has_charset_param(req->content_type)) {
-        size_t n = req->content_type.len + 10 + hc->charset.len;
-        char *p = hy_palloc(req->pool, n + 1);
-        int l = snprintf(p, n + 1, "%.*s; charset=%.*s", (int)req->content_type.len, req->content_type.ptr,
-                         (int)hc->charset.len, hc->charset.ptr);
-        req->content_type = (hy_str_t){p, (size_t)l};
-    }
 }
 
 static void *create_loc(hy_conf_t *cf)
@@ -219,17 +186,6 @@ static void *create_loc(hy_conf_t *cf)
     hf_conf_t *c = hy_pcalloc(cf->pool, sizeof(*c));
     c->expires = HY_UNSET;
     return c;
-}
-
-/* nginx (ngx_http_charset_postconfiguration): a source_charset other than the charset needs a charset_map,
- * which hayate does not have ("not yet"), so such a pair is refused as nginx refuses a pair with no map */
-static int check_recoding(hy_conf_t *cf, const hf_conf_t *c)
-{
-    if (c->source_charset.ptr == NULL || c->charset.ptr == NULL || hy_str_eq(c->charset, "off") ||
-        c->charset.ptr[0] == '$' || c->source_charset.ptr[0] == '$' || hy_str_caseeq_str(c->charset, c->source_charset))
-        return 0;
-    return hy_conf_error(cf, "no \"charset_map\" between the charsets \"%.*s\" and \"%.*s\"",
-                         (int)c->source_charset.len, c->source_charset.ptr, (int)c->charset.len, c->charset.ptr);
 }
 
 static int merge_loc(hy_conf_t *cf, void *parent, void *child)
@@ -241,21 +197,7 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
         c->expires = p->expires == HY_UNSET ? HY_EXPIRES_OFF : p->expires;
         c->expires_time = p->expires_time;
     }
-    if (c->charset.ptr == NULL)
-        c->charset = p->charset.ptr ? p->charset : HY_STR("off");
-    if (c->source_charset.ptr == NULL)
-        c->source_charset = p->source_charset;
-    if (c->charset_types == NULL) {
-        if (p->charset_types == NULL) {
-            static const char *defaults[] = {"text/html", "text/xml", "text/plain", "text/vnd.wap.wml",
-                                             "application/javascript", "application/rss+xml"};
-            p->charset_types = hy_array_create(cf->pool, 6, sizeof(hy_str_t));
-            for (size_t i = 0; i < HY_ARRAY_SIZE(defaults); i++)
-                *(hy_str_t *)hy_array_push(p->charset_types) = (hy_str_t){(char *)defaults[i], strlen(defaults[i])};
-        }
-        c->charset_types = p->charset_types;
-    }
-    return check_recoding(cf, c);
+    return 0;
 }
 
 static int set_add_header(hy_conf_t *cf, const hy_directive_t *d, void *conf)
@@ -293,28 +235,12 @@ static int set_expires(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return 0;
 }
 
-static int set_charset_types(hy_conf_t *cf, const hy_directive_t *d, void *conf)
-{
-    hf_conf_t *hc = conf;
-    size_t n;
-    hy_str_t *a = hy_conf_args(cf, &n);
-    if (hc->charset_types == NULL)
-        hc->charset_types = hy_array_create(cf->pool, n, sizeof(hy_str_t));
-    for (size_t i = 1; i < n; i++)
-        *(hy_str_t *)hy_array_push(hc->charset_types) = hy_str_dup(cf->pool, a[i]);
-    return 0;
-}
-
 #define HF_CTX (HY_CTX_HTTP_ANY | HY_CTX_LIF)
 #define HF(field) .conf = HY_CONF_LOC, .offset = offsetof(hf_conf_t, field)
 
 static const hy_directive_t headers_directives[] = {
     {.name = "add_header", .ctx = HF_CTX, .args = HY_ARGS_2 | HY_ARGS_3, .set = set_add_header, HF(headers)},
     {.name = "expires", .ctx = HF_CTX, .args = HY_ARGS_12, .set = set_expires, HF(expires)},
-    {.name = "charset", .ctx = HF_CTX, .args = HY_ARGS_1, .set = hy_slot_str, HF(charset)},
-    {.name = "source_charset", .ctx = HF_CTX, .args = HY_ARGS_1, .set = hy_slot_str, HF(source_charset)},
-    {.name = "charset_types", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1MORE, .set = set_charset_types,
-     HF(charset_types)},
     {0},
 };
 

@@ -1,6 +1,7 @@
 /* autoindex.c — nginx's autoindex module: render a directory listing byte-compatible with nginx's output, and
  * the content handler that answers with it. */
 #include "autoindex.h"
+#include "../filters/charset.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -528,6 +529,8 @@ static int autoindex_content_phase(hy_req_t *req)
     char *dir = hy_http_map_uri_to_path(req, lc, req->uri, &plen);
     hy_autoindex_opts_t o = {.exact_size = ac->exact_size != 0, .localtime = ac->localtime == 1,
                              .format = ac->format};
+    /* nginx measures and cuts names in characters when the response's charset is utf-8 */
+    o.utf8 = hy_str_caseeq(hy_charset_of(req, hy_autoindex_content_type(&o)), "utf-8");
     if (o.format == HY_AUTOINDEX_JSONP && !jsonp_callback(req, &o.callback))
         return 400;
     char *out = NULL;

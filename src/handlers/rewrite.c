@@ -93,9 +93,65 @@ void hy_rewrite_split(hy_pool_t *pool, hy_str_t result, bool has_q, bool add_arg
     *args = a;
 }
 
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (char)(c | 0x20);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+size_t hy_rewrite_unescape_redirect(const char *in, size_t n, char *out)
+{
+    char *d = out;
+    size_t i = 0;
+    while (i < n) {
+        char ch = in[i];
+        if (ch == '?')
+            break; /* the rest, the '?' included, is copied as it is */
+        if (ch != '%') {
+            *d++ = ch;
+            i++;
+            continue;
+        }
+        int hi = i + 1 < n ? hexval(in[i + 1]) : -2;
+        if (hi == -2)
+            return (size_t)(d - out); /* a '%' at the end goes */
+        if (hi < 0) { /* "%z": the '%' goes, the character stays */
+            *d++ = in[i + 1];
+            i += 2;
+            continue;
+        }
+        int lo = i + 2 < n ? hexval(in[i + 2]) : -2;
+        if (lo == -2)
+            return (size_t)(d - out);
+        if (lo < 0) { /* "%2z": all three go */
+            i += 3;
+            continue;
+        }
+        unsigned char c = (unsigned char)(hi << 4 | lo);
+        i += 3;
+        if (c == '?') {
+            *d++ = '?';
+            break; /* an escaped '?' ends the decoding too */
+        }
+        if (c > '%' && c < 0x7f) {
+            *d++ = (char)c;
+        } else { /* controls, space, '"', '#', '%', and bytes above 0x7e stay escaped (no header splitting) */
+            memcpy(d, in + i - 3, 3);
+            d += 3;
+        }
+    }
+    memmove(d, in + i, n - i);
+    return (size_t)(d - out) + (n - i);
+}
+
 hy_str_t hy_rewrite_redirect_location(hy_pool_t *pool, hy_str_t result, bool has_q, bool add_args,
                                       hy_str_t old_args)
 {
+    char *u = hy_palloc(pool, result.len + 1);
+    result.len = hy_rewrite_unescape_redirect(result.ptr, result.len, u);
+    result.ptr = u;
     if (!add_args || old_args.len == 0)
         return result;
     char *p = hy_palloc(pool, result.len + 1 + old_args.len);

@@ -34,8 +34,14 @@ bool hy_rewrite_truthy(hy_str_t v);
  * removed, add_args false then), `has_q` whether the replacement has a literal '?'. New strings go in `pool`. */
 void hy_rewrite_split(hy_pool_t *pool, hy_str_t result, bool has_q, bool add_args, hy_str_t old_args,
                       hy_str_t *uri, hy_str_t *args);
-/** The Location of a redirecting rewrite: the result, plus the old args after '?' (or '&' when the
- * replacement had args) unless add_args is false. */
+/** nginx's unescaping of a redirecting rewrite's result (its NGX_UNESCAPE_REDIRECT): %XX sequences before the first
+ * '?' (literal or decoded) are decoded when they give a printable character above '%' ("%3A" → ':'), and kept as
+ * they are otherwise ("%0D", "%20", "%25"); the rest from that '?' on is copied unchanged. Malformed escapes are
+ * dropped as nginx drops them ("%z" → "z", "%2z" → ""). `out` has room for n bytes (may equal `in`); returns the
+ * length written. */
+size_t hy_rewrite_unescape_redirect(const char *in, size_t n, char *out);
+/** The Location of a redirecting rewrite: the result unescaped (hy_rewrite_unescape_redirect), plus the old args
+ * after '?' (or '&' when the replacement had args) unless add_args is false. */
 hy_str_t hy_rewrite_redirect_location(hy_pool_t *pool, hy_str_t result, bool has_q, bool add_args,
                                       hy_str_t old_args);
 

@@ -70,6 +70,8 @@ struct hy_http_loc_conf {
     hy_http_loc_conf_t *limit_except_loc; /* the limit_except { } block's conf (a noname child) */
     bool is_limit_except;             /* this conf is a limit_except { } block */
     int64_t auth_delay_ms;            /* auth_delay: a 401 from the ACCESS phase waits this long (0: none) */
+    unsigned error_log_scope;         /* error_log at this level (core/log.h target scope); 0: inherited, and
+                                       * at the top the main error_log */
 };
 
 /** nginx's method bit for a request method as sent (uppercase names only; others are the "unknown" bit 1). */

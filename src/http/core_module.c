@@ -118,6 +118,8 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
             c->root = p->alias;
         }
     }
+    if (c->error_log_scope == 0)
+        c->error_log_scope = p->error_log_scope;
     hy_merge_value(c->sendfile, p->sendfile, 0);
     hy_merge_value(c->tcp_nopush, p->tcp_nopush, 0);
     hy_merge_value(c->tcp_nodelay, p->tcp_nodelay, 1);

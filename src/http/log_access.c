@@ -1,8 +1,10 @@
 /* log_access.c — nginx's access log: `log_format name [escape=default|json|none] string ...;` (with the
  * predefined "combined"), `access_log path [format [buffer=size] [flush=time] [if=condition]] | off;` with
  * nginx's inheritance (a level with access_log directives replaces what it would inherit; nothing configured
- * anywhere means "combined" to <prefix>logs/access.log), and `open_log_file_cache` (accepted: paths have no
- * variables, so files are opened once per generation anyway).
+ * anywhere means "combined" to <prefix>logs/access.log), and `open_log_file_cache`. A path with variables names
+ * the file per request (relative paths are under the prefix, as nginx's): the line is written only when the
+ * request's root directory exists, and the file is opened for it, through the location's open_log_file_cache
+ * (http/log_var_file.c).
  *
  * A format is compiled once into ops (literals, variables, and fast ops for the numbers and times nginx's log
  * module formats itself). A line is measured, then written straight into the file's buffer when it has one
@@ -18,6 +20,8 @@
 #include "log_access.h"
 #include "phases.h"
 #include "log_escape.h"
+#include "log_var_file.h"
+#include "path.h"
 #include "../conf/cycle.h"
 #include "../core/clock.h"
 #include "../core/httpdate.h"
@@ -71,7 +75,9 @@ typedef struct log_main {
 } log_main_t;
 
 typedef struct log_entry {
-    log_file_t *file;
+    log_file_t *file;      /* NULL: path_cv names it per request, or syslog */
+    hy_complex_t *path_cv;
+    hy_syslog_peer_t *syslog;
     log_fmt_t *fmt;
     hy_complex_t *cond; /* if=: skip the line when "" or "0" */
 } log_entry_t;
@@ -79,6 +85,8 @@ typedef struct log_entry {
 typedef struct log_loc {
     hy_array_t *logs; /* log_entry_t; NULL and !off: unset */
     bool off;
+    bool cache_set;          /* open_log_file_cache given here (cache NULL: off) */
+    hy_logvf_cache_t *cache; /* for paths with variables */
 } log_loc_t;
 
 static const char combined_text[] =
@@ -322,7 +330,28 @@ static size_t fmt_msec(char *buf, int64_t ms)
     return (size_t)snprintf(buf, 32, "%lld.%03lld", (long long)(ms / 1000), (long long)(ms % 1000));
 }
 
-static void log_one(hy_req_t *req, const log_entry_t *e)
+/* nginx's ngx_http_log_script_write: nothing is logged unless the request's root directory exists; the file is
+ * named now and opened through the location's cache */
+static void write_var(hy_req_t *req, const log_entry_t *e, const log_loc_t *ll, const char *line, size_t len)
+{
+    hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv->loc;
+    size_t rl;
+    char *root = hy_http_map_uri_to_path(req, lc, HY_STR(""), &rl);
+    struct stat st;
+    int err = stat(root, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+    if (err) {
+        hy_req_log(req, HY_LOG_ERR, "testing \"%s\" existence failed (%d: %s)", root, err, strerror(err));
+        return;
+    }
+    hy_str_t name;
+    hy_vars_eval(req, e->path_cv, &name);
+    char *path = hy_pstrndup(req->pool, name.ptr, name.len);
+    err = hy_logvf_write(ll->cache, path, line, len);
+    if (err)
+        hy_req_log(req, HY_LOG_CRIT, "open() \"%s\" failed (%d: %s)", path, err, strerror(err));
+}
+
+static void log_one(hy_req_t *req, const log_entry_t *e, const log_loc_t *ll)
 {
     const log_fmt_t *fmt = e->fmt;
     piece_t stack_pieces[32];
@@ -385,6 +414,23 @@ static void log_one(hy_req_t *req, const log_entry_t *e)
         total += x->esc ? hy_log_escape_len(fmt->escape, x->p, x->n) : x->n;
     }
     log_file_t *f = e->file;
+    if (f == NULL) {
+        char *line = hy_palloc(req->pool, total), *o = line;
+        for (size_t i = 0; i < fmt->nops; i++) {
+            if (pc[i].esc) {
+                o = hy_log_escape(fmt->escape, o, pc[i].p, pc[i].n);
+            } else if (pc[i].n) {
+                memcpy(o, pc[i].p, pc[i].n);
+                o += pc[i].n;
+            }
+        }
+        *o = '\n';
+        if (e->syslog)
+            hy_syslog_send(e->syslog, -1, line, total - 1);
+        else
+            write_var(req, e, ll, line, total);
+        return;
+    }
     if (f->size == 0 && hy_worker_loop) { /* unbuffered: gather this iteration's lines (see ITER_BUF_SIZE) */
         if (f->buf == NULL)
             f->buf = hy_palloc(f->pool, ITER_BUF_SIZE);
@@ -449,7 +495,7 @@ static int log_handler(hy_req_t *req)
             if (v.len == 0 || (v.len == 1 && v.ptr[0] == '0'))
                 continue;
         }
-        log_one(req, &e[i]);
+        log_one(req, &e[i], ll);
     }
     return HY_OK;
 }
@@ -501,10 +547,12 @@ static int set_access_log(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         ll->off = true;
         return 0;
     }
-    if (a[1].len > 7 && memcmp(a[1].ptr, "syslog:", 7) == 0)
-        return hy_conf_error(cf, "syslog access logs are not supported by hayate yet (\"%s\")", a[1].ptr);
-    if (memchr(a[1].ptr, '$', a[1].len))
-        return hy_conf_error(cf, "variables in access_log paths are not supported by hayate yet (\"%s\")", a[1].ptr);
+    hy_syslog_peer_t *peer = NULL;
+    if (a[1].len > 7 && memcmp(a[1].ptr, "syslog:", 7) == 0) {
+        char err[256];
+        if (hy_syslog_parse(cf->pool, a[1].ptr + 7, a[1].len - 7, &peer, err, sizeof(err)) != 0)
+            return hy_conf_error(cf, "%s", err);
+    }
     log_fmt_t *fmt = find_format(cf, lm, n > 2 ? a[2] : HY_STR("combined"));
     if (fmt == NULL)
         return hy_conf_error(cf, "unknown log format \"%s\"", a[2].ptr);
@@ -540,6 +588,26 @@ static int set_access_log(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         size = 64 * 1024; /* nginx: gzip buffers 64K by default */
     if (flush && size == 0)
         return hy_conf_error(cf, "no buffer is defined for access_log \"%s\"", a[1].ptr);
+    if (peer || memchr(a[1].ptr, '$', a[1].len)) {
+        if (size)
+            return hy_conf_error(cf, peer ? "logs to syslog cannot be buffered"
+                                          : "buffered logs cannot have variables in name");
+        if (peer) {
+            if (ll->logs == NULL)
+                ll->logs = hy_array_create(cf->pool, 2, sizeof(log_entry_t));
+            *(log_entry_t *)hy_array_push(ll->logs) = (log_entry_t){.syslog = peer, .fmt = fmt, .cond = cond};
+            return 0;
+        }
+        const char *full = hy_cycle_path(cf->cycle, a[1].ptr, a[1].len);
+        hy_complex_t *cv = hy_palloc(cf->pool, sizeof(*cv));
+        if (hy_vars_compile(cf, (hy_str_t){(char *)full, strlen(full)}, cv) != 0)
+            return -1;
+        if (ll->logs == NULL)
+            ll->logs = hy_array_create(cf->pool, 2, sizeof(log_entry_t));
+        log_entry_t *e = hy_array_push(ll->logs);
+        *e = (log_entry_t){.path_cv = cv, .fmt = fmt, .cond = cond};
+        return 0;
+    }
     log_file_t *f = file_get(cf, lm, hy_cycle_path(cf->cycle, a[1].ptr, a[1].len));
     if (size) {
         if (f->size) {
@@ -556,6 +624,8 @@ static int set_access_log(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         ll->logs = hy_array_create(cf->pool, 2, sizeof(log_entry_t));
     log_entry_t *e = hy_array_push(ll->logs);
     e->file = f;
+    e->path_cv = NULL;
+    e->syslog = NULL;
     e->fmt = fmt;
     e->cond = cond;
     return 0;
@@ -563,33 +633,43 @@ static int set_access_log(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 
 static int set_open_log_file_cache(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
+    log_loc_t *ll = conf;
     size_t n;
     hy_str_t *a = hy_conf_args(cf, &n);
+    if (ll->cache_set)
+        return hy_conf_error(cf, "\"open_log_file_cache\" directive is duplicate");
+    ll->cache_set = true;
     if (n == 2 && hy_str_eq(a[1], "off"))
         return 0;
-    bool has_max = false;
+    int64_t max = 0, inactive = 10000, valid = 60000, min_uses = 1;
     for (size_t i = 1; i < n; i++) {
         hy_str_t o = a[i];
         if (o.len > 4 && memcmp(o.ptr, "max=", 4) == 0) {
-            int64_t max = hy_parse_int(o.ptr + 4, o.len - 4);
+            max = hy_parse_int(o.ptr + 4, o.len - 4); /* nginx: max=0 is no max */
             if (max < 0)
                 return hy_conf_error(cf, "invalid \"open_log_file_cache\" parameter \"%s\"", o.ptr);
-            has_max = max > 0; /* nginx: max=0 is no max */
-        } else if ((o.len > 9 && memcmp(o.ptr, "inactive=", 9) == 0) ||
-                   (o.len > 6 && memcmp(o.ptr, "valid=", 6) == 0)) {
-            const char *v = memchr(o.ptr, '=', o.len) + 1;
-            if (hy_parse_msec(v, (size_t)(o.ptr + o.len - v)) < 0)
+        } else if (o.len > 9 && memcmp(o.ptr, "inactive=", 9) == 0) {
+            inactive = hy_parse_sec(o.ptr + 9, o.len - 9);
+            if (inactive < 0)
                 return hy_conf_error(cf, "invalid \"open_log_file_cache\" parameter \"%s\"", o.ptr);
+            inactive *= 1000;
+        } else if (o.len > 6 && memcmp(o.ptr, "valid=", 6) == 0) {
+            valid = hy_parse_sec(o.ptr + 6, o.len - 6);
+            if (valid < 0)
+                return hy_conf_error(cf, "invalid \"open_log_file_cache\" parameter \"%s\"", o.ptr);
+            valid *= 1000;
         } else if (o.len > 9 && memcmp(o.ptr, "min_uses=", 9) == 0) {
-            if (hy_parse_int(o.ptr + 9, o.len - 9) < 0)
+            min_uses = hy_parse_int(o.ptr + 9, o.len - 9);
+            if (min_uses < 0)
                 return hy_conf_error(cf, "invalid \"open_log_file_cache\" parameter \"%s\"", o.ptr);
         } else {
             return hy_conf_error(cf, "invalid \"open_log_file_cache\" parameter \"%s\"", o.ptr);
         }
     }
-    if (!has_max)
+    if (max == 0)
         return hy_conf_error(cf, "\"open_log_file_cache\" must have \"max\" parameter");
-    return 0; /* no variables in paths: every file is opened once per generation already */
+    ll->cache = hy_logvf_cache_create(cf->pool, (size_t)max, inactive, valid, (unsigned)min_uses);
+    return 0;
 }
 
 /* ---------------------------------------------------------------- confs */
@@ -613,6 +693,10 @@ static void *create_loc(hy_conf_t *cf)
 static int merge_loc(hy_conf_t *cf, void *parent, void *child)
 {
     log_loc_t *p = parent, *c = child;
+    if (!c->cache_set) {
+        c->cache_set = p->cache_set;
+        c->cache = p->cache;
+    }
     if (c->logs || c->off)
         return 0;
     c->logs = p->logs;

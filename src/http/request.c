@@ -97,13 +97,16 @@ size_t hy_req_log_ctx(hy_req_t *req, char *buf, size_t cap)
 
 void hy_req_log(hy_req_t *req, int level, const char *fmt, ...)
 {
+    if (level > hy_log_max_level)
+        return;
     char msg[2048], ctx[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     hy_req_log_ctx(req, ctx, sizeof(ctx));
-    hy_log_conn(level, req->conn->id, "%s%s", msg, ctx);
+    const hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv ? req->srv->loc : NULL;
+    hy_log_scoped(lc ? lc->error_log_scope : 0, level, req->conn->id, "%s%s", msg, ctx);
 }
 
 void **hy_req_ctx(hy_req_t *req, const hy_module_t *m)

@@ -5,6 +5,7 @@
 
 #include <openssl/ssl.h>
 #include "core.h"
+#include "vars-t.h"
 
 extern hy_module_t hy_http_ssl_module; /* defined in ssl_module.c; the session cache claims zones under it */
 
@@ -44,6 +45,9 @@ typedef struct hy_http_ssl_srv_conf {
     int stapling, stapling_verify;
     hy_str_t stapling_file, stapling_responder;
     hy_str_t stapled; /* the DER OCSP response read from stapling_file (conf pool) */
+    hy_complex_t *cert_values, *key_values; /* variables in ssl_certificate(_key): every pair is loaded per
+                                             * handshake (ncert_values of them); NULL when all are static */
+    size_t ncert_values;
     SSL_CTX *ctx;     /* owned by the generation (freed with its arena) */
 } hy_http_ssl_srv_conf_t;
 

@@ -14,6 +14,7 @@
 #include <openssl/x509.h>
 #include "ssl_module.h"
 #include "ssl_session.h"
+#include "ssl_ocsp.h"
 #include "conn.h"
 #include "request.h"
 #include "phases.h"
@@ -385,13 +386,8 @@ static int setup_stapling(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
 {
     if (!c->stapling)
         return 0;
-    if (c->stapling_file.ptr == NULL) {
-        /* nginx would ask the certificate's OCSP responder; hayate has no client for it yet. A warning, never a
-         * failed start (an unreachable responder is not fatal in nginx either). */
-        hy_conf_warn(cf, "\"ssl_stapling\" ignored, hayate does not query OCSP responders yet (use "
-                         "\"ssl_stapling_file\")");
-        return 0;
-    }
+    if (c->stapling_file.ptr == NULL)
+        return hy_ssl_ocsp_setup(cf, c); /* the certificate's responder, queried by the workers */
     BIO *bio = BIO_new_file(c->stapling_file.ptr, "rb");
     if (bio == NULL)
         return ssl_fail(cf, "BIO_new_file(\"%s\") failed", c->stapling_file.ptr);
@@ -419,6 +415,99 @@ static int on_alpn(SSL *ssl, const unsigned char **out, unsigned char *outlen, c
 static void free_ctx(void *p)
 {
     SSL_CTX_free(p);
+}
+
+/* ---------------- certificates named by variables ---------------- */
+
+static bool has_var(hy_str_t v)
+{
+    return memchr(v.ptr, '$', v.len) != NULL;
+}
+
+/* nginx's rule: when any ssl_certificate or ssl_certificate_key of the server has variables, every pair is
+ * evaluated and loaded at each handshake (after SNI chose the server). 1 when so, 0 when all are static, -1. */
+static int compile_dynamic(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
+{
+    if (c->certificates == NULL || c->keys == NULL)
+        return 0;
+    hy_str_t *certs = c->certificates->elts, *keys = c->keys->elts;
+    size_t n = c->certificates->nelts;
+    bool any = false;
+    for (size_t i = 0; i < n; i++)
+        any = any || has_var(certs[i]) || has_var(keys[i]);
+    if (!any)
+        return 0;
+    c->cert_values = hy_pcalloc(cf->pool, n * sizeof(hy_complex_t));
+    c->key_values = hy_pcalloc(cf->pool, n * sizeof(hy_complex_t));
+    c->ncert_values = n;
+    for (size_t i = 0; i < n; i++)
+        if (hy_vars_compile(cf, certs[i], &c->cert_values[i]) != 0 || hy_vars_compile(cf, keys[i], &c->key_values[i]))
+            return -1;
+    return 1;
+}
+
+static int use_dynamic_pair(SSL *ssl, hy_conn_t *conn, const char *cert, const char *key, hy_array_t *passwords)
+{
+    if (SSL_use_certificate_chain_file(ssl, cert) != 1) {
+        char why[512];
+        hy_tls_error_text(why, sizeof(why));
+        hy_log_conn(HY_LOG_ERR, conn->id, "cannot load certificate \"%s\": SSL_use_certificate_chain_file() failed "
+                    "(SSL: %s) while SSL handshaking, client: %s", cert, why, conn->peer_text);
+        return -1;
+    }
+    size_t tries = passwords ? passwords->nelts : 1;
+    hy_str_t *pw = passwords ? passwords->elts : NULL;
+    EVP_PKEY *pkey = NULL;
+    for (size_t i = 0; i < tries && pkey == NULL; i++) {
+        BIO *bio = BIO_new_file(key, "r");
+        if (bio == NULL)
+            break;
+        pkey = PEM_read_bio_PrivateKey(bio, NULL, password_cb, pw ? &pw[i] : NULL);
+        BIO_free(bio);
+    }
+    int ok = pkey && SSL_use_PrivateKey(ssl, pkey) == 1;
+    EVP_PKEY_free(pkey);
+    if (!ok) {
+        char why[512];
+        hy_tls_error_text(why, sizeof(why));
+        hy_log_conn(HY_LOG_ERR, conn->id, "cannot load certificate key \"%s\": PEM_read_bio_PrivateKey() failed "
+                    "(SSL: %s) while SSL handshaking, client: %s", key, why, conn->peer_text);
+        return -1;
+    }
+    return 0;
+}
+
+/* SSL_CTX_set_cert_cb: evaluate the pairs for this connection (a request-less evaluation: connection and SSL
+ * variables, map, geo) and load them into the SSL object. 1 goes on, 0 fails the handshake. */
+static int on_cert(SSL *ssl, void *arg)
+{
+    hy_http_ssl_srv_conf_t *c = arg;
+    hy_sock_t *s = hy_tls_sock(ssl);
+    hy_conn_t *conn = s ? s->data : NULL;
+    if (conn == NULL)
+        return 0;
+    hy_pool_t *pool = hy_pool_create(2048);
+    if (pool == NULL)
+        return 0;
+    hy_req_t *req = hy_pcalloc(pool, sizeof(*req));
+    req->pool = pool;
+    req->conn = conn;
+    req->srv = conn->addr->default_server;
+    req->loc = req->srv->loc;
+    req->version = 11;
+    req->content_length = req->content_length_n = req->last_modified = -1;
+    int rc = 1;
+    for (size_t i = 0; i < c->ncert_values && rc == 1; i++) {
+        hy_str_t cv, kv;
+        hy_vars_eval(req, &c->cert_values[i], &cv);
+        hy_vars_eval(req, &c->key_values[i], &kv);
+        char *cert = hy_pstrndup(pool, cv.ptr, cv.len), *key = hy_pstrndup(pool, kv.ptr, kv.len);
+        if (use_dynamic_pair(ssl, conn, cert, key, c->passwords) != 0)
+            rc = 0;
+    }
+    hy_pool_destroy(pool);
+    ERR_clear_error();
+    return rc;
 }
 
 static int build_ctx(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
@@ -457,7 +546,10 @@ static int build_ctx(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
         }
     }
     hy_str_t *certs = c->certificates ? c->certificates->elts : NULL, *keys = c->keys ? c->keys->elts : NULL;
-    for (size_t i = 0; c->certificates && i < c->certificates->nelts; i++) {
+    int dyn = compile_dynamic(cf, c);
+    if (dyn < 0)
+        return -1;
+    for (size_t i = 0; !dyn && c->certificates && i < c->certificates->nelts; i++) {
         /* each pair goes to the slot of its key type (RSA, ECDSA, ...): OpenSSL picks by the client's
          * signature algorithms */
         ERR_clear_error();
@@ -467,8 +559,10 @@ static int build_ctx(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
         if (load_key(cf, ctx, keys[i], c->passwords) != 0)
             return -1;
     }
-    if (setup_verify(cf, c) != 0 || setup_stapling(cf, c) != 0)
+    if (setup_verify(cf, c) != 0 || (!dyn && setup_stapling(cf, c) != 0))
         return -1;
+    if (dyn)
+        SSL_CTX_set_cert_cb(ctx, on_cert, c);
     SSL_CTX_set_tlsext_servername_callback(ctx, on_servername);
     SSL_CTX_set_alpn_select_cb(ctx, on_alpn, NULL);
     if (hy_http_ssl_session_setup(cf, c) != 0)

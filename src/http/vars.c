@@ -143,6 +143,13 @@ int hy_vars_define(hy_conf_t *cf, hy_str_t name, hy_var_get_fn get, uintptr_t da
     return idx;
 }
 
+bool hy_vars_is_defined(hy_conf_t *cf, hy_str_t name)
+{
+    vars_main_t *vm = vars_main(cf);
+    int idx = vm ? find_index(vm, name) : -1;
+    return idx >= 0 && ((var_def_t *)vm->vars->elts)[idx].get != NULL;
+}
+
 static inline bool name_char(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';

@@ -39,6 +39,9 @@ int hy_vars_define(hy_conf_t *cf, hy_str_t name, hy_var_get_fn get, uintptr_t da
  * hy_str_t * suffix as data, as the built-in prefixes do. Names used before and after the call both get it.
  * Returns 0 (-1 after hy_conf_error outside http{}). */
 int hy_vars_define_prefix(hy_conf_t *cf, const char *prefix, hy_var_get_fn get, unsigned flags);
+/** Whether `name` already has a getter in the current http{} (defined by map, set or a module): a module whose
+ * variable users may redefine (nginx's changeable ones, e.g. $uid_reset by a map) defines its own only if not. */
+bool hy_vars_is_defined(hy_conf_t *cf, hy_str_t name);
 
 /* Named captures of regexes that http-level modules match (map) are variables, as in nginx. The variables
  * are the rewrite module's (they share nginx's namespace with "set"), which sits above this layer, so it

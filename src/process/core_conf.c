@@ -9,6 +9,7 @@
 #include "core_conf.h"
 #include "../core/log.h"
 #include "../core/paths.h"
+#include "../http/core.h"
 
 hy_core_conf_t *hy_core_conf(hy_cycle_t *cycle)
 {
@@ -65,8 +66,12 @@ static int set_error_log(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     size_t n;
     hy_str_t *a = hy_conf_args(cf, &n);
-    if (a[1].len > 7 && memcmp(a[1].ptr, "syslog:", 7) == 0)
-        return hy_conf_error(cf, "syslog error logs are not supported by hayate yet");
+    hy_syslog_peer_t *peer = NULL;
+    if (a[1].len > 7 && memcmp(a[1].ptr, "syslog:", 7) == 0) {
+        char err[256];
+        if (hy_syslog_parse(cf->pool, a[1].ptr + 7, a[1].len - 7, &peer, err, sizeof(err)) != 0)
+            return hy_conf_error(cf, "%s", err);
+    }
     if (a[1].len > 7 && memcmp(a[1].ptr, "memory:", 7) == 0)
         return hy_conf_error(cf, "memory error logs are not supported by hayate");
     int level = HY_LOG_ERR;
@@ -77,8 +82,25 @@ static int set_error_log(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     }
     if (cf->cycle->error_logs == NULL)
         cf->cycle->error_logs = hy_array_create(cf->pool, 2, sizeof(hy_log_target_t));
+    /* in http{}, server{} or location{}: the level's own targets, for its requests (nginx's clcf->error_log) */
+    unsigned scope = 0;
+    if (cf->loc_conf && (cf->ctx & HY_CTX_HTTP_ANY)) {
+        hy_http_loc_conf_t *lc = cf->loc_conf[hy_http_core_module.index];
+        if (lc->error_log_scope == 0) {
+            unsigned last = 0;
+            hy_log_target_t *all = cf->cycle->error_logs->elts;
+            for (size_t i = 0; i < cf->cycle->error_logs->nelts; i++)
+                last = all[i].scope > last ? all[i].scope : last;
+            lc->error_log_scope = last + 1;
+        }
+        scope = lc->error_log_scope;
+    }
     hy_log_target_t *t = hy_array_push(cf->cycle->error_logs);
-    t->path = hy_str_eq(a[1], "stderr") ? "stderr" : hy_cycle_path(cf->cycle, a[1].ptr, a[1].len);
+    t->scope = scope;
+    t->syslog = peer;
+    t->path = hy_str_eq(a[1], "stderr") ? "stderr"
+              : peer                    ? hy_pstrndup(cf->pool, a[1].ptr, a[1].len)
+                                        : hy_cycle_path(cf->cycle, a[1].ptr, a[1].len);
     t->level = level;
     t->fd = -1;
     return 0;

@@ -91,9 +91,15 @@ static void close_fd(void *arg)
 int hy_cycle_open_logs(hy_cycle_t *cycle)
 {
     hy_array_t *logs = cycle->error_logs;
-    if (logs == NULL || logs->nelts == 0) { /* nginx's default: -e, else <prefix>logs/error.log at [error] */
-        logs = cycle->error_logs = hy_array_create(cycle->pool, 1, sizeof(hy_log_target_t));
+    size_t main_logs = 0;
+    for (size_t i = 0; logs && i < logs->nelts; i++)
+        main_logs += ((hy_log_target_t *)logs->elts)[i].scope == 0;
+    if (main_logs == 0) { /* nginx's default: -e, else <prefix>logs/error.log at [error] */
+        if (logs == NULL)
+            logs = cycle->error_logs = hy_array_create(cycle->pool, 1, sizeof(hy_log_target_t));
         hy_log_target_t *t = hy_array_push(logs);
+        t->scope = 0;
+        t->syslog = NULL;
         if (cycle->error_log && strcmp(cycle->error_log, "stderr") == 0)
             t->path = "stderr";
         else if (cycle->error_log)
@@ -104,6 +110,10 @@ int hy_cycle_open_logs(hy_cycle_t *cycle)
     }
     hy_log_target_t *t = logs->elts;
     for (size_t i = 0; i < logs->nelts; i++) {
+        if (t[i].syslog) {
+            t[i].fd = -1;
+            continue;
+        }
         int fd = hy_log_open_file(t[i].path);
         if (fd < 0 && fd == -ENOENT && strcmp(t[i].path, "stderr") != 0) {
             /* a fresh prefix has no logs/ yet: create the directory the log lives in, then retry */

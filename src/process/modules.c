@@ -13,6 +13,7 @@
 #include "../filters/gzip.h"
 #include "../http/error_page.h"
 #include "../filters/headers.h"
+#include "../filters/charset.h"
 #include "../filters/not_modified.h"
 #include "../filters/range_filter.h"
 #include "../handlers/rewrite.h"
@@ -21,6 +22,8 @@
 #include "../handlers/proxy.h"
 #include "../upstream/upstream.h"
 #include "../http/split_clients.h"
+#include "../http/referer.h"
+#include "../filters/userid.h"
 #include "../http/secure_link.h"
 #include "../http/realip.h"
 #include "../http/stub_status.h"
@@ -44,6 +47,8 @@ hy_module_t *hy_modules[] = {
     &hy_http_ssl_module,     /* before vars: its postconfiguration defines the $ssl_* variables */
     &hy_http_rewrite_module, /* before vars: its postconfiguration defines named-capture variables */
     &hy_http_try_files_module,
+    &hy_http_referer_module, /* before vars: its postconfiguration defines $invalid_referer */
+    &hy_http_userid_module,  /* before vars: $uid_got, $uid_set, $uid_reset (after rewrite: a `set` wins) */
     &hy_http_empty_gif_module, /* a location's own content handler (no phase handler) */
     &hy_http_upstream_module,  /* before vars: defines $upstream_*; before proxy: resolves the groups it names */
     &hy_http_proxy_module,     /* a location's own content handler; before vars: defines $proxy_* */
@@ -61,7 +66,9 @@ hy_module_t *hy_modules[] = {
     &hy_http_geo_module,
     /* filters, in the order they see a response */
     &hy_http_not_modified_module, /* first: 304/412 on the handler's own validators (before gzip weakens ETag) */
-    &hy_http_headers_module, /* add_header, expires, charset: before gzip (as nginx's filter order) */
+    &hy_http_headers_module, /* add_header, expires: before charset and gzip (as nginx's filter order) */
+    &hy_http_userid_filter_module, /* Set-Cookie after add_header's fields, as nginx's filter order */
+    &hy_http_charset_module, /* names the charset, recodes the body: before gzip compresses it */
     &hy_http_gzip_module, /* compression: after every filter that sets headers (gzip_proxied reads them) */
     &hy_http_range_module, /* after compression: gzip clears accept_ranges when it encodes on the fly */
     &hy_http_limit_rate_module, /* limit_rate: only reads the location's rate for the protocol's send path */

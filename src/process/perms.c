@@ -204,7 +204,8 @@ int hy_perms_check(hy_cycle_t *cycle, bool single, hy_perms_report_fn report, vo
         }
         hy_log_target_t *t = cycle->error_logs ? cycle->error_logs->elts : NULL;
         for (size_t i = 0; t && i < cycle->error_logs->nelts; i++)
-            check_log(c, "log file", t[i].path);
+            if (t[i].syslog == NULL)
+                check_log(c, "log file", t[i].path);
         const char *access[64];
         size_t na = hy_http_access_log_paths(cycle, access, HY_ARRAY_SIZE(access));
         for (size_t i = 0; i < na && i < HY_ARRAY_SIZE(access); i++)

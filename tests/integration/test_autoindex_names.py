@@ -142,3 +142,28 @@ GOLDEN = {
         b']);'
     ),
 }
+
+
+def test_utf8_names_cut_in_characters_with_charset_utf8(server, prefix):
+    """nginx measures html names in characters when the listing goes out as utf-8 (charset utf-8), else in
+    bytes: 50 columns, cut to 47 and "..>" (the autoindex.t cases)."""
+    name = 'test-' + 'ф' * 46  # 51 characters
+    os.makedirs(prefix.path('html/u'))
+    with open(os.path.join(prefix.path('html/u'), name), 'wb') as f:
+        f.write(b'x')
+    s = server('''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        root {html};
+        autoindex on;
+        location /u/ { charset utf-8; }
+        location /b/ { alias {html}/u/; }
+    }
+}
+''')
+    r = s.get('/u/')
+    assert r.header('Content-Type') == 'text/html; charset=utf-8'
+    assert ('>test-' + 'ф' * 42 + '..&gt;</a>').encode() in r.body
+    raw = s.get('/b/').body   # no charset: 47 bytes, the last character cut in half
+    assert b'>' + name.encode()[:47] + b'..&gt;</a>' in raw

@@ -325,16 +325,6 @@ def test_open_log_file_cache_accepted(run_cli, prefix):
     assert r.rc == 0, r.err
 
 
-@pytest.mark.hayate_only
-@pytest.mark.parametrize('extra,msg', [
-    ("access_log syslog:server=127.0.0.1;", 'syslog access logs are not supported'),
-])
-def test_unsupported_rejected_clearly(run_cli, prefix, extra, msg):
-    conf = prefix.conf(http('', extra))
-    r = run_cli(['-p', prefix.tmp + '/', '-t', '-c', conf])
-    assert r.rc != 0 and msg in r.err, r.err
-
-
 @pytest.mark.parametrize('extra,msg', [
     ("access_log logs/x.log combined buffer=4k flush=0;", 'invalid flush time "0"'),
     ("access_log logs/x.log combined gzip=10;", 'invalid compression level "10"'),
@@ -352,13 +342,6 @@ def test_more_config_errors_with_file_line(run_cli, prefix, extra, msg):
     line = [i for i, l in enumerate(open(conf), 1) if extra in l][0]
     assert r.rc == 1 and re.search(r'\[emerg\] (\d+#\d+: )?%s in %s:%d\n' % (re.escape(msg), re.escape(conf), line),
                                    r.err), r.err
-
-
-@pytest.mark.hayate_only
-def test_variables_in_path_rejected_clearly(run_cli, prefix):
-    conf = prefix.conf(http('access_log logs/$host.log;'))
-    r = run_cli(['-p', prefix.tmp + '/', '-t', '-c', conf])
-    assert r.rc == 1 and 'variables in access_log paths are not supported by hayate yet ("logs/$host.log")' in r.err
 
 
 @pytest.mark.parametrize('params', ['', 'buffer=64', 'gzip buffer=4k'], ids=['unbuffered', 'line_over_buffer',

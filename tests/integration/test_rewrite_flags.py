@@ -108,3 +108,28 @@ def test_internal_location_reached_by_rewrite(server):
     '''))
     assert srv.get('/pub/a').text == 'private /priv/a'
     assert srv.get('/priv/a').status == 404
+
+
+UNESCAPE_CONF = simple('''
+        location /t1 { rewrite ^ $arg_r? redirect; }
+        location /t2 { rewrite ^ http://example.com$request_uri? redirect; }
+        location /t5 { rewrite ^ http://example.com/blah%20%3Fblah%3A redirect; }
+''')
+
+
+@pytest.mark.parametrize('path,location', [
+    # a redirect's result is unescaped up to the first '?' (nginx's NGX_UNESCAPE_REDIRECT) ...
+    ('/t1?r=http%3A%2F%2Fexample.com%2F%3Ffrom', 'http://example.com/?from'),
+    # ... but CR/LF and other characters at or below '%' stay escaped: no header splitting
+    ('/t1?r=http%3A%2F%2Fexample.com%0D%0Asplit', 'http://example.com%0D%0Asplit'),
+    ('/t1?r=http%3A%2F%2Fe.com%2Fa%20b%25c', 'http://e.com/a%20b%25c'),
+    # an escaped '?' ends the decoding: what follows stays as it was
+    ('/t1?r=http%3A%2F%2Fe.com%2F%3Fa%3Db', 'http://e.com/?a%3Db'),
+    ('/t5', 'http://example.com/blah%20?blah%3A'),
+])
+def test_redirect_result_unescaped_as_nginx(server, path, location):
+    srv = server(UNESCAPE_CONF)
+    r = srv.get(path)
+    assert r.status == 302
+    assert r.header('location') == location
+

@@ -4,11 +4,12 @@ import os
 import re
 import signal
 import shutil
+import ssl
 
 import pytest
 
 from conftest import IS_NGINX
-from helpers.tls import make_cert, cert_der, tls_connect, read_response, https_get, conf_with, line_of
+from helpers.tls import make_cert, cert_der, tls_connect, read_response, https_get, conf_with, line_of, openssl
 from helpers.process import master_conf, wait_until
 
 
@@ -220,3 +221,49 @@ def test_idle_connections_give_back_record_buffers(server, prefix, monkeypatch):
     # KiB per connection: without the give-back both batches cost the same (24.5 and 24.4 in a release build);
     # with it the second costs ~10 KiB less (release and ASan builds alike)
     assert kept - given_back > 4, (r0, r1, r2, r3, kept, given_back)
+
+
+def _peer_cn(port, sni):
+    """The CN of the certificate the server sends for `sni`."""
+    s = tls_connect(port, sni=sni)
+    try:
+        pem = ssl.DER_cert_to_PEM_cert(s.getpeercert(binary_form=True))
+    finally:
+        s.close()
+    subj = openssl('x509', '-noout', '-subject', '-nameopt', 'RFC2253', input=pem.encode()).stdout.decode()
+    return subj.strip().split('CN=', 1)[1].split(',')[0]
+
+
+def test_certificate_named_by_variables(server, prefix):
+    """ssl_certificate with variables: the pair is loaded at each handshake, after SNI chose the server."""
+    for n in ('alpha', 'beta'):
+        make_cert(prefix.tmp + '/conf', n, n + '.example', kind='ec')
+    s = server('''
+http {
+    map $ssl_server_name $cert_name {
+        default alpha;
+        beta.example beta;
+    }
+    server {
+        listen 127.0.0.1:{port} ssl;
+        ssl_certificate $cert_name.crt;
+        ssl_certificate_key $cert_name.key;
+        location / { return 200 "$ssl_server_name\\n"; }
+    }
+    server {
+        listen 127.0.0.1:{port2} ssl;
+        ssl_certificate $ssl_server_name.crt;
+        ssl_certificate_key $ssl_server_name.key;
+        location / { return 200 "ok\\n"; }
+    }
+}
+''')
+    assert _peer_cn(s.prefix.port, 'beta.example') == 'beta.example'
+    assert _peer_cn(s.prefix.port, 'other.example') == 'alpha.example'
+    status, _, body, _ = https_get(s.prefix.port, sni='beta.example', host='beta.example')
+    assert status == 200 and body == b'beta.example\n'
+    # a name with no files: that handshake fails and is logged; the server goes on
+    with pytest.raises(OSError):
+        tls_connect(s.prefix.port2, sni='nothere').close()
+    assert 'cannot load certificate' in prefix.error_log() and 'nothere.crt' in prefix.error_log()
+    assert _peer_cn(s.prefix.port, 'beta.example') == 'beta.example'

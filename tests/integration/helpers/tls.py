@@ -4,6 +4,7 @@ import os
 import socket
 import ssl
 import subprocess
+import time
 
 
 def openssl(*args, input=None, timeout=20):
@@ -104,16 +105,23 @@ def make_ca(dirpath, name='ca'):
     return crt, key
 
 
-def make_client_cert(dirpath, name, cn, ca, serial):
-    """A client certificate signed by ca (crt, key): (crt, key)."""
+def make_client_cert(dirpath, name, cn, ca, serial, ocsp_url=None):
+    """A certificate signed by ca (crt, key): (crt, key). With ocsp_url, an Authority Information Access extension
+    names that OCSP responder."""
     key = os.path.join(dirpath, name + '.key')
     csr = os.path.join(dirpath, name + '.csr')
     crt = os.path.join(dirpath, name + '.crt')
     r = openssl('req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key,
                 '-out', csr, '-subj', '/O=Hayate Test/CN=' + cn)
     assert r.returncode == 0, r.stderr.decode()
+    ext = []
+    if ocsp_url:
+        extfile = os.path.join(dirpath, name + '.ext')
+        with open(extfile, 'w') as f:
+            f.write('authorityInfoAccess = OCSP;URI:%s\n' % ocsp_url)
+        ext = ['-extfile', extfile]
     r = openssl('x509', '-req', '-in', csr, '-CA', ca[0], '-CAkey', ca[1], '-set_serial', str(serial), '-days', '2',
-                '-out', crt)
+                '-out', crt, *ext)
     assert r.returncode == 0, r.stderr.decode()
     return crt, key
 
@@ -135,6 +143,74 @@ def make_crl(dirpath, ca, revoked):
     r = openssl('ca', '-config', cfg, '-keyfile', ca[1], '-cert', ca[0], '-gencrl', '-out', out)
     assert r.returncode == 0, r.stderr.decode()
     return out
+
+
+def ocsp_index(dirpath, entries):
+    """An `openssl ca` index file: entries are (cert_path, 'V' valid | 'R' revoked). Its path."""
+    idx = os.path.join(dirpath, 'ocsp-index.txt')
+    with open(idx, 'w') as f:
+        for cert, state in entries:
+            serial = openssl('x509', '-in', cert, '-noout', '-serial').stdout.decode().strip().split('=')[1]
+            subj = openssl('x509', '-in', cert, '-noout', '-subject', '-nameopt', 'compat').stdout.decode()
+            subj = subj.strip().split('=', 1)[1].strip()
+            revoked = '240101000000Z' if state == 'R' else ''
+            f.write('%s\t301231000000Z\t%s\t%s\tunknown\t%s\n' % (state, revoked, serial, subj))
+    return idx
+
+
+OCSP_RESPONDER = r'''
+import base64, http.server, subprocess, sys, tempfile, os, urllib.parse
+port, idx, ca_crt, sig_crt, sig_key = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+lf_only = len(sys.argv) > 6
+class H(http.server.BaseHTTPRequestHandler):
+    def answer(self, der):
+        with tempfile.TemporaryDirectory() as d:
+            rq, rs = os.path.join(d, 'rq'), os.path.join(d, 'rs')
+            open(rq, 'wb').write(der)
+            r = subprocess.run(['openssl', 'ocsp', '-index', idx, '-rsigner', sig_crt, '-rkey', sig_key, '-CA', ca_crt,
+                                '-reqin', rq, '-respout', rs, '-ndays', '1'], capture_output=True)
+            body = open(rs, 'rb').read() if r.returncode == 0 and os.path.exists(rs) else b''
+        if not body:
+            self.send_response(500); self.end_headers(); return
+        if lf_only:  # a head with bare LF line ends (nginx accepts it)
+            self.wfile.write(b'HTTP/1.1 200 OK\nConnection: close\nContent-Type: application/ocsp-response\n\n' + body)
+            return
+        self.send_response(200)
+        self.send_header('Content-Type', 'application/ocsp-response')
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def do_GET(self):
+        self.answer(base64.b64decode(urllib.parse.unquote(self.path.rsplit('/', 1)[1])))
+    def do_POST(self):
+        self.answer(self.rfile.read(int(self.headers['Content-Length'])))
+    def log_message(self, fmt, *a):
+        sys.stderr.write((fmt % a) + '\n'); sys.stderr.flush()
+http.server.HTTPServer(('127.0.0.1', port), H).serve_forever()
+'''
+
+
+def ocsp_responder(dirpath, ca, entries, port, signer=None, lf_only=False):
+    """An OCSP responder on 127.0.0.1:port for ca's certificates (entries as for ocsp_index), its responses signed
+    by ca or by `signer` (a (crt, key) pair): a small HTTP server
+    process answering each GET or POST with `openssl ocsp -reqin ... -respout ...` (`openssl ocsp -port` would
+    listen on every interface). A Popen; the caller kills it."""
+    idx = ocsp_index(dirpath, entries)
+    script = os.path.join(dirpath, 'ocsp_responder.py')
+    with open(script, 'w') as f:
+        f.write(OCSP_RESPONDER)
+    log = open(os.path.join(dirpath, 'ocsp-responder.log'), 'wb')
+    signer = signer or ca
+    p = subprocess.Popen(['python3', script, str(port), idx, ca[0], signer[0], signer[1]] + (['lf'] if lf_only else []),
+                         stdout=log, stderr=subprocess.STDOUT)
+    for _ in range(100):
+        try:
+            socket.create_connection(('127.0.0.1', port), timeout=1).close()
+            return p
+        except OSError:
+            time.sleep(0.05)
+    p.kill()
+    raise RuntimeError('the OCSP responder did not start')
 
 
 def make_ocsp_response(dirpath, ca, cert):

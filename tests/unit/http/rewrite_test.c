@@ -80,6 +80,36 @@ static void test_redirect_location(void)
     hy_pool_destroy(pool);
 }
 
+/* nginx's NGX_UNESCAPE_REDIRECT (nginx-tests rewrite_unescape.t) */
+static const struct {
+    const char *in, *out;
+} unesc_cases[] = {
+    {"http%3A%2F%2Fexample.com%2F%3Ffrom", "http://example.com/?from"},
+    {"http%3A%2F%2Fexample.com%0D%0Asplit", "http://example.com%0D%0Asplit"},
+    {"http%3A%2F%2Fexample.com%2F%3Ffrom%3Dblah", "http://example.com/?from%3Dblah"}, /* an escaped ? ends it */
+    {"/a%20b%25c%22%23", "/a%20b%25c%22%23"},                                        /* at or below '%' stay */
+    {"/caf%C3%A9%7e%7F", "/caf%C3%A9~%7F"},                                          /* above 0x7e stay */
+    {"/p?x=%3A", "/p?x=%3A"},                                                       /* after a literal ? */
+    {"/%zz", "/zz"},
+    {"/%2zq", "/q"},
+    {"/end%", "/end"},
+    {"/end%4", "/end"},
+    {"plain", "plain"},
+};
+
+static void test_unescape_redirect(void)
+{
+    for (size_t i = 0; i < HY_ARRAY_SIZE(unesc_cases); i++) {
+        char out[128];
+        size_t n = hy_rewrite_unescape_redirect(unesc_cases[i].in, strlen(unesc_cases[i].in), out);
+        is_strn(out, n, unesc_cases[i].out);
+        char same[128]; /* in place */
+        strcpy(same, unesc_cases[i].in);
+        n = hy_rewrite_unescape_redirect(same, strlen(same), same);
+        is_strn(same, n, unesc_cases[i].out);
+    }
+}
+
 static void test_truthy(void)
 {
     ok(!hy_rewrite_truthy(S("")));
@@ -159,6 +189,7 @@ int main(void)
 {
     subtest("rewrite: the ? rule for internal rewrites", test_split);
     subtest("rewrite: redirect Location and args", test_redirect_location);
+    subtest("rewrite: redirect unescaping", test_unescape_redirect);
     subtest("if: variable truthiness", test_truthy);
     subtest("add_header/expires: statuses without always", test_status_rules);
     subtest("expires: argument forms", test_expires_parse);

@@ -1,0 +1,498 @@
+/* ssl_ocsp.c — OCSP stapling from the certificate's responder (see ssl_ocsp.h for the contract). */
+#include <errno.h>
+#include <netdb.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <openssl/err.h>
+#include <openssl/ocsp.h>
+#include <openssl/pem.h>
+#include <openssl/x509v3.h>
+#include "ssl_ocsp.h"
+#include "../conf/cycle.h"
+#include "../core/log.h"
+#include "../core/mem.h"
+#include "../event/sock.h"
+#include "../event/tls.h"
+
+#define OCSP_TIMEOUT_MS 60000
+#define OCSP_RESPONSE_MAX (256 * 1024)
+#define RETRY_S 300
+#define REFRESH_MAX_S 3600
+
+typedef struct ocsp_fetch ocsp_fetch_t;
+
+typedef struct ocsp_staple {
+    X509 *cert;              /* the context's (borrowed) */
+    X509 *issuer;            /* a reference of ours */
+    OCSP_CERTID *id;         /* ours */
+    X509_STORE *store;       /* the context's trusted store (borrowed), for ssl_stapling_verify */
+    STACK_OF(X509) *chain;   /* the certificate's chain in the context (borrowed) */
+    bool verify;
+    const char *file;        /* the certificate file, for messages */
+    char host[256];          /* the responder's host, for the Host field and messages */
+    char *path;              /* its URI path (conf pool) */
+    struct sockaddr_storage sa;
+    socklen_t salen;
+    char peer[INET6_ADDRSTRLEN + 8];
+    /* per worker */
+    unsigned char *resp;     /* the DER response being stapled (malloc'd), resp_len bytes */
+    size_t resp_len;
+    time_t valid, refresh;   /* wall seconds */
+    ocsp_fetch_t *fetch;     /* a query in flight */
+} ocsp_staple_t;
+
+typedef struct ocsp_set {
+    size_t n;
+    ocsp_staple_t *staples;
+} ocsp_set_t;
+
+struct ocsp_fetch {
+    hy_sock_t sock;
+    hy_timer_t timer;
+    ocsp_staple_t *st;
+    char *request; /* the HTTP request (malloc'd) */
+};
+
+/* ---------------- configuration ---------------- */
+
+static void free_staple(void *p)
+{
+    ocsp_staple_t *st = p;
+    if (st->fetch) { /* the generation ends with a query in flight */
+        ocsp_fetch_t *f = st->fetch;
+        if (hy_timer_is_linked(&f->timer))
+            hy_timer_unlink(f->sock.loop, &f->timer);
+        hy_sock_close(&f->sock);
+        hy_loop_free_later(f->sock.loop, free, f->request);
+        hy_loop_free_later(f->sock.loop, free, f);
+        st->fetch = NULL;
+    }
+    OCSP_CERTID_free(st->id);
+    X509_free(st->issuer);
+    free(st->resp);
+}
+
+/* http://host[:port][/path] → host, port text, path (default "/"). -1 when it is not such a URL. */
+static int parse_url(const char *url, char *host, size_t hostcap, char *port, size_t portcap, const char **path)
+{
+    if (strncasecmp(url, "http://", 7) != 0)
+        return -1;
+    const char *h = url + 7, *end = h + strcspn(h, "/?#");
+    const char *colon = NULL;
+    if (*h == '[') { /* [IPv6]:port */
+        const char *rb = memchr(h, ']', (size_t)(end - h));
+        if (rb == NULL)
+            return -1;
+        if (rb + 1 < end && rb[1] == ':')
+            colon = rb + 1;
+        else if (rb + 1 != end)
+            return -1;
+        if ((size_t)(rb - h - 1) >= hostcap || rb == h + 1)
+            return -1;
+        memcpy(host, h + 1, (size_t)(rb - h - 1));
+        host[rb - h - 1] = '\0';
+    } else {
+        colon = memchr(h, ':', (size_t)(end - h));
+        const char *he = colon ? colon : end;
+        if (he == h || (size_t)(he - h) >= hostcap)
+            return -1;
+        memcpy(host, h, (size_t)(he - h));
+        host[he - h] = '\0';
+    }
+    if (colon) {
+        size_t pl = (size_t)(end - colon - 1);
+        if (pl == 0 || pl >= portcap || strspn(colon + 1, "0123456789") < pl)
+            return -1;
+        memcpy(port, colon + 1, pl);
+        port[pl] = '\0';
+    } else {
+        snprintf(port, portcap, "80");
+    }
+    *path = *end == '/' ? end : "/";
+    return 0;
+}
+
+static X509 *find_issuer(X509 *cert, STACK_OF(X509) *chain, X509_STORE *store)
+{
+    for (int i = 0; chain && i < sk_X509_num(chain); i++) {
+        X509 *c = sk_X509_value(chain, i);
+        if (X509_check_issued(c, cert) == X509_V_OK) {
+            X509_up_ref(c);
+            return c;
+        }
+    }
+    X509 *issuer = NULL;
+    X509_STORE_CTX *sctx = X509_STORE_CTX_new();
+    if (sctx && X509_STORE_CTX_init(sctx, store, NULL, NULL) == 1 && X509_STORE_CTX_get1_issuer(&issuer, sctx, cert) != 1)
+        issuer = NULL;
+    X509_STORE_CTX_free(sctx);
+    ERR_clear_error();
+    return issuer;
+}
+
+/* The certificate file a context certificate came from (for messages as nginx words them). */
+static const char *cert_file(hy_http_ssl_srv_conf_t *c, X509 *cert)
+{
+    hy_str_t *paths = c->certificates ? c->certificates->elts : NULL;
+    for (size_t i = 0; paths && i < c->certificates->nelts; i++) {
+        BIO *bio = BIO_new_file(paths[i].ptr, "r");
+        X509 *x = bio ? PEM_read_bio_X509(bio, NULL, NULL, NULL) : NULL;
+        BIO_free(bio);
+        bool same = x && X509_cmp(x, cert) == 0;
+        X509_free(x);
+        if (same)
+            return paths[i].ptr;
+    }
+    ERR_clear_error();
+    return "?";
+}
+
+/* One certificate: 1 set up, 0 not stapled (warned), -1 out of memory. */
+static int setup_one(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c, ocsp_staple_t *st)
+{
+    st->file = cert_file(c, st->cert);
+    st->issuer = find_issuer(st->cert, st->chain, st->store);
+    if (st->issuer == NULL) {
+        hy_conf_warn(cf, "\"ssl_stapling\" ignored, issuer certificate not found for certificate \"%s\"", st->file);
+        return 0;
+    }
+    const char *url = c->stapling_responder.ptr;
+    STACK_OF(OPENSSL_STRING) *aia = NULL;
+    if (url == NULL) {
+        aia = X509_get1_ocsp(st->cert);
+        url = aia && sk_OPENSSL_STRING_num(aia) > 0 ? sk_OPENSSL_STRING_value(aia, 0) : NULL;
+        if (url == NULL) {
+            X509_email_free(aia);
+            hy_conf_warn(cf, "\"ssl_stapling\" ignored, no OCSP responder URL in the certificate \"%s\"", st->file);
+            return 0;
+        }
+    }
+    char port[8];
+    const char *path;
+    int bad = parse_url(url, st->host, sizeof(st->host), port, sizeof(port), &path);
+    if (bad == 0)
+        st->path = hy_pstrndup(cf->pool, path, strlen(path));
+    char url_copy[512];
+    snprintf(url_copy, sizeof(url_copy), "%s", url);
+    X509_email_free(aia);
+    if (bad) {
+        hy_conf_warn(cf, "\"ssl_stapling\" ignored, invalid URL prefix in OCSP responder \"%s\" in the certificate "
+                         "\"%s\"", url_copy, st->file);
+        return 0;
+    }
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_ADDRCONFIG}, *ai = NULL;
+    if (getaddrinfo(st->host, port, &hints, &ai) != 0 || ai == NULL) {
+        hy_conf_warn(cf, "\"ssl_stapling\" ignored, host not found in OCSP responder \"%s\" in the certificate \"%s\"",
+                     url_copy, st->file);
+        return 0;
+    }
+    memcpy(&st->sa, ai->ai_addr, ai->ai_addrlen);
+    st->salen = ai->ai_addrlen;
+    char ip[INET6_ADDRSTRLEN] = "?";
+    getnameinfo(ai->ai_addr, ai->ai_addrlen, ip, sizeof(ip), NULL, 0, NI_NUMERICHOST);
+    snprintf(st->peer, sizeof(st->peer), ai->ai_family == AF_INET6 ? "[%s]:%s" : "%s:%s", ip, port);
+    freeaddrinfo(ai);
+    st->id = OCSP_cert_to_id(NULL, st->cert, st->issuer);
+    if (st->id == NULL)
+        return hy_conf_error(cf, "%s", "OCSP_cert_to_id() failed"), -1;
+    return 1;
+}
+
+static int on_status(SSL *ssl, void *arg);
+
+int hy_ssl_ocsp_setup(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
+{
+    SSL_CTX *ctx = c->ctx;
+    size_t n = 0;
+    for (int r = SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_FIRST); r == 1;
+         r = SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_NEXT))
+        n++;
+    ocsp_set_t *set = hy_pcalloc(cf->pool, sizeof(*set));
+    set->staples = hy_pcalloc(cf->pool, (n ? n : 1) * sizeof(ocsp_staple_t));
+    size_t i = 0;
+    for (int r = SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_FIRST); r == 1 && i < n;
+         r = SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_NEXT)) {
+        ocsp_staple_t *st = &set->staples[set->n];
+        st->cert = SSL_CTX_get0_certificate(ctx);
+        SSL_CTX_get0_chain_certs(ctx, &st->chain);
+        st->store = SSL_CTX_get_cert_store(ctx);
+        st->verify = c->stapling_verify == 1;
+        i++;
+        if (st->cert == NULL)
+            continue;
+        int rc = setup_one(cf, c, st);
+        if (rc > 0) {
+            hy_pool_on_clear(cf->pool, free_staple, st);
+            set->n++;
+        } else {
+            free_staple(st);
+            memset(st, 0, sizeof(*st));
+            if (rc < 0)
+                return -1;
+        }
+    }
+    SSL_CTX_set_current_cert(ctx, SSL_CERT_SET_FIRST);
+    ERR_clear_error();
+    if (set->n == 0)
+        return 0;
+    SSL_CTX_set_tlsext_status_cb(ctx, on_status);
+    SSL_CTX_set_tlsext_status_arg(ctx, set);
+    return 0;
+}
+
+/* ---------------- the query ---------------- */
+
+static void fetch_log(ocsp_staple_t *st, int level, const char *what)
+{
+    hy_log(level, "%s while requesting certificate status, responder: %s, peer: %s, certificate: \"%s\"", what,
+           st->host, st->peer, st->file);
+}
+
+static void fetch_end(ocsp_fetch_t *f)
+{
+    ocsp_staple_t *st = f->st;
+    st->fetch = NULL;
+    if (hy_timer_is_linked(&f->timer))
+        hy_timer_unlink(f->sock.loop, &f->timer);
+    hy_sock_close(&f->sock);
+    hy_loop_free_later(f->sock.loop, free, f->request);
+    hy_loop_free_later(f->sock.loop, free, f);
+}
+
+static void fetch_fail(ocsp_fetch_t *f, const char *what)
+{
+    ocsp_staple_t *st = f->st;
+    fetch_log(st, HY_LOG_ERR, what);
+    st->refresh = time(NULL) + RETRY_S;
+    fetch_end(f);
+}
+
+static time_t asn1_time(const ASN1_GENERALIZEDTIME *t)
+{
+    struct tm tm;
+    if (t == NULL || ASN1_TIME_to_tm(t, &tm) != 1)
+        return (time_t)-1;
+    return timegm(&tm);
+}
+
+/* Check the DER OCSP response body; on success it becomes the staple. NULL, or what was wrong. */
+static const char *accept_response(ocsp_staple_t *st, const unsigned char *der, size_t len, char *why, size_t cap)
+{
+    const unsigned char *p = der;
+    OCSP_RESPONSE *resp = d2i_OCSP_RESPONSE(NULL, &p, (long)len);
+    if (resp == NULL)
+        return "d2i_OCSP_RESPONSE() failed";
+    const char *err = NULL;
+    OCSP_BASICRESP *basic = NULL;
+    int n = OCSP_response_status(resp);
+    if (n != OCSP_RESPONSE_STATUS_SUCCESSFUL) {
+        snprintf(why, cap, "OCSP response not successful (%d: %s)", n, OCSP_response_status_str(n));
+        err = why;
+        goto done;
+    }
+    basic = OCSP_response_get1_basic(resp);
+    if (basic == NULL) {
+        err = "OCSP_response_get1_basic() failed";
+        goto done;
+    }
+    if (OCSP_basic_verify(basic, st->chain, st->store, st->verify ? OCSP_TRUSTOTHER : OCSP_NOVERIFY) != 1) {
+        err = "OCSP_basic_verify() failed";
+        goto done;
+    }
+    int reason;
+    ASN1_GENERALIZEDTIME *thisupdate = NULL, *nextupdate = NULL;
+    if (OCSP_resp_find_status(basic, st->id, &n, &reason, NULL, &thisupdate, &nextupdate) != 1) {
+        err = "certificate status not found in the OCSP response";
+        goto done;
+    }
+    if (n != V_OCSP_CERTSTATUS_GOOD) {
+        snprintf(why, cap, "certificate status \"%s\" in the OCSP response", OCSP_cert_status_str(n));
+        err = why;
+        goto done;
+    }
+    if (OCSP_check_validity(thisupdate, nextupdate, 300, -1) != 1) {
+        err = "OCSP_check_validity() failed";
+        goto done;
+    }
+    time_t now = time(NULL), valid = nextupdate ? asn1_time(nextupdate) : now + 10 * 365 * 86400;
+    if (valid == (time_t)-1) {
+        err = "invalid nextUpdate time in certificate status";
+        goto done;
+    }
+    unsigned char *copy = malloc(len);
+    if (copy == NULL) {
+        err = "out of memory";
+        goto done;
+    }
+    memcpy(copy, der, len);
+    free(st->resp);
+    st->resp = copy, st->resp_len = len;
+    st->valid = valid;
+    /* refresh before it expires, but not sooner than in 5 minutes, and at least once an hour (nginx's rule) */
+    time_t r = valid - 300 < now + REFRESH_MAX_S ? valid - 300 : now + REFRESH_MAX_S;
+    st->refresh = r > now + RETRY_S ? r : now + RETRY_S;
+done:
+    OCSP_BASICRESP_free(basic);
+    OCSP_RESPONSE_free(resp);
+    ERR_clear_error();
+    return err;
+}
+
+static void on_read(hy_sock_t *s, const char *err)
+{
+    ocsp_fetch_t *f = s->data;
+    if (err != NULL && err != hy_err_eof) {
+        fetch_fail(f, err == hy_err_buf_full ? "OCSP responder sent too big response" : "recv() failed");
+        return;
+    }
+    if (err == NULL)
+        return; /* HTTP/1.0: the responder closes after the response */
+    const char *d = hy_buf_data(&s->input);
+    size_t len = s->input.len;
+    const char *eoh = NULL; /* the empty line ending the head: CRLF or a bare LF, as nginx accepts */
+    for (const char *p = d; p && p < d + len && eoh == NULL; p++) {
+        p = memchr(p, '\n', (size_t)(d + len - p));
+        if (p == NULL)
+            break;
+        const char *q = p + 1;
+        if (q < d + len && *q == '\r')
+            q++;
+        if (q < d + len && *q == '\n')
+            eoh = q + 1;
+    }
+    if (len == 0) {
+        fetch_fail(f, "OCSP responder prematurely closed connection");
+        return;
+    }
+    int status = 0;
+    if (eoh == NULL || len < 12 || strncmp(d, "HTTP/1.", 7) != 0 || sscanf(d + 8, " %3d", &status) != 1 ||
+        status != 200) {
+        char why[80];
+        if (status)
+            snprintf(why, sizeof(why), "OCSP responder sent invalid response (HTTP status %d)", status);
+        fetch_fail(f, status ? why : "OCSP responder sent invalid response");
+        return;
+    }
+    char why[160];
+    const unsigned char *body = (const unsigned char *)eoh;
+    const char *bad = accept_response(f->st, body, len - (size_t)((const char *)body - d), why, sizeof(why));
+    if (bad) {
+        fetch_fail(f, bad);
+        return;
+    }
+    fetch_end(f);
+}
+
+static void on_timeout(hy_timer_t *t)
+{
+    fetch_fail(t->data, "OCSP responder timed out");
+}
+
+static void on_connect(hy_sock_t *s, const char *err)
+{
+    ocsp_fetch_t *f = s->data;
+    if (err) {
+        char why[128];
+        snprintf(why, sizeof(why), "connect() failed (%d: %s)", s->last_errno, strerror(s->last_errno));
+        fetch_fail(f, err == hy_err_timeout ? "OCSP responder timed out" : why);
+        return;
+    }
+    s->read_limit = OCSP_RESPONSE_MAX;
+    hy_outq_push_mem(&s->outq, f->request, strlen(f->request), NULL, NULL);
+    hy_sock_write(s, NULL);
+    hy_sock_read_start(s, on_read);
+}
+
+/* The HTTP request: GET path/base64(DER request, URL-escaped) HTTP/1.0 (as nginx asks). NULL when out of memory. */
+static char *build_request(ocsp_staple_t *st)
+{
+    OCSP_REQUEST *req = OCSP_REQUEST_new();
+    OCSP_CERTID *id = OCSP_CERTID_dup(st->id);
+    if (req == NULL || id == NULL || OCSP_request_add0_id(req, id) == NULL) {
+        OCSP_CERTID_free(id);
+        OCSP_REQUEST_free(req);
+        return NULL;
+    }
+    unsigned char *der = NULL;
+    int len = i2d_OCSP_REQUEST(req, &der);
+    OCSP_REQUEST_free(req);
+    if (len <= 0)
+        return NULL;
+    size_t b64cap = ((size_t)len + 2) / 3 * 4 + 1;
+    unsigned char *b64 = malloc(b64cap);
+    size_t pathlen = strlen(st->path);
+    size_t cap = 64 + pathlen + b64cap * 3 + strlen(st->host);
+    char *out = malloc(cap);
+    if (b64 == NULL || out == NULL) {
+        free(b64), free(out), OPENSSL_free(der);
+        return NULL;
+    }
+    int bl = EVP_EncodeBlock(b64, der, len);
+    OPENSSL_free(der);
+    size_t o = (size_t)snprintf(out, cap, "GET %s%s", st->path, st->path[pathlen - 1] == '/' ? "" : "/");
+    for (int i = 0; i < bl; i++) {
+        unsigned char ch = b64[i];
+        if (ch == '+' || ch == '/' || ch == '=')
+            o += (size_t)snprintf(out + o, cap - o, "%%%02X", ch);
+        else
+            out[o++] = (char)ch;
+    }
+    snprintf(out + o, cap - o, " HTTP/1.0\r\nHost: %s\r\n\r\n", st->host);
+    free(b64);
+    return out;
+}
+
+static void fetch_start(ocsp_staple_t *st, hy_loop_t *loop)
+{
+    ocsp_fetch_t *f = calloc(1, sizeof(*f));
+    if (f == NULL)
+        return;
+    f->st = st;
+    f->request = build_request(st);
+    if (f->request == NULL) {
+        free(f);
+        return;
+    }
+    st->fetch = f;
+    if (hy_sock_connect(&f->sock, loop, (struct sockaddr *)&st->sa, st->salen, OCSP_TIMEOUT_MS, on_connect) != 0) {
+        st->fetch = NULL;
+        fetch_log(st, HY_LOG_ERR, "socket() failed");
+        st->refresh = time(NULL) + RETRY_S;
+        free(f->request), free(f);
+        return;
+    }
+    f->sock.data = f;
+    f->timer.cb = on_timeout, f->timer.data = f;
+    hy_timer_link(loop, &f->timer, OCSP_TIMEOUT_MS); /* the whole query, connect included */
+}
+
+/* ---------------- handshakes ---------------- */
+
+static int on_status(SSL *ssl, void *arg)
+{
+    ocsp_set_t *set = arg;
+    X509 *cert = SSL_get_certificate(ssl);
+    ocsp_staple_t *st = NULL;
+    for (size_t i = 0; i < set->n && st == NULL; i++)
+        if (set->staples[i].cert == cert)
+            st = &set->staples[i];
+    if (st == NULL)
+        return SSL_TLSEXT_ERR_NOACK;
+    time_t now = time(NULL);
+    int rc = SSL_TLSEXT_ERR_NOACK;
+    if (st->resp && st->valid >= now) {
+        unsigned char *p = OPENSSL_malloc(st->resp_len);
+        if (p) {
+            memcpy(p, st->resp, st->resp_len);
+            if (SSL_set_tlsext_status_ocsp_resp(ssl, p, (long)st->resp_len) == 1)
+                rc = SSL_TLSEXT_ERR_OK;
+            else
+                OPENSSL_free(p);
+        }
+    }
+    hy_sock_t *s = hy_tls_sock(ssl);
+    if (st->fetch == NULL && st->refresh <= now && s != NULL)
+        fetch_start(st, s->loop);
+    return rc;
+}
