@@ -72,7 +72,7 @@ static void version(bool verbose, const char *prefix)
                      absolute(p, HY_PATH_HTTP_LOG, false), absolute(p, HY_PATH_PID, false)};
     fprintf(stderr, "configure arguments: --prefix=%s --conf-path=%s --error-log-path=%s --http-log-path=%s "
             "--pid-path=%s --with-http_ssl_module --with-http_gzip_static_module --with-http_secure_link_module "
-            "--with-http_realip_module --with-http_stub_status_module", p, paths[0], paths[1], paths[2], paths[3]);
+            "--with-http_realip_module --with-http_stub_status_module --with-http_auth_request_module", p, paths[0], paths[1], paths[2], paths[3]);
     for (size_t i = 0; i < HY_ARRAY_SIZE(paths); i++)
         free(paths[i]);
     free(p);

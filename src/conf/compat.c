@@ -20,8 +20,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"aio_write", HY_COMPAT_WARN, "no AIO"},
     {"ancient_browser", HY_COMPAT_NOT_YET, "not planned"},
     {"ancient_browser_value", HY_COMPAT_NOT_YET, "not planned"},
-    {"auth_request", HY_COMPAT_NOT_YET, NULL},
-    {"auth_request_set", HY_COMPAT_NOT_YET, NULL},
     {"connection_pool_size", HY_COMPAT_WARN, "arena sizes are automatic"},
     {"create_full_put_path", HY_COMPAT_NOT_YET, "not planned"},
     {"dav_access", HY_COMPAT_NOT_YET, "not planned"},

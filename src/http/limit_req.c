@@ -278,7 +278,7 @@ static void on_client_read(hy_sock_t *s, const char *err)
     stop_waiting(ctx);
     hy_req_log(req, HY_LOG_INFO, "client prematurely closed connection while delaying request");
     req->status = 499;
-    req->conn->ops->abort(req);
+    hy_req_ops(req)->abort(req);
 }
 
 static void on_clear(void *arg)

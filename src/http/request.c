@@ -309,7 +309,7 @@ void hy_req_send(hy_req_t *req, bool is_final)
         if (req->location.len && req->location.ptr[0] == '/' && req->srv &&
             (req->loc ? req->loc : req->srv->loc)->absolute_redirect)
             req->location = hy_http_absolute_url(req, req->location);
-        for (int i = 0; hy_modules[i]; i++) {
+        for (int i = 0; hy_modules[i] && req->sr == NULL; i++) { /* a subrequest's body is discarded: no filter */
             if (hy_modules[i]->header_filter == NULL)
                 continue;
             hy_modules[i]->header_filter(req);
@@ -321,12 +321,13 @@ void hy_req_send(hy_req_t *req, bool is_final)
                 return;
             }
         }
-        hy_req_finalize_head(req);
+        if (req->sr == NULL)
+            hy_req_finalize_head(req);
     }
-    for (int i = 0; hy_modules[i]; i++)
+    for (int i = 0; hy_modules[i] && req->sr == NULL; i++)
         if (hy_modules[i]->body_filter)
             hy_modules[i]->body_filter(req, is_final && !req->_filter_held);
-    req->conn->ops->send(req, is_final && !req->_filter_held);
+    hy_req_ops(req)->send(req, is_final && !req->_filter_held);
 }
 
 void hy_req_filter_hold(hy_req_t *req, hy_req_proceed_cb proceed)
@@ -342,7 +343,7 @@ void hy_req_filter_send(hy_req_t *req, const hy_module_t *m, bool is_final, hy_r
     for (int i = m->index + 1; hy_modules[i]; i++)
         if (hy_modules[i]->body_filter)
             hy_modules[i]->body_filter(req, is_final);
-    req->conn->ops->send(req, is_final);
+    hy_req_ops(req)->send(req, is_final);
 }
 
 void hy_req_filter_finalize(hy_req_t *req, int status)
@@ -467,7 +468,7 @@ void hy_req_error(hy_req_t *req, int status)
     if (status == 444) { /* nginx: close the connection without a response */
         req->status = 444;
         req->keepalive = false;
-        req->conn->ops->abort(req);
+        hy_req_ops(req)->abort(req);
         return;
     }
     if (status >= 494 && status <= 497)

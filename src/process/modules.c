@@ -33,6 +33,7 @@
 #include "../http/limit_rate.h"
 #include "../http/access.h"
 #include "../http/auth_basic.h"
+#include "../http/auth_request.h"
 
 hy_module_t *hy_modules[] = {
     &hy_core_module,
@@ -55,6 +56,7 @@ hy_module_t *hy_modules[] = {
     &hy_http_error_page_module,
     &hy_http_access_module,     /* ACCESS phase: allow/deny first, as nginx checks the address before the user */
     &hy_http_auth_basic_module, /* ACCESS phase, after access */
+    &hy_http_auth_request_module, /* ACCESS phase, last (nginx runs it after auth_basic) */
     &hy_http_secure_link_module, /* before vars: its postconfiguration defines its variables */
     &hy_http_stub_status_module, /* before vars: its postconfiguration defines $connections_* */
     &hy_http_metrics_module,     /* a location's own handler ("metrics;") and a LOG phase handler (counting) */

@@ -437,8 +437,8 @@ static void body_failed(hy_ureq_t *u, const char *what)
     hy_timer_unlink(loop_of(u), &u->timer);
     hy_outq_move(&u->req->body, &u->ahead);
     u->req->keepalive = false;
-    if (u->req->conn->ops->abort)
-        u->req->conn->ops->abort(u->req);
+    if (hy_req_ops(u->req)->abort)
+        hy_req_ops(u->req)->abort(u->req);
 }
 
 static void read_body(hy_ureq_t *u, bool eof);
