@@ -309,7 +309,7 @@ void hy_req_send(hy_req_t *req, bool is_final)
         if (req->location.len && req->location.ptr[0] == '/' && req->srv &&
             (req->loc ? req->loc : req->srv->loc)->absolute_redirect)
             req->location = hy_http_absolute_url(req, req->location);
-        for (int i = 0; hy_modules[i] && req->sr == NULL; i++) { /* a subrequest's body is discarded: no filter */
+        for (int i = 0; hy_modules[i]; i++) {
             if (hy_modules[i]->header_filter == NULL)
                 continue;
             hy_modules[i]->header_filter(req);
@@ -321,10 +321,9 @@ void hy_req_send(hy_req_t *req, bool is_final)
                 return;
             }
         }
-        if (req->sr == NULL)
-            hy_req_finalize_head(req);
+        hy_req_finalize_head(req);
     }
-    for (int i = 0; hy_modules[i] && req->sr == NULL; i++)
+    for (int i = 0; hy_modules[i] && req->sr == NULL; i++) /* a subrequest's body is discarded: no body filter */
         if (hy_modules[i]->body_filter)
             hy_modules[i]->body_filter(req, is_final && !req->_filter_held);
     hy_req_ops(req)->send(req, is_final && !req->_filter_held);

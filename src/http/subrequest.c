@@ -170,7 +170,7 @@ static hy_conn_t *make_shadow(hy_conn_t *c, hy_pool_t *pool)
 static void copy_request(hy_req_t *sr, const hy_req_t *p)
 {
     hy_pool_t *pool = sr->pool;
-    sr->method = dup_str(pool, p->method);
+    sr->method = dup_str(pool, sr->method);
     sr->target = dup_str(pool, p->target);
     sr->request_line = dup_str(pool, p->request_line);
     sr->host = dup_str(pool, p->host);
@@ -249,8 +249,8 @@ hy_req_t *hy_subrequest(hy_req_t *parent, hy_str_t uri, hy_str_t args, unsigned 
     sr->conn = s->pub.shadow;
     sr->ops = &sr_ops;
     sr->sr = &s->pub;
-    sr->method = parent->method;
-    sr->method_id = parent->method_id;
+    sr->method = (flags & HY_SR_METHOD) ? parent->method : HY_STR("GET"); /* nginx: GET unless asked */
+    sr->method_id = (flags & HY_SR_METHOD) ? parent->method_id : HY_M_GET;
     sr->version = parent->version;
     sr->target = parent->target;
     sr->request_line = parent->request_line;

@@ -4,10 +4,11 @@
  *
  * The contract:
  *   - A subrequest is an hy_req_t with its own arena (req->pool), its own module contexts (req->ctx) and its own
- *     response fields; it shares the connection (req->conn) and the parent's server (req->srv), method, request
- *     line, Host and header fields. It starts at SERVER_REWRITE with is_internal set (so `internal` locations
- *     accept it) and the parent's remaining redirect budget. The ACCESS phase is skipped for subrequests, and
- *     no filter and no LOG handler runs for them (nginx: log_subrequest off): their body is discarded.
+ *     response fields; it shares the parent's server (req->srv), request line, Host and header fields, and the
+ *     connection's identity (req->conn: a shadow, see below); its method is GET (HY_SR_METHOD: the parent's).
+ *     It starts at SERVER_REWRITE with is_internal set (so `internal` locations accept it) and the parent's
+ *     remaining redirect budget. The ACCESS phase is skipped for subrequests (nginx); header filters run (so
+ *     add_header reaches the parent), body filters and LOG handlers do not (nginx: log_subrequest off).
  *   - Its response goes to its own hy_conn_ops_t (req->ops; request-level code reaches it through hy_req_ops):
  *     `send` discards the body (counting $body_bytes_sent), a non-final send has its proceed called from the
  *     loop, a final one ends the subrequest; `abort` ends it too (sr->aborted); `read_body` delivers the body
@@ -19,10 +20,12 @@
  *   - HY_SR_WAITED (auth_request): the parent is waiting (its phase handler returned HY_AGAIN and `done`
  *     resumes it); req->parent is set. If the parent ends first (its arena is cleared: the client went away),
  *     the subrequest is destroyed without calling `done`.
+ *   - Every subrequest runs on a shadow of the client connection (a malloc'd copy: same id, peer, addresses and
+ *     generation — it holds its own reference — without the socket or the PROXY protocol header), so it can be
+ *     torn down whatever the protocol did with the real connection.
  *   - HY_SR_BACKGROUND (mirror): the subrequest is detached: it copies what it reads of the parent (header
- *     fields, request line, body) into its own arena and runs on a shadow of the connection (same id, peer
- *     and generation, no socket), so the parent answers and the connection moves on without waiting; it ends
- *     on its own (its upstream's timeouts bound it). req->parent is NULL; `done` gets parent NULL.
+ *     fields, request line, body) into its own arena, so the parent answers and the connection moves on without
+ *     waiting; it ends on its own (its upstream's timeouts bound it). req->parent is NULL; `done` gets NULL.
  */
 #ifndef HY_HTTP_SUBREQUEST_H
 #define HY_HTTP_SUBREQUEST_H
@@ -33,6 +36,7 @@ enum {
     HY_SR_WAITED = 0x1,     /* the parent waits for `done` */
     HY_SR_BACKGROUND = 0x2, /* detached: the parent does not wait */
     HY_SR_BODY = 0x4,       /* the subrequest gets the parent's (already read, buffered) body */
+    HY_SR_METHOD = 0x8,     /* the parent's method (default: GET, as nginx) */
 };
 
 /** Called once when sr ended (see above); parent is NULL for a background subrequest. */
