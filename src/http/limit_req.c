@@ -245,6 +245,8 @@ static void stop_waiting(lr_ctx_t *ctx)
     if (!ctx->waiting)
         return;
     ctx->waiting = false;
+    if (ctx->req->sr != NULL) /* nothing was hooked on a subrequest's shadow connection */
+        return;
     s->on_read = ctx->saved_on_read;
     s->data = ctx->saved_data;
     if (ctx->saved_reading)
@@ -299,8 +301,10 @@ static int delay_request(hy_req_t *req, lr_ctx_t *ctx, int64_t delay_ms)
     ctx->saved_data = s->data;
     ctx->saved_reading = s->is_reading;
     ctx->waiting = true;
-    s->data = ctx;
-    hy_sock_read_start(s, on_client_read);
+    if (req->sr == NULL) { /* a subrequest's connection is a shadow without a socket (http/subrequest.h) */
+        s->data = ctx;
+        hy_sock_read_start(s, on_client_read);
+    }
     hy_timer_link(s->loop, &ctx->timer, (uint64_t)delay_ms);
     return HY_AGAIN;
 }

@@ -4,6 +4,7 @@
  * subrequest is destroyed, no defer of it is queued and (waited) the parent's arena no longer points at it.
  * Every subrequest runs on a shadow of the client connection (a copy without the socket, holding its own
  * reference to the generation), so tearing it down never touches a connection the protocol may have freed. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +13,12 @@
 #include "phases.h"
 #include "../conf/cycle.h"
 #include "../core/log.h"
+
+hy_module_t hy_http_subrequest_module;
+
+typedef struct sr_loc {
+    int log_subrequest; /* log_subrequest on: the LOG phase runs for subrequests of this location */
+} sr_loc_t;
 
 #define SR_POOL_SIZE 4096
 
@@ -63,6 +70,12 @@ static hy_loop_t *loop_of(sr_state_t *s)
 static void on_done(hy_defer_t *d)
 {
     sr_state_t *s = d->data;
+    hy_req_t *req = s->pub.req;
+    if (s->alive && req->loc) {
+        const sr_loc_t *lc = req->loc->loc_conf[hy_http_subrequest_module.index];
+        if (lc && lc->log_subrequest == 1)
+            hy_req_log_phase(req);
+    }
     if (s->alive && !s->pub.cancelled) {
         s->in_done = true;
         if (s->pub.done)
@@ -299,3 +312,35 @@ hy_req_t *hy_subrequest(hy_req_t *parent, hy_str_t uri, hy_str_t args, unsigned 
     hy_http_phases_run(sr, HY_PHASE_SERVER_REWRITE);
     return sr;
 }
+
+static void *create_loc(hy_conf_t *cf)
+{
+    sr_loc_t *c = hy_pcalloc(cf->pool, sizeof(*c));
+    c->log_subrequest = HY_UNSET;
+    return c;
+}
+
+static int merge_loc(hy_conf_t *cf, void *parent, void *child)
+{
+    (void)cf;
+    sr_loc_t *p = parent, *c = child;
+    hy_merge_value(c->log_subrequest, p->log_subrequest, 0);
+    return 0;
+}
+
+static const hy_directive_t sr_directives[] = {
+    {.name = "log_subrequest",
+     .ctx = HY_CTX_HTTP_ANY,
+     .args = HY_ARGS_FLAG,
+     .set = hy_slot_flag,
+     .conf = HY_CONF_LOC,
+     .offset = offsetof(sr_loc_t, log_subrequest)},
+    {0},
+};
+
+hy_module_t hy_http_subrequest_module = {
+    .name = "http_subrequest",
+    .directives = sr_directives,
+    .create_loc_conf = create_loc,
+    .merge_loc_conf = merge_loc,
+};

@@ -8,7 +8,8 @@
  *     connection's identity (req->conn: a shadow, see below); its method is GET (HY_SR_METHOD: the parent's).
  *     It starts at SERVER_REWRITE with is_internal set (so `internal` locations accept it) and the parent's
  *     remaining redirect budget. The ACCESS phase is skipped for subrequests (nginx); header filters run (so
- *     add_header reaches the parent), body filters and LOG handlers do not (nginx: log_subrequest off).
+ *     add_header reaches the parent), body filters do not; the LOG phase runs only with
+ *     `log_subrequest on` (nginx), when the subrequest ends.
  *   - Its response goes to its own hy_conn_ops_t (req->ops; request-level code reaches it through hy_req_ops):
  *     `send` discards the body (counting $body_bytes_sent), a non-final send has its proceed called from the
  *     loop, a final one ends the subrequest; `abort` ends it too (sr->aborted); `read_body` delivers the body
@@ -31,6 +32,10 @@
 #define HY_HTTP_SUBREQUEST_H
 
 #include "request.h"
+#include "../conf/conf.h"
+
+/* `log_subrequest on|off` (nginx's core directive): the LOG phase runs for subrequests too. */
+extern hy_module_t hy_http_subrequest_module;
 
 enum {
     HY_SR_WAITED = 0x1,     /* the parent waits for `done` */

@@ -34,6 +34,8 @@
 #include "../http/access.h"
 #include "../http/auth_basic.h"
 #include "../http/auth_request.h"
+#include "../http/mirror.h"
+#include "../http/subrequest.h"
 
 hy_module_t *hy_modules[] = {
     &hy_core_module,
@@ -48,6 +50,8 @@ hy_module_t *hy_modules[] = {
     &hy_http_ssl_module,     /* before vars: its postconfiguration defines the $ssl_* variables */
     &hy_http_rewrite_module, /* before vars: its postconfiguration defines named-capture variables */
     &hy_http_try_files_module,
+    &hy_http_mirror_module,     /* PRECONTENT, after try_files (nginx runs it second) */
+    &hy_http_subrequest_module, /* log_subrequest */
     &hy_http_referer_module, /* before vars: its postconfiguration defines $invalid_referer */
     &hy_http_userid_module,  /* before vars: $uid_got, $uid_set, $uid_reset (after rewrite: a `set` wins) */
     &hy_http_empty_gif_module, /* a location's own content handler (no phase handler) */
