@@ -27,7 +27,7 @@ typedef struct ar_set {
 } ar_set_t;
 
 typedef struct ar_loc {
-    hy_str_t uri;     /* empty: off */
+    hy_str_t uri; /* empty: off */
     bool uri_set;
     hy_str_t args;
     hy_array_t *sets; /* ar_set_t, NULL when none */
@@ -38,12 +38,12 @@ typedef struct ar_main {
 } ar_main_t;
 
 typedef struct ar_ctx {
-    int gen;  /* req->uri_changes when the subrequest started: an internal redirect asks again (nginx clears
-               * module contexts on a redirect; the variables set stay) */
+    int gen; /* req->uri_changes when the subrequest started: an internal redirect asks again (nginx clears
+              * module contexts on a redirect; the variables set stay) */
     bool done;
     int status;
     hy_array_t *challenges; /* hy_str_t: the subrequest's WWW-Authenticate fields (parent pool), NULL: none */
-    hy_str_t *vals;     /* by slot (parent pool); ptr NULL: not set */
+    hy_str_t *vals;         /* by slot (parent pool); ptr NULL: not set */
     size_t nvals;
 } ar_ctx_t;
 

@@ -22,9 +22,9 @@ typedef struct mr_loc {
 } mr_loc_t;
 
 typedef struct mr_ctx {
-    int gen;          /* req->uri_changes of the pass that mirrored */
-    int status;       /* HY_AGAIN while reading the body, then HY_DECLINED or an error status */
-    bool in_handler;  /* the body callback fired inside the handler: the handler returns the result */
+    int gen;         /* req->uri_changes of the pass that mirrored */
+    int status;      /* HY_AGAIN while reading the body, then HY_DECLINED or an error status */
+    bool in_handler; /* the body callback fired inside the handler: the handler returns the result */
 } mr_ctx_t;
 
 static void start_mirrors(hy_req_t *req, const mr_loc_t *lc)
@@ -33,8 +33,7 @@ static void start_mirrors(hy_req_t *req, const mr_loc_t *lc)
     unsigned flags = HY_SR_BACKGROUND | HY_SR_METHOD | (lc->request_body == 1 ? HY_SR_BODY : 0);
     for (size_t i = 0; i < lc->uris->nelts; i++)
         if (hy_subrequest(req, u[i], req->args, flags, NULL, NULL) == NULL)
-            hy_req_log(req, HY_LOG_ERR, "mirror subrequest to \"%.*s\" could not be made", (int)u[i].len,
-                       u[i].ptr);
+            hy_req_log(req, HY_LOG_ERR, "mirror subrequest to \"%.*s\" could not be made", (int)u[i].len, u[i].ptr);
 }
 
 static void on_body(hy_req_t *req, const char *err)

@@ -188,9 +188,15 @@ static void copy_request(hy_req_t *sr, const hy_req_t *p)
     sr->request_line = dup_str(pool, p->request_line);
     sr->host = dup_str(pool, p->host);
     sr->headers = p->num_headers ? hy_palloc(pool, sizeof(hy_header_t) * p->num_headers) : NULL;
-    const hy_str_t **known[] = {&sr->h_connection,         &sr->h_if_modified_since, &sr->h_if_unmodified_since,
-                                &sr->h_if_none_match,      &sr->h_if_match,          &sr->h_range,
-                                &sr->h_if_range,           &sr->h_expect,            &sr->h_user_agent};
+    const hy_str_t **known[] = {&sr->h_connection,
+                                &sr->h_if_modified_since,
+                                &sr->h_if_unmodified_since,
+                                &sr->h_if_none_match,
+                                &sr->h_if_match,
+                                &sr->h_range,
+                                &sr->h_if_range,
+                                &sr->h_expect,
+                                &sr->h_user_agent};
     for (size_t i = 0; i < p->num_headers; i++) {
         sr->headers[i].name = dup_str(pool, p->headers[i].name);
         sr->headers[i].value = dup_str(pool, p->headers[i].value);

@@ -54,7 +54,7 @@ typedef struct hy_subreq {
     hy_conn_t *shadow; /* owned (background): the connection stand-in */
     hy_subreq_done_cb done;
     void *data;
-    hy_str_t body;     /* the body read_body delivers (the subrequest's pool, or the parent's while it waits) */
+    hy_str_t body; /* the body read_body delivers (the subrequest's pool, or the parent's while it waits) */
     size_t body_off;
     hy_defer_t done_defer, proceed_defer;
     bool ended, aborted, cancelled;

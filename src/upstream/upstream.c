@@ -728,7 +728,8 @@ int hy_upstream_start(hy_ureq_t *u)
         try_next(u);
         return HY_DONE;
     }
-    if (!u->request_buffering && !(req->body_in && req->body_in->complete)) { /* read already (mirror): buffered */
+    /* a body read already (mirror_request_body) is passed buffered */
+    if (!u->request_buffering && !(req->body_in && req->body_in->complete)) {
         u->body_streamed = true;
         u->body_length = req->content_length >= 0 ? req->content_length : HY_UREQ_BODY_CHUNKED;
         if (u->version == 10 && u->body_length == HY_UREQ_BODY_CHUNKED)
