@@ -56,6 +56,7 @@ hy_module_t *hy_modules[] = {
     &hy_http_userid_module,  /* before vars: $uid_got, $uid_set, $uid_reset (after rewrite: a `set` wins) */
     &hy_http_empty_gif_module, /* a location's own content handler (no phase handler) */
     &hy_http_upstream_module,  /* before vars: defines $upstream_*; before proxy: resolves the groups it names */
+    &hy_http_upstream_metrics_module, /* init_worker: per-peer series and the metrics families */
     &hy_http_proxy_module,     /* a location's own content handler; before vars: defines $proxy_* */
     &hy_http_error_page_module,
     &hy_http_access_module,     /* ACCESS phase: allow/deny first, as nginx checks the address before the user */

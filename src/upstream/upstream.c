@@ -164,6 +164,8 @@ static void try_failed(hy_ureq_t *u, int ft, int status)
     }
     if (u->peer && ft != HY_UPS_FT_403 && ft != HY_UPS_FT_404)
         hy_upstream_peer_free(u->group, u->peer, true);
+    if (u->peer)
+        hy_upstream_metrics_try(u->group, u->peer, ft != HY_UPS_FT_403 && ft != HY_UPS_FT_404, l ? l->response_ms : 0);
     uint64_t now = hy_clock_now_ms();
     bool can = (u->next_upstream & ft) && u->tries < max_tries(u) &&
                (u->next_upstream_timeout_ms == 0 || now - u->start_ms < (uint64_t)u->next_upstream_timeout_ms) &&
@@ -518,6 +520,7 @@ static void read_body(hy_ureq_t *u, bool eof)
         l->response_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);
         l->response_length = u->resp_bytes;
         hy_upstream_peer_free(u->group, u->peer, false);
+        hy_upstream_metrics_try(u->group, u->peer, false, l->response_ms);
         release_conn(u, u->codec->reusable(u) && s->input.len == 0);
     } else {
         timer_set(u, u->read_timeout_ms);
