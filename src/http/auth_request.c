@@ -159,6 +159,8 @@ static void get_var(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
     v->not_found = false;
 }
 
+static bool seen; /* an auth_request URI in the http{} being configured */
+
 static int set_uri(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     (void)d;
@@ -173,6 +175,7 @@ static int set_uri(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         return 0;
     }
     hy_req_split_args(a[1], &c->uri, &c->args);
+    seen = true;
     return 0;
 }
 
@@ -238,7 +241,9 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
 
 static int postconfiguration(hy_conf_t *cf)
 {
-    return hy_http_phase_add(cf, HY_PHASE_ACCESS, handler);
+    bool used = seen; /* a configuration without auth_request pays nothing for it */
+    seen = false;
+    return used ? hy_http_phase_add(cf, HY_PHASE_ACCESS, handler) : 0;
 }
 
 static const hy_directive_t ar_directives[] = {

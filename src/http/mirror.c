@@ -87,6 +87,8 @@ static int handler(hy_req_t *req)
     return c->status;
 }
 
+static bool seen; /* a mirror URI in the http{} being configured */
+
 static int set_mirror(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     (void)d;
@@ -103,6 +105,7 @@ static int set_mirror(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         return hy_conf_error(cf, "\"mirror\" directive is duplicate");
     if (c->uris == NULL)
         c->uris = hy_array_create(cf->pool, 2, sizeof(hy_str_t));
+    seen = true;
     *(hy_str_t *)hy_array_push(c->uris) = hy_str_dup(cf->pool, a[1]);
     return 0;
 }
@@ -126,7 +129,9 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
 
 static int postconfiguration(hy_conf_t *cf)
 {
-    return hy_http_phase_add(cf, HY_PHASE_PRECONTENT, handler);
+    bool used = seen; /* a configuration without mirrors pays nothing for them */
+    seen = false;
+    return used ? hy_http_phase_add(cf, HY_PHASE_PRECONTENT, handler) : 0;
 }
 
 static const hy_directive_t mr_directives[] = {
