@@ -317,6 +317,11 @@ static int handler(hy_req_t *req)
     lr_ctx_t **slot = (lr_ctx_t **)hy_req_ctx(req, &hy_http_limit_req_module);
     if (*slot && (*slot)->status)
         return HY_DECLINED; /* once per request (a delayed one comes back here when its timer fires) */
+    if (req->parent != NULL) { /* nginx: a subrequest of a request limit_req already judged is not limited again */
+        lr_ctx_t *pc = *(lr_ctx_t **)hy_req_ctx(req->parent, &hy_http_limit_req_module);
+        if (pc && pc->status)
+            return HY_DECLINED;
+    }
     const lr_limit_t *limits = lc->limits->elts;
     size_t nl = lc->limits->nelts;
     lr_ctx_t *ctx = *slot;

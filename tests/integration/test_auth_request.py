@@ -223,3 +223,18 @@ def test_conf_errors(server, run_cli, prefix):
         assert res.rc != 0, body
         assert msg in res.err, (body, res.err)
         assert 'test.conf:' in res.err
+
+
+def test_limits_count_the_main_request_only(server):
+    """nginx: limit_req and limit_conn judged the main request; its auth subrequest is not counted again."""
+    srv = server(simple('''
+        limit_req zone=z burst=2 nodelay;
+        limit_conn c 1;
+        location /p/ { auth_request /a; }
+        location = /a { }''', http_extra='''
+        limit_req_zone $binary_remote_addr zone=z:1m rate=1r/m;
+        limit_conn_zone $binary_remote_addr zone=c:1m;'''))
+    srv.write('html/p/f', 'f')
+    srv.write('html/a', 'yes')  # a static answer: the subrequest goes through PREACCESS
+    codes = [srv.get('/p/f').status for _ in range(4)]
+    assert codes == [200, 200, 200, 503], codes
