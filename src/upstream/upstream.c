@@ -434,6 +434,8 @@ static void body_failed(hy_ureq_t *u, const char *what)
     hy_upstream_log_t *l = cur_log(u);
     if (l)
         l->response_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);
+    if (u->peer) /* a try, not a failure of the peer (nginx frees it as not failed) */
+        hy_upstream_metrics_try(u->group, u->peer, false, l ? l->response_ms : 0);
     release_conn(u, false);
     u->state = HY_UREQ_DONE;
     hy_timer_unlink(loop_of(u), &u->timer);
