@@ -114,6 +114,23 @@ uint64_t hy_stats_sum_ext(uint32_t ix)
     return hy_stats_sum(offsetof(hy_stats_slot_t, ext) + ix * sizeof(uint64_t));
 }
 
+uint64_t hy_stats_max_ext(uint32_t ix)
+{
+    if (ix >= HY_STATS_EXT)
+        return 0;
+    size_t off = offsetof(hy_stats_slot_t, ext) + ix * sizeof(uint64_t);
+    if (seg == NULL)
+        return __atomic_load_n((uint64_t *)((char *)&private_slot + off), __ATOMIC_RELAXED);
+    uint64_t max = 0;
+    uint32_t used = __atomic_load_n(&seg->slots_used, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < used; i++) {
+        uint64_t v = __atomic_load_n((uint64_t *)((char *)&seg->slots[i] + off), __ATOMIC_RELAXED);
+        if (v > max)
+            max = v;
+    }
+    return max;
+}
+
 uint32_t hy_stats_series(const char *key, uint32_t n)
 {
     if (seg == NULL || n == 0 || n > HY_STATS_SERIES_MAX_N)

@@ -75,6 +75,9 @@ hy_stats_info_t hy_stats_info(void);
 uint64_t hy_stats_sum(size_t off);
 /** Sum of ext[ix] over every slot ever used. */
 uint64_t hy_stats_sum_ext(uint32_t ix);
+/** Largest ext[ix] over every slot ever used (a per-worker gauge read as "any worker": e.g. a time until which
+ * some worker holds a peer down). */
+uint64_t hy_stats_max_ext(uint32_t ix);
 
 /** The first of `n` (1..HY_STATS_SERIES_MAX_N) ext[] counters kept under `key` (truncated to HY_STATS_KEY_MAX-1
  * bytes): registered on first use, the same index for the same key afterwards, in every process and generation
@@ -95,6 +98,11 @@ static inline void hy_stats_add(uint64_t *field, uint64_t v)
     __atomic_store_n(field, __atomic_load_n(field, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
 }
 
+/** Set one of this process's gauges (single writer). */
+static inline void hy_stats_set(uint64_t *field, uint64_t v)
+{
+    __atomic_store_n(field, v, __ATOMIC_RELAXED);
+}
 /** Count a finished request's duration into this process's histogram. */
 static inline void hy_stats_observe_ms(uint64_t ms)
 {

@@ -361,7 +361,7 @@ static void body_filter(hy_req_t *req, bool is_final)
     req->keepalive = false;
     req->ctx[IDX] = NULL;
     hy_outq_clear(&req->body);
-    req->conn->ops->abort(req);
+    hy_req_ops(req)->abort(req);
 }
 
 /* ---------------- configuration ---------------- */

@@ -489,7 +489,7 @@ static void big_fail(hy_req_t *req, gz_ctx_t *ctx, hy_outq_t *out)
     hy_outq_clear(out);
     free_big(ctx);
     req->keepalive = false;
-    req->conn->ops->abort(req);
+    hy_req_ops(req)->abort(req);
 }
 
 /* proceed: the protocol wrote the previous batch; queue the next one */

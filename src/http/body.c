@@ -183,14 +183,20 @@ void hy_req_body_resume(hy_req_t *req)
     hy_req_body_t *b = req->body_in;
     if (b == NULL || b->in_cb || b->complete || b->failed)
         return;
-    if (req->conn->ops->read_body)
-        req->conn->ops->read_body(req);
+    if (hy_req_ops(req)->read_body)
+        hy_req_ops(req)->read_body(req);
 }
 
 int hy_req_read_body(hy_req_t *req, enum hy_body_mode mode, hy_req_body_cb cb)
 {
-    if (req->body_in)
-        return -1;
+    if (req->body_in) { /* read already (mirror_request_body): a buffered body is delivered again */
+        hy_req_body_t *r = req->body_in;
+        if (mode != HY_BODY_BUFFER || r->mode != HY_BODY_BUFFER || !r->complete || r->failed)
+            return -1;
+        r->cb = cb;
+        cb(req, NULL);
+        return 0;
+    }
     hy_req_body_t *b = hy_pcalloc(req->pool, sizeof(*b));
     b->mode = mode;
     b->cb = cb;
@@ -199,12 +205,12 @@ int hy_req_read_body(hy_req_t *req, enum hy_body_mode mode, hy_req_body_cb cb)
     b->keep_file = lc->client_body_in_file_only == 1;
     req->body_in = b;
     hy_pool_on_clear(req->pool, body_cleanup, b);
-    if (req->conn->ops->read_body == NULL) { /* a protocol without bodies */
+    if (hy_req_ops(req)->read_body == NULL) { /* a protocol without bodies */
         b->complete = true;
         cb(req, NULL);
         return 0;
     }
-    req->conn->ops->read_body(req);
+    hy_req_ops(req)->read_body(req);
     return 0;
 }
 

@@ -46,7 +46,9 @@ typedef struct hy_req_body {
 } hy_req_body_t;
 
 /** Start reading req's body (no body: cb fires at once with complete set). Returns 0; -1 if a reader was already
- * started (a programming error). cb may fire before this returns. */
+ * started (a programming error) — except that a body already read whole in HY_BODY_BUFFER mode (mirror reads it
+ * first) is delivered again to a second HY_BODY_BUFFER reader: cb replaces the first one's and fires at once.
+ * cb may fire before this returns. */
 int hy_req_read_body(hy_req_t *req, enum hy_body_mode mode, hy_req_body_cb cb);
 /** Streaming: the handler took n bytes of req->body_in->data. */
 void hy_req_body_consume(hy_req_t *req, size_t n);

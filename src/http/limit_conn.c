@@ -110,6 +110,8 @@ static int handler(hy_req_t *req)
     lc_ctx_t **slot = (lc_ctx_t **)hy_req_ctx(req, &hy_http_limit_conn_module);
     if (*slot)
         return HY_DECLINED; /* once per request */
+    if (req->parent != NULL && *hy_req_ctx(req->parent, &hy_http_limit_conn_module) != NULL)
+        return HY_DECLINED; /* nginx: a subrequest of a request limit_conn counted is not counted again */
     const lc_limit_t *limits = lc->limits->elts;
     size_t nl = lc->limits->nelts;
     lc_ctx_t *ctx = *slot = hy_pcalloc(req->pool, sizeof(*ctx));

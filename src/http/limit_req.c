@@ -245,6 +245,8 @@ static void stop_waiting(lr_ctx_t *ctx)
     if (!ctx->waiting)
         return;
     ctx->waiting = false;
+    if (ctx->req->sr != NULL) /* nothing was hooked on a subrequest's shadow connection */
+        return;
     s->on_read = ctx->saved_on_read;
     s->data = ctx->saved_data;
     if (ctx->saved_reading)
@@ -278,7 +280,7 @@ static void on_client_read(hy_sock_t *s, const char *err)
     stop_waiting(ctx);
     hy_req_log(req, HY_LOG_INFO, "client prematurely closed connection while delaying request");
     req->status = 499;
-    req->conn->ops->abort(req);
+    hy_req_ops(req)->abort(req);
 }
 
 static void on_clear(void *arg)
@@ -299,8 +301,10 @@ static int delay_request(hy_req_t *req, lr_ctx_t *ctx, int64_t delay_ms)
     ctx->saved_data = s->data;
     ctx->saved_reading = s->is_reading;
     ctx->waiting = true;
-    s->data = ctx;
-    hy_sock_read_start(s, on_client_read);
+    if (req->sr == NULL) { /* a subrequest's connection is a shadow without a socket (http/subrequest.h) */
+        s->data = ctx;
+        hy_sock_read_start(s, on_client_read);
+    }
     hy_timer_link(s->loop, &ctx->timer, (uint64_t)delay_ms);
     return HY_AGAIN;
 }
@@ -313,6 +317,11 @@ static int handler(hy_req_t *req)
     lr_ctx_t **slot = (lr_ctx_t **)hy_req_ctx(req, &hy_http_limit_req_module);
     if (*slot && (*slot)->status)
         return HY_DECLINED; /* once per request (a delayed one comes back here when its timer fires) */
+    if (req->parent != NULL) { /* nginx: a subrequest of a request limit_req already judged is not limited again */
+        lr_ctx_t *pc = *(lr_ctx_t **)hy_req_ctx(req->parent, &hy_http_limit_req_module);
+        if (pc && pc->status)
+            return HY_DECLINED;
+    }
     const lr_limit_t *limits = lc->limits->elts;
     size_t nl = lc->limits->nelts;
     lr_ctx_t *ctx = *slot;

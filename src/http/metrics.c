@@ -87,6 +87,14 @@ void hy_metrics_sample(hy_metrics_out_t *out, const char *labels, uint64_t value
         out_printf(out, "%s %llu\n", out->name, (unsigned long long)value);
 }
 
+void hy_metrics_sample_text(hy_metrics_out_t *out, const char *suffix, const char *labels, const char *value)
+{
+    if (labels && *labels)
+        out_printf(out, "%s%s{%s} %s\n", out->name, suffix, labels, value);
+    else
+        out_printf(out, "%s%s %s\n", out->name, suffix, value);
+}
+
 void hy_metrics_escape(char *dst, size_t cap, const char *src, size_t len)
 {
     size_t j = 0;

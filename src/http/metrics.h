@@ -39,6 +39,9 @@ void hy_metrics_register(hy_metrics_family_t *f);
 /** One sample of the family being collected: `labels` is the text inside the braces (`zone="a",x="b"`, values
  * escaped with hy_metrics_escape) or NULL for none. */
 void hy_metrics_sample(hy_metrics_out_t *out, const char *labels, uint64_t value);
+/** A sample named after the family plus `suffix` ("_bucket", "_sum", "_count" of a histogram; "" for none), its
+ * value already formatted (e.g. "0.250"). */
+void hy_metrics_sample_text(hy_metrics_out_t *out, const char *suffix, const char *labels, const char *value);
 /** Escape a label value (backslash, double quote, newline) into dst (cap bytes, NUL-terminated, truncated). */
 void hy_metrics_escape(char *dst, size_t cap, const char *src, size_t len);
 /** Call fn for every series registered (hy_stats_series) with a key that starts with `prefix`: the rest of the key

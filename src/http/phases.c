@@ -176,6 +176,8 @@ static void drop_challenge(hy_req_t *req)
  * answers with what was remembered when no handler allowed. */
 static int check_access(hy_req_t *req, const step_t *s)
 {
+    if (req->sr != NULL) /* nginx: a subrequest skips the access phase (the main request passed it) */
+        return (int)s->next;
     int rc = s->handler(req);
     if (rc == HY_DECLINED)
         return (int)(req->_phase + 1);

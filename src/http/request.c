@@ -325,10 +325,10 @@ void hy_req_send(hy_req_t *req, bool is_final)
         }
         hy_req_finalize_head(req);
     }
-    for (int i = 0; hy_modules[i]; i++)
+    for (int i = 0; hy_modules[i] && req->sr == NULL; i++) /* a subrequest's body is discarded: no body filter */
         if (hy_modules[i]->body_filter)
             hy_modules[i]->body_filter(req, is_final && !req->_filter_held);
-    req->conn->ops->send(req, is_final && !req->_filter_held);
+    hy_req_ops(req)->send(req, is_final && !req->_filter_held);
 }
 
 void hy_req_filter_hold(hy_req_t *req, hy_req_proceed_cb proceed)
@@ -344,7 +344,7 @@ void hy_req_filter_send(hy_req_t *req, const hy_module_t *m, bool is_final, hy_r
     for (int i = m->index + 1; hy_modules[i]; i++)
         if (hy_modules[i]->body_filter)
             hy_modules[i]->body_filter(req, is_final);
-    req->conn->ops->send(req, is_final);
+    hy_req_ops(req)->send(req, is_final);
 }
 
 void hy_req_filter_finalize(hy_req_t *req, int status)
@@ -469,7 +469,7 @@ void hy_req_error(hy_req_t *req, int status)
     if (status == 444) { /* nginx: close the connection without a response */
         req->status = 444;
         req->keepalive = false;
-        req->conn->ops->abort(req);
+        hy_req_ops(req)->abort(req);
         return;
     }
     if (status >= 494 && status <= 497)

@@ -100,6 +100,11 @@ struct hy_req {
     int _filter_status;             /* set by hy_req_filter_finalize: hy_req_send answers with it instead */
     bool _filter_held;              /* a body filter streams the rest (hy_req_filter_hold): sends are not final */
     hy_defer_t _defer;
+    /* subrequests (http/subrequest.h) */
+    const hy_conn_ops_t *ops;       /* the response's sink: NULL → the connection's protocol (conn->ops); a
+                                     * subrequest's own sink otherwise. Reach it through hy_req_ops() */
+    hy_req_t *parent;               /* the request that waits for this subrequest (NULL: main or background) */
+    struct hy_subreq *sr;           /* non-NULL for a subrequest (its state, owned by http/subrequest.c) */
 };
 
 /** The request's capture record, ready for hy_regex_exec (its offsets are allocated from the request's arena).
@@ -119,6 +124,13 @@ static inline const struct sockaddr_storage *hy_req_peer(const hy_req_t *req)
 static inline const char *hy_req_peer_text(const hy_req_t *req)
 {
     return req->peer_text ? req->peer_text : req->conn->peer_text;
+}
+
+/** Where this request's response goes (hy_conn_ops_t): the protocol's ops, or a subrequest's sink. Request-level
+ * calls (send, abort, read_body, upgrade) go through this, never through req->conn->ops directly. */
+static inline const hy_conn_ops_t *hy_req_ops(const hy_req_t *req)
+{
+    return req->ops ? req->ops : req->conn->ops;
 }
 
 /** Per-module request context slot (allocated on first use). */

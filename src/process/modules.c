@@ -37,6 +37,9 @@
 #include "../http/limit_rate.h"
 #include "../http/access.h"
 #include "../http/auth_basic.h"
+#include "../http/auth_request.h"
+#include "../http/mirror.h"
+#include "../http/subrequest.h"
 
 hy_module_t *hy_modules[] = {
     &hy_core_module,
@@ -53,14 +56,18 @@ hy_module_t *hy_modules[] = {
     &hy_http_v2_module,      /* before vars: its postconfiguration defines $http2 */
     &hy_http_rewrite_module, /* before vars: its postconfiguration defines named-capture variables */
     &hy_http_try_files_module,
+    &hy_http_mirror_module,     /* PRECONTENT, after try_files (nginx runs it second) */
+    &hy_http_subrequest_module, /* log_subrequest */
     &hy_http_referer_module, /* before vars: its postconfiguration defines $invalid_referer */
     &hy_http_userid_module,  /* before vars: $uid_got, $uid_set, $uid_reset (after rewrite: a `set` wins) */
     &hy_http_empty_gif_module, /* a location's own content handler (no phase handler) */
     &hy_http_upstream_module,  /* before vars: defines $upstream_*; before proxy: resolves the groups it names */
+    &hy_http_upstream_metrics_module, /* init_worker: per-peer series and the metrics families */
     &hy_http_proxy_module,     /* a location's own content handler; before vars: defines $proxy_* */
     &hy_http_error_page_module,
     &hy_http_access_module,     /* ACCESS phase: allow/deny first, as nginx checks the address before the user */
     &hy_http_auth_basic_module, /* ACCESS phase, after access */
+    &hy_http_auth_request_module, /* ACCESS phase, last (nginx runs it after auth_basic) */
     &hy_http_secure_link_module, /* before vars: its postconfiguration defines its variables */
     &hy_http_stub_status_module, /* before vars: its postconfiguration defines $connections_* */
     &hy_http_metrics_module,     /* a location's own handler ("metrics;") and a LOG phase handler (counting) */

@@ -361,6 +361,14 @@ void hy_upstream_peer_free(hy_upstream_group_t *g, hy_upstream_peer_t *p, bool f
     }
 }
 
+hy_upstream_group_t *hy_upstream_group_at(hy_cycle_t *cycle, size_t i)
+{
+    ups_main_t *um = cycle->http_main_conf ? cycle->http_main_conf[hy_http_upstream_module.index] : NULL;
+    if (um == NULL || i >= um->groups->nelts)
+        return NULL;
+    return &((ups_group_ext_t **)um->groups->elts)[i]->g;
+}
+
 /* ---------------------------------------------------------------- module */
 
 static void *create_main(hy_conf_t *cf)

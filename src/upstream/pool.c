@@ -41,6 +41,7 @@ static void unlink_idle(hy_upstream_conn_t *c)
     it->prev = it->next = NULL;
     it->c = NULL;
     g->nidle--;
+    hy_upstream_metrics_idle(g);
 }
 
 void hy_upstream_conn_close(hy_upstream_conn_t *c)
@@ -115,6 +116,7 @@ void hy_upstream_pool_put(hy_upstream_conn_t *c)
         g->idle_head = it;
     g->idle_tail = it;
     g->nidle++;
+    hy_upstream_metrics_idle(g);
     it->timer.cb = idle_timeout;
     it->timer.data = it;
     hy_timer_link(c->sock.loop, &it->timer, (uint64_t)g->keepalive_timeout_ms);

@@ -29,8 +29,8 @@ static void tunnel_end(hy_ureq_t *u)
     }
     hy_sock_t *cs = u->client_sock;
     u->client_sock = NULL;
-    if (cs != NULL && u->req->conn->proto != NULL && u->req->conn->ops->abort)
-        u->req->conn->ops->abort(u->req);
+    if (cs != NULL && u->req->conn->proto != NULL && hy_req_ops(u->req)->abort)
+        hy_req_ops(u->req)->abort(u->req);
 }
 
 static void pump(hy_ureq_t *u, hy_sock_t *from, hy_sock_t *to);
@@ -105,9 +105,9 @@ static void tunnel_cleanup(void *arg)
 bool hy_upstream__tunnel(hy_ureq_t *u)
 {
     hy_req_t *req = u->req;
-    if (req->conn->ops->upgrade == NULL)
+    if (hy_req_ops(req)->upgrade == NULL)
         return false;
-    hy_sock_t *cs = req->conn->ops->upgrade(req);
+    hy_sock_t *cs = hy_req_ops(req)->upgrade(req);
     if (cs == NULL)
         return false;
     u->client_sock = cs;

@@ -163,6 +163,8 @@ static void try_failed(hy_ureq_t *u, int ft, int status)
     }
     if (u->peer && ft != HY_UPS_FT_403 && ft != HY_UPS_FT_404)
         hy_upstream_peer_free(u->group, u->peer, true);
+    if (u->peer)
+        hy_upstream_metrics_try(u->group, u->peer, ft != HY_UPS_FT_403 && ft != HY_UPS_FT_404, l ? l->response_ms : 0);
     uint64_t now = hy_clock_now_ms();
     bool can = (u->next_upstream & ft) && u->tries < max_tries(u) &&
                (u->next_upstream_timeout_ms == 0 || now - u->start_ms < (uint64_t)u->next_upstream_timeout_ms) &&
@@ -431,13 +433,15 @@ static void body_failed(hy_ureq_t *u, const char *what)
     hy_upstream_log_t *l = cur_log(u);
     if (l)
         l->response_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);
+    if (u->peer) /* a try, not a failure of the peer (nginx frees it as not failed) */
+        hy_upstream_metrics_try(u->group, u->peer, false, l ? l->response_ms : 0);
     release_conn(u, false);
     u->state = HY_UREQ_DONE;
     hy_timer_unlink(loop_of(u), &u->timer);
     hy_outq_move(&u->req->body, &u->ahead);
     u->req->keepalive = false;
-    if (u->req->conn->ops->abort)
-        u->req->conn->ops->abort(u->req);
+    if (hy_req_ops(u->req)->abort)
+        hy_req_ops(u->req)->abort(u->req);
 }
 
 static void read_body(hy_ureq_t *u, bool eof);
@@ -517,6 +521,7 @@ static void read_body(hy_ureq_t *u, bool eof)
         l->response_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);
         l->response_length = u->resp_bytes;
         hy_upstream_peer_free(u->group, u->peer, false);
+        hy_upstream_metrics_try(u->group, u->peer, false, l->response_ms);
         release_conn(u, u->codec->reusable(u) && s->input.len == 0);
     } else {
         timer_set(u, u->read_timeout_ms);
@@ -734,7 +739,8 @@ int hy_upstream_start(hy_ureq_t *u)
         try_next(u);
         return HY_DONE;
     }
-    if (!u->request_buffering) {
+    /* a body read already (mirror_request_body) is passed buffered */
+    if (!u->request_buffering && !(req->body_in && req->body_in->complete)) {
         u->body_streamed = true;
         u->body_length = req->content_length >= 0 ? req->content_length : HY_UREQ_BODY_CHUNKED;
         if (u->version == 10 && u->body_length == HY_UREQ_BODY_CHUNKED)

@@ -78,6 +78,7 @@ typedef struct hy_upstream_peer {
     int current_weight, effective_weight;
     int fails, conns;
     uint64_t checked_ms, accessed_ms;
+    uint32_t stats_base;    /* its counters in the stats segment (upstream/metrics.c), HY_STATS_SINK: none */
 } hy_upstream_peer_t;
 
 typedef struct hy_upstream_idle hy_upstream_idle_t;
@@ -116,7 +117,8 @@ typedef struct hy_upstream_group {
     struct hy_complex *hash_key; /* hash KEY (http/vars-t.h) */
     hy_upstream_point_t *points; /* hash ... consistent: the ring, sorted */
     size_t npoints;
-    bool zone; /* `zone` was given (accepted; state stays per worker) */
+    bool zone;                  /* `zone` was given (accepted; state stays per worker) */
+    uint32_t stats_idle;        /* its idle-pool gauge in the stats segment (upstream/metrics.c) */
 } hy_upstream_group_t;
 
 /** A connection to a peer (outlives requests when kept alive). */
@@ -153,6 +155,15 @@ void hy_upstream_pool_put(hy_upstream_conn_t *c);
 void hy_upstream_conn_close(hy_upstream_conn_t *c);
 
 extern hy_module_t hy_http_upstream_module; /* upstream{}, server, keepalive*, and the $upstream_* variables */
+/** The i-th group of the generation's http{} (upstream{} blocks and implicit ones), NULL past the end. */
+hy_upstream_group_t *hy_upstream_group_at(hy_cycle_t *cycle, size_t i);
+
+/* ---- per-peer metrics (upstream/metrics.c): hooks the engine and the pool call */
+extern hy_module_t hy_http_upstream_metrics_module;
+/** A try on peer p ended: failed (counts toward max_fails) or not, after response_ms. */
+void hy_upstream_metrics_try(hy_upstream_group_t *g, hy_upstream_peer_t *p, bool failed, int64_t response_ms);
+/** The group's idle keep-alive pool changed size. */
+void hy_upstream_metrics_idle(hy_upstream_group_t *g);
 /** Define the $upstream_* variables (variables.c; the module's postconfiguration calls it). */
 int hy_upstream__define_vars(hy_conf_t *cf);
 

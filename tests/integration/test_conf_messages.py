@@ -32,7 +32,7 @@ http {
         ssl_ocsp on;
         location / {
             proxy_cache z;
-            auth_request /auth;
+            disable_symlinks on;
         }
         location /x {
             return 200 "$request_uri $uir";
@@ -47,7 +47,7 @@ http {
         ('"proxy_cache_path" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'proxy_cache_path')),
         ('"ssl_ocsp" directive is not supported by hayate yet (TLS)', line_of(conf, 'ssl_ocsp')),
         ('"proxy_cache" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'proxy_cache z')),
-        ('"auth_request" directive is not supported by hayate yet', line_of(conf, 'auth_request')),
+        ('"disable_symlinks" directive is not supported by hayate yet', line_of(conf, 'disable_symlinks')),
         ('"$gzip_ratio" variable is not supported by hayate yet', line_of(conf, 'log_format')),
         ('"$ssl_client_v_remain" variable is not supported by hayate yet', line_of(conf, 'log_format')),
         ('unknown "uir" variable (did you mean "$uri"?)', line_of(conf, '$uir')),

@@ -172,7 +172,14 @@ static void test_real_modules(void)
     is_int((int)hy_http_phase_handlers(plain, HY_PHASE_SERVER_REWRITE, fns, 16), 0);
     is_int((int)hy_http_phase_handlers(plain, HY_PHASE_REWRITE, fns, 16), 0);
     is_int((int)hy_http_phase_handlers(plain, HY_PHASE_PRECONTENT, fns, 16), 0);
+    size_t access_plain = hy_http_phase_handlers(plain, HY_PHASE_ACCESS, fns, 16);
     hy_cycle_unref(plain);
+    /* mirror (PRECONTENT, after try_files) and auth_request (ACCESS, last) only when used */
+    hy_cycle_t *sub = lb_load("server { listen 127.0.0.1:1; location / { mirror /m; auth_request /a; }"
+                              " location /t { try_files $uri =404; } location /m { } location /a { } }", false);
+    is_int((int)hy_http_phase_handlers(sub, HY_PHASE_PRECONTENT, fns, 16), 2);
+    is_int((int)hy_http_phase_handlers(sub, HY_PHASE_ACCESS, fns, 16), (int)access_plain + 1);
+    hy_cycle_unref(sub);
     /* and a request through them: return in the REWRITE phase answers */
     hy_pool_t *pool;
     hy_req_t *req = lb_request(c, &pool, "GET", "/", "localhost");
