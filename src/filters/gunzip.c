@@ -174,7 +174,7 @@ static bool pending(const gunzip_ctx_t *ctx)
 
 static void abort_proceed(hy_req_t *req)
 {
-    req->conn->ops->abort(req);
+    hy_req_ops(req)->abort(req);
 }
 
 /* The head is out or decided: nothing sane can follow; close instead of ending the body short. Inside a send
@@ -190,7 +190,7 @@ static void fail(hy_req_t *req, gunzip_ctx_t *ctx, hy_outq_t *out, bool in_send)
         hy_outq_clear(&req->body);
         hy_req_filter_hold(req, abort_proceed);
     } else {
-        req->conn->ops->abort(req);
+        hy_req_ops(req)->abort(req);
     }
 }
 
