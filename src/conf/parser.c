@@ -283,6 +283,19 @@ void hy_conf_unsupported(hy_conf_t *cf)
     cf->_unsupported++;
 }
 
+/* The entry named `name` whose contexts include ctx (a name two modules define, such as "server" in http{} and in
+ * upstream{}), or NULL. */
+static const hy_directive_t *find_in_ctx(const hy_str_t name, uint32_t ctx, hy_module_t **mod)
+{
+    for (int i = 0; hy_modules[i]; i++)
+        for (const hy_directive_t *d = hy_modules[i]->directives; d && d->name; d++)
+            if ((d->ctx & ctx) && strlen(d->name) == name.len && memcmp(d->name, name.ptr, name.len) == 0) {
+                *mod = hy_modules[i];
+                return d;
+            }
+    return NULL;
+}
+
 /* One statement (cf->args, ended by ";" or "{") outside raw blocks. */
 static int dispatch(hy_conf_t *cf, int last)
 {
@@ -322,8 +335,12 @@ static int dispatch(hy_conf_t *cf, int last)
         return last == HY_LEX_BLOCK_START ? parse_loop(cf, PARSE_BLOCK, true) : 0;
     }
 
-    if (!(d->ctx & cf->ctx))
-        return hy_conf_error(cf, "\"%s\" directive is not allowed here", name);
+    if (!(d->ctx & cf->ctx)) { /* a name two modules define (server, keepalive_timeout in upstream{}) */
+        const hy_directive_t *other = find_in_ctx(w[0], cf->ctx, &mod);
+        if (other == NULL)
+            return hy_conf_error(cf, "\"%s\" directive is not allowed here", name);
+        d = other;
+    }
     if (!(d->args & HY_ARGS_BLOCK) && last != HY_LEX_OK)
         return hy_conf_error(cf, "directive \"%s\" is not terminated by \";\"", name);
     if ((d->args & HY_ARGS_BLOCK) && last != HY_LEX_BLOCK_START)

@@ -96,6 +96,11 @@ static void apply_changes(hy_loop_t *loop)
         unsigned have = io->registered & ~REGISTERED;
         if (have == io->want)
             continue;
+        /* Dropping only READ is deferred: a socket usually wants it back soon (a proxied request waits on its
+         * upstream, then reads the next request), which would cost two epoll_ctl per request. If readiness
+         * comes while it is not wanted, the event loop disarms it then (at most one extra wake-up). */
+        if ((io->registered & REGISTERED) && (have & ~io->want) == HY_EV_READ && (io->want & ~have) == 0)
+            continue;
         struct epoll_event ev = {.events = 0, .data.ptr = io};
         if (io->want & HY_EV_READ)
             ev.events |= EPOLLIN | EPOLLRDHUP;
@@ -311,6 +316,11 @@ int hy_loop_run_once(hy_loop_t *loop, int max_wait_ms)
             rev |= HY_EV_WRITE;
         if (e & EPOLLERR)
             rev |= HY_EV_ERROR | (io->want & (HY_EV_READ | HY_EV_WRITE));
+        if ((rev & HY_EV_READ) && !(io->want & HY_EV_READ)) { /* a lazily kept READ registration: drop it now */
+            struct epoll_event ev = {.events = (io->want & HY_EV_WRITE) ? EPOLLOUT : 0, .data.ptr = io};
+            epoll_ctl(loop->epfd, EPOLL_CTL_MOD, io->fd, &ev);
+            io->registered = io->want | REGISTERED;
+        }
         rev &= io->want | HY_EV_ERROR;
         if (rev)
             io->cb(io, rev);

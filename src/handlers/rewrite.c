@@ -59,6 +59,7 @@ typedef struct rw_ctx {
     uint8_t *set;
     size_t n;
     uint32_t named_nmatch; /* req->captures.nmatch whose named captures were set */
+    bool uri_kept_location; /* "rewrite ... break" changed the URI in the location (nginx's !valid_location) */
 } rw_ctx_t;
 
 /* ---------------------------------------------------------------- pure helpers */
@@ -415,6 +416,8 @@ int hy_rewrite_run(hy_req_t *req, hy_http_loc_conf_t *lc)
     case R_LAST:
         return HY_RW_URI_CHANGED;
     case R_BREAK:
+        if (changed)
+            req_ctx(req)->uri_kept_location = true;
         return HY_RW_CONTINUE;
     default:
         return changed ? HY_RW_URI_CHANGED : HY_RW_CONTINUE;
@@ -658,6 +661,12 @@ static int collect_locations(hy_conf_t *cf, hy_array_t *locs)
             return -1;
     }
     return 0;
+}
+
+bool hy_rewrite_uri_changed_in_location(hy_req_t *req)
+{
+    void **slot = req->ctx ? hy_req_ctx(req, &hy_http_rewrite_module) : NULL;
+    return slot && *slot && ((rw_ctx_t *)*slot)->uri_kept_location;
 }
 
 /* SERVER_REWRITE: the server's rewrite directives (a regex server_name's captures were recorded when the server

@@ -22,6 +22,9 @@ int hy_rewrite_run(hy_req_t *req, hy_http_loc_conf_t *lc);
  * match happened, set the variables of that regex's named captures ($name), as nginx does at match time.
  * Does nothing otherwise, so a "set $name" in between is not undone. Never runs a regex. */
 void hy_rewrite_named_captures(hy_req_t *req);
+/** Whether "rewrite ... break" changed the URI without a new location search (nginx's cleared valid_location:
+ * proxy_pass then sends the whole changed URI instead of replacing the location's prefix). */
+bool hy_rewrite_uri_changed_in_location(hy_req_t *req);
 
 /* Pure helpers (unit-tested). */
 

@@ -46,6 +46,21 @@ int hy_error_page_redirect_status(int overwrite)
     }
 }
 
+bool hy_error_page_applies(hy_req_t *req, int status)
+{
+    if (req->uri.ptr == NULL || req->srv == NULL || req->uri_changes == 0 || req->error_page)
+        return false;
+    hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv->loc;
+    const ep_conf_t *ec = lc->loc_conf[EP_IDX];
+    if (ec == NULL || ec->pages == NULL)
+        return false;
+    const ep_entry_t *e = ec->pages->elts;
+    for (size_t i = 0; i < ec->pages->nelts; i++)
+        if (e[i].status == status)
+            return true;
+    return false;
+}
+
 bool hy_error_page_redirect(hy_req_t *req, int status)
 {
     if (req->uri.ptr == NULL || req->srv == NULL || req->uri_changes == 0)

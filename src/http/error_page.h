@@ -11,6 +11,9 @@ extern hy_module_t hy_http_error_page_module;
 /** If an error_page applies to `status` for the request's location, perform it (internal redirect, named
  * location, or external redirect) and return true; false to send the built-in page. */
 bool hy_error_page_redirect(hy_req_t *req, int status);
+/** Whether an error_page would take `status` for the request (proxy_intercept_errors asks before it drops the
+ * upstream's response). */
+bool hy_error_page_applies(hy_req_t *req, int status);
 
 /* One parsed "error_page" target (exposed for unit tests). */
 typedef struct hy_error_page_spec {

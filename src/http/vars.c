@@ -24,7 +24,27 @@ typedef struct vars_main {
     bool resolved;                    /* after the http block: unknown names fail at once */
     hy_array_t *named_regexes;        /* hy_regex_t * with named groups, from http-level users (map) */
     void (*set_named)(hy_req_t *req); /* the capture variables' owner's setter (rewrite) */
+    hy_array_t *prefixes;             /* prefix_def_t: prefixes a module above defines ($upstream_http_...) */
 } vars_main_t;
+
+typedef struct prefix_def {
+    hy_str_t prefix;
+    hy_var_get_fn get;
+    unsigned flags;
+} prefix_def_t;
+
+/* A module's getter for names with the prefix (data: a hy_str_t * suffix), replacing the built-in one. */
+static void apply_prefix(vars_main_t *vm, var_def_t *def)
+{
+    if (vm->prefixes == NULL)
+        return;
+    prefix_def_t *p = vm->prefixes->elts;
+    for (size_t i = 0; i < vm->prefixes->nelts; i++)
+        if (def->name.len > p[i].prefix.len && memcmp(def->name.ptr, p[i].prefix.ptr, p[i].prefix.len) == 0) {
+            def->get = p[i].get;
+            def->flags = p[i].flags;
+        }
+}
 
 typedef struct vars_ctx {
     hy_var_value_t *vals;
@@ -84,7 +104,25 @@ int hy_vars_index(hy_conf_t *cf, hy_str_t name)
         vm->vars->nelts--;
         return unknown_variable(cf, vm, name);
     }
+    apply_prefix(vm, def);
     return (int)(vm->vars->nelts - 1);
+}
+
+int hy_vars_define_prefix(hy_conf_t *cf, const char *prefix, hy_var_get_fn get, unsigned flags)
+{
+    vars_main_t *vm = vars_main(cf);
+    if (vm == NULL)
+        return hy_conf_error(cf, "variables are only available inside the \"http\" block");
+    if (vm->prefixes == NULL)
+        vm->prefixes = hy_array_create(cf->pool, 4, sizeof(prefix_def_t));
+    prefix_def_t *p = hy_array_push(vm->prefixes);
+    p->prefix = (hy_str_t){(char *)prefix, strlen(prefix)};
+    p->get = get;
+    p->flags = flags;
+    var_def_t *defs = vm->vars->elts;
+    for (size_t i = 0; i < vm->vars->nelts; i++)
+        apply_prefix(vm, &defs[i]);
+    return 0;
 }
 
 int hy_vars_define(hy_conf_t *cf, hy_str_t name, hy_var_get_fn get, uintptr_t data, unsigned flags)

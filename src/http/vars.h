@@ -35,6 +35,10 @@ const hy_var_value_t *hy_var_get(hy_req_t *req, int index);
 /** Define (or redefine, last one wins like nginx's changeable variables) a variable in the current http{}.
  * Returns its index. Used by map. */
 int hy_vars_define(hy_conf_t *cf, hy_str_t name, hy_var_get_fn get, uintptr_t data, unsigned flags);
+/** Define the variables whose names start with `prefix` (a literal, e.g. "upstream_http_"): get receives a
+ * hy_str_t * suffix as data, as the built-in prefixes do. Names used before and after the call both get it.
+ * Returns 0 (-1 after hy_conf_error outside http{}). */
+int hy_vars_define_prefix(hy_conf_t *cf, const char *prefix, hy_var_get_fn get, unsigned flags);
 
 /* Named captures of regexes that http-level modules match (map) are variables, as in nginx. The variables
  * are the rewrite module's (they share nginx's namespace with "set"), which sits above this layer, so it

@@ -18,6 +18,8 @@
 #include "../handlers/rewrite.h"
 #include "../handlers/try_files.h"
 #include "../handlers/empty_gif.h"
+#include "../handlers/proxy.h"
+#include "../upstream/upstream.h"
 #include "../http/split_clients.h"
 #include "../http/secure_link.h"
 #include "../http/realip.h"
@@ -43,6 +45,8 @@ hy_module_t *hy_modules[] = {
     &hy_http_rewrite_module, /* before vars: its postconfiguration defines named-capture variables */
     &hy_http_try_files_module,
     &hy_http_empty_gif_module, /* a location's own content handler (no phase handler) */
+    &hy_http_upstream_module,  /* before vars: defines $upstream_*; before proxy: resolves the groups it names */
+    &hy_http_proxy_module,     /* a location's own content handler; before vars: defines $proxy_* */
     &hy_http_error_page_module,
     &hy_http_access_module,     /* ACCESS phase: allow/deny first, as nginx checks the address before the user */
     &hy_http_auth_basic_module, /* ACCESS phase, after access */

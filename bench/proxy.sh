@@ -1,0 +1,120 @@
+#!/bin/bash
+# bench/proxy.sh — hayate and nginx as a reverse proxy in front of the same backend (issue 12; `make bench` runs
+# it after run.sh). The front (one worker) is pinned to CPU $BENCH_SERVER_CPU (0); wrk and the backend share
+# CPU $BENCH_CLIENT_CPU (1). Reports req/s and the front's CPU per request (utime+stime of its master and worker
+# from /proc, over the measured run). Scenarios:
+#   seed003-ka   proxy_pass to upstream { server 127.0.0.1:P; keepalive 10240; } (HTTP/1.1, Connection ""),
+#                backend: nginx serving a 612-byte file; wrk -t1 -c128
+#   seed003-noka the same without upstream keep-alive (HTTP/1.0, a connection per request)
+#   seed004-ka   proxy_pass to gunicorn (hello world, 1 sync worker) on a unix socket, keepalive 16; wrk -c128
+#   seed004-noka the same without keepalive
+#   usage: bench/proxy.sh [--quick] [--only ID[,ID]]   (env: HY_BIN, NGINX_BIN, BENCH_SECONDS, BENCH_ROUNDS)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+. "$here/lib.sh"
+HY_BIN=${HY_BIN:-$root/build/hayate}
+NGINX_BIN=${NGINX_BIN:-/usr/sbin/nginx}
+secs=${BENCH_SECONDS:-10}
+rounds=${BENCH_ROUNDS:-1}
+scpu=${BENCH_SERVER_CPU:-0} ccpu=${BENCH_CLIENT_CPU:-1}
+only=
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --quick) secs=3 ;;
+    --only) only=$2; shift ;;
+    --only=*) only=${1#--only=} ;;
+    *) sed -n 2,13p "$0" >&2; exit 2 ;;
+    esac
+    shift
+done
+command -v wrk >/dev/null || { echo "proxy bench: wrk is missing" >&2; exit 1; }
+prefix=$(mktemp -d /tmp/hy-proxy-bench.XXXXXX) keep=0 pids=()
+trap 'bench_cleanup proxy-bench' EXIT
+chmod 755 "$prefix"
+mkdir -p "$prefix/be/html" "$prefix/be/logs" "$prefix/front/logs" "$prefix/front/conf"
+head -c 612 /dev/zero | tr '\0' x >"$prefix/be/html/small.html"
+bport=$(free_port 18600) fport=$(free_port 18700 "$bport")
+
+# the backend nginx (pinned with the load generator)
+cat >"$prefix/be/nginx.conf" <<CONF
+worker_processes 1; error_log logs/error.log; pid logs/nginx.pid; daemon on;
+events { worker_connections 20000; }
+http { access_log off; keepalive_requests 100000; server { listen 127.0.0.1:$bport backlog=4096; root html; } }
+CONF
+taskset -c "$ccpu" "$NGINX_BIN" -p "$prefix/be/" -c nginx.conf || exit 1
+for _ in $(seq 50); do [ -s "$prefix/be/logs/nginx.pid" ] && break; sleep 0.1; done
+pids+=("$(cat "$prefix/be/logs/nginx.pid")")
+
+# gunicorn with a hello-world app on a unix socket (seed 004)
+cat >"$prefix/app.py" <<'APP'
+def app(environ, start_response):
+    body = b"Hello, World"
+    start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", str(len(body)))])
+    return [body]
+APP
+sock=$prefix/app.sock
+if command -v gunicorn >/dev/null; then
+    taskset -c "$ccpu" gunicorn --chdir "$prefix" -w 1 --backlog 2048 -b "unix:$sock" app:app \
+        >"$prefix/gunicorn.log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
+fi
+
+front_conf() { # ID -> the front's http{} server part
+    case "$1" in
+    seed003-ka) echo "upstream be { server 127.0.0.1:$bport; keepalive 10240; }
+        server { listen 127.0.0.1:$fport backlog=4096; location / { proxy_pass http://be;
+            proxy_http_version 1.1; proxy_set_header Connection \"\"; } }" ;;
+    seed003-noka) echo "server { listen 127.0.0.1:$fport backlog=4096; location / { proxy_pass http://127.0.0.1:$bport; } }" ;;
+    seed004-ka) echo "upstream app { server unix:$sock; keepalive 16; }
+        server { listen 127.0.0.1:$fport backlog=4096; location / { proxy_pass http://app;
+            proxy_http_version 1.1; proxy_set_header Connection \"\"; } }" ;;
+    seed004-noka) echo "server { listen 127.0.0.1:$fport backlog=4096; location / { proxy_pass http://unix:$sock; } }" ;;
+    esac
+}
+url_of() { case "$1" in seed003*) echo /small.html ;; *) echo /hello ;; esac; }
+
+ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
+one() { # BINARY ID -> "req/s µs-per-request non2xx"
+    local bin=$1 id=$2
+    cat >"$prefix/front/conf/f.conf" <<CONF
+worker_processes 1; error_log logs/error.log; pid logs/f.pid; daemon on;
+events { worker_connections 20000; }
+http { access_log off; $(front_conf "$id") }
+CONF
+    rm -f "$prefix/front/logs/f.pid"
+    taskset -c "$scpu" "$bin" -p "$prefix/front/" -c conf/f.conf || return 1
+    for _ in $(seq 50); do [ -s "$prefix/front/logs/f.pid" ] && break; sleep 0.1; done
+    local m; m=$(cat "$prefix/front/logs/f.pid")
+    local procs="$m $(pgrep -P "$m" | tr '\n' ' ')"
+    local u; u=http://127.0.0.1:$fport$(url_of "$id")
+    taskset -c "$ccpu" wrk -t1 -c128 -d2s "$u" >/dev/null
+    local c0 out c1 n bad; c0=$(ticks $procs)
+    out=$(taskset -c "$ccpu" wrk -t1 -c128 -d"${secs}s" "$u")
+    c1=$(ticks $procs)
+    n=$(echo "$out" | awk '/requests in/{print $1}')
+    bad=$(echo "$out" | awk '/Non-2xx/{print $NF} /Socket errors/{e=1} END{}' | head -1)
+    bench_stop proxy-bench "$m"
+    awk -v n="$n" -v d=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v bad="${bad:-0}" \
+        -v rps="$(echo "$out" | awk '/Requests\/sec/{print $2}')" \
+        'BEGIN { printf "%.0f %.1f %s\n", rps, d * 1e6 / hz / n, bad }'
+}
+
+printf '| scenario | nginx req/s | nginx µs CPU/req | hayate req/s | hayate µs CPU/req | CPU/req hayate/nginx | non-2xx (nginx/hayate) |\n'
+printf '|---|---:|---:|---:|---:|---:|---|\n'
+for id in seed003-ka seed003-noka seed004-ka seed004-noka; do
+    [ -n "$only" ] && [[ ",$only," != *",$id,"* ]] && continue
+    [[ $id == seed004* ]] && [ ! -S "$sock" ] && { echo "| $id | (gunicorn missing) |||||" ; continue; }
+    bn= bh=
+    for r in $(seq "$rounds"); do
+        read -r nr nc nb < <(one "$NGINX_BIN" "$id") || exit 1
+        read -r hr hc hb < <(one "$HY_BIN" "$id") || exit 1
+        # the round with the lowest CPU per request of each server is kept
+        if [ -z "$bn" ] || awk -v a="$nc" -v b="$(echo "$bn" | cut -d' ' -f2)" 'BEGIN{exit !(a<b)}'; then bn="$nr $nc $nb"; fi
+        if [ -z "$bh" ] || awk -v a="$hc" -v b="$(echo "$bh" | cut -d' ' -f2)" 'BEGIN{exit !(a<b)}'; then bh="$hr $hc $hb"; fi
+    done
+    read -r nr nc nb <<<"$bn"; read -r hr hc hb <<<"$bh"
+    printf '| %s | %s | %s | %s | %s | %s | %s / %s |\n' "$id" "$nr" "$nc" "$hr" "$hc" \
+        "$(awk -v a="$hc" -v b="$nc" 'BEGIN{printf "%.2f", a/b}')" "$nb" "$hb"
+done

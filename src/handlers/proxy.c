@@ -1,0 +1,342 @@
+/* proxy.c — nginx's proxy module on the upstream engine (upstream/upstream.h) and its HTTP/1.x codec:
+ * proxy_pass (URI rules: with or without a URI part, regex and named locations, after "rewrite ... break",
+ * variables), the request head (proxy_set_header over nginx's defaults, proxy_pass_request_headers/_body,
+ * proxy_set_body), the response head (proxy_hide_header/proxy_pass_header, proxy_ignore_headers, X-Accel-*),
+ * timeouts, buffering and next_upstream settings, and $proxy_host, $proxy_port, $proxy_add_x_forwarded_for. */
+#include <string.h>
+#include "proxy.h"
+#include "proxy_conf.h"
+#include "rewrite.h"
+#include "../http/vars.h"
+#include "../core/httpdate.h"
+#include "../core/log.h"
+#include "../http/phases.h"
+#include "../upstream/h1client.h"
+
+typedef struct proxy_ctx {
+    hy_str_t host, port;
+} proxy_ctx_t;
+
+static proxy_ctx_t *pctx(hy_req_t *req)
+{
+    return req->ctx ? *hy_req_ctx(req, &hy_http_proxy_module) : NULL;
+}
+
+/* ---------------------------------------------------------------- request URI */
+
+/* nginx's NGX_ESCAPE_URI: space, '#', '%', '?', controls and bytes >= 0x7f */
+static hy_str_t escape_uri(hy_pool_t *pool, hy_str_t s)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < s.len; i++) {
+        unsigned char c = (unsigned char)s.ptr[i];
+        bad += c <= ' ' || c >= 0x7f || c == '#' || c == '%' || c == '?';
+    }
+    if (bad == 0)
+        return s;
+    char *p = hy_palloc(pool, s.len + 2 * bad), *o = p;
+    for (size_t i = 0; i < s.len; i++) {
+        unsigned char c = (unsigned char)s.ptr[i];
+        if (c <= ' ' || c >= 0x7f || c == '#' || c == '%' || c == '?') {
+            *o++ = '%';
+            *o++ = "0123456789ABCDEF"[c >> 4];
+            *o++ = "0123456789ABCDEF"[c & 15];
+        } else {
+            *o++ = (char)c;
+        }
+    }
+    return (hy_str_t){p, (size_t)(o - p)};
+}
+
+static hy_str_t concat3(hy_pool_t *pool, hy_str_t a, hy_str_t b, hy_str_t c)
+{
+    char *p = hy_palloc(pool, a.len + b.len + c.len + 1);
+    if (a.len)
+        memcpy(p, a.ptr, a.len);
+    if (b.len)
+        memcpy(p + a.len, b.ptr, b.len);
+    if (c.len)
+        memcpy(p + a.len + b.len, c.ptr, c.len);
+    return (hy_str_t){p, a.len + b.len + c.len};
+}
+
+/* The URI to send: nginx's ngx_http_proxy_create_request rules. */
+static hy_str_t request_uri(hy_req_t *req, const proxy_loc_t *pl, hy_str_t uri_part, bool has_uri_part)
+{
+    bool changed = req->is_internal || hy_rewrite_uri_changed_in_location(req);
+    hy_str_t args = req->args;
+    if (has_uri_part && pl->url_cv == NULL && !hy_rewrite_uri_changed_in_location(req) &&
+        req->uri.len >= pl->loc_prefix.len) {
+        /* the location's prefix replaced by the URI part */
+        hy_str_t rest = escape_uri(req->pool, (hy_str_t){req->uri.ptr + pl->loc_prefix.len,
+                                                          req->uri.len - pl->loc_prefix.len});
+        return concat3(req->pool, uri_part, rest,
+                       args.len ? concat3(req->pool, HY_STR("?"), args, HY_STR_NULL) : HY_STR_NULL);
+    }
+    if (has_uri_part && pl->url_cv != NULL)
+        return uri_part; /* proxy_pass with variables and a URI part: sent as evaluated */
+    if (!changed && req->target.len && req->target.ptr[0] == '/')
+        return req->target; /* the URI as the client sent it */
+    hy_str_t e = escape_uri(req->pool, req->uri);
+    return args.len ? concat3(req->pool, e, HY_STR("?"), args) : e;
+}
+
+/* ---------------------------------------------------------------- request head */
+
+static bool name_in(const hy_array_t *a, hy_str_t name)
+{
+    if (a == NULL)
+        return false;
+    const proxy_hdr_t *h = a->elts;
+    for (size_t i = 0; i < a->nelts; i++)
+        if (hy_str_caseeq_str(h[i].name, name))
+            return true;
+    return false;
+}
+
+static void build_headers(hy_req_t *req, const proxy_loc_t *pl, hy_ureq_t *u)
+{
+    const hy_array_t *set = pl->headers; /* merged: the level's own, then nginx's defaults not overridden */
+    size_t cap = set->nelts + (pl->pass_request_headers ? req->num_headers : 0);
+    hy_header_t *out = hy_palloc(req->pool, (cap + 1) * sizeof(*out));
+    size_t n = 0;
+    const proxy_hdr_t *h = set->elts;
+    for (size_t i = 0; i < set->nelts; i++) {
+        hy_str_t v;
+        hy_vars_eval(req, &h[i].value, &v);
+        if (v.len == 0)
+            continue; /* an empty value: the field is not sent */
+        out[n++] = (hy_header_t){h[i].name, v};
+    }
+    if (pl->pass_request_headers)
+        for (size_t i = 0; i < req->num_headers; i++) {
+            hy_str_t nm = req->headers[i].name;
+            if (name_in(set, nm) || hy_str_caseeq(nm, "Transfer-Encoding"))
+                continue;
+            /* nginx sends the client's Content-Length even with proxy_pass_request_body off (configs clear it
+             * with proxy_set_header Content-Length ""); otherwise the codec frames the body itself */
+            if (hy_str_caseeq(nm, "Content-Length") && pl->pass_request_body)
+                continue;
+            out[n++] = req->headers[i];
+        }
+    u->headers = out;
+    u->nheaders = n;
+}
+
+/* ---------------------------------------------------------------- response head */
+
+static bool hidden(const proxy_loc_t *pl, hy_str_t name)
+{
+    static const char *const hop[] = {"Connection", "Keep-Alive", "Transfer-Encoding", "Proxy-Connection", "TE",
+                                      "Trailer", "Content-Length"};
+    for (size_t i = 0; i < HY_ARRAY_SIZE(hop); i++)
+        if (hy_str_caseeq(name, hop[i]))
+            return true;
+    const hy_str_t *h = pl->hide->elts;
+    for (size_t i = 0; i < pl->hide->nelts; i++)
+        if (hy_str_caseeq_str(h[i], name))
+            return true;
+    return false;
+}
+
+static int on_head(hy_ureq_t *u)
+{
+    hy_req_t *req = u->req;
+    const proxy_loc_t *pl = u->data;
+    req->status = u->status;
+    if (u->status_line.len) {
+        char *p = hy_palloc(req->pool, u->status_line.len + 5);
+        p[0] = (char)('0' + u->status / 100), p[1] = (char)('0' + u->status / 10 % 10);
+        p[2] = (char)('0' + u->status % 10), p[3] = ' ';
+        memcpy(p + 4, u->status_line.ptr, u->status_line.len);
+        req->status_line = (hy_str_t){p, u->status_line.len + 4};
+    } else if (hy_http_reason(u->status) == NULL) {
+        char *p = hy_palloc(req->pool, 4);
+        p[0] = (char)('0' + u->status / 100), p[1] = (char)('0' + u->status / 10 % 10);
+        p[2] = (char)('0' + u->status % 10);
+        req->status_line = (hy_str_t){p, 3};
+    }
+    req->content_type = HY_STR_NULL;
+    req->content_length_n = u->resp_chunked ? -1 : u->resp_length;
+    req->last_modified = -1;
+    hy_header_t *h = u->headers_in->elts;
+    hy_str_t accel_redirect = HY_STR_NULL;
+    for (size_t i = 0; i < u->headers_in->nelts; i++) {
+        hy_str_t nm = h[i].name, v = h[i].value;
+        if (!(pl->ignore_headers & PROXY_IGN_XA_BUFFERING) && hy_str_caseeq(nm, "X-Accel-Buffering")) {
+            if (hy_str_caseeq(v, "no"))
+                u->buffering = false;
+            else if (hy_str_caseeq(v, "yes"))
+                u->buffering = true;
+        } else if (!(pl->ignore_headers & PROXY_IGN_XA_REDIRECT) && hy_str_caseeq(nm, "X-Accel-Redirect")) {
+            accel_redirect = v;
+        } else if (!(pl->ignore_headers & PROXY_IGN_XA_LIMIT_RATE) && hy_str_caseeq(nm, "X-Accel-Limit-Rate")) {
+            int64_t r = hy_parse_int(v.ptr, v.len);
+            if (r >= 0) {
+                req->limit_rate = r;
+                req->limit_rate_set = true;
+            } else if (!hy_str_caseeq(v, "off")) {
+                hy_req_log(req, HY_LOG_ERR, "upstream sent invalid \"X-Accel-Limit-Rate\" header");
+            }
+        }
+        if (hidden(pl, nm))
+            continue;
+        if (hy_str_caseeq(nm, "Content-Type")) {
+            req->content_type = v;
+        } else if (hy_str_caseeq(nm, "Last-Modified") && req->last_modified < 0) {
+            int64_t t = hy_httpdate_parse(v.ptr, v.len);
+            if (t >= 0)
+                req->last_modified = t;
+            else
+                hy_req_add_header(req, nm, v);
+        } else if (hy_str_caseeq(nm, "ETag") && req->etag.len == 0) {
+            req->etag = v;
+        } else if (hy_str_caseeq(nm, "Location") && req->location.len == 0) {
+            req->location = hy_proxy_rewrite_location(req, pl, v);
+        } else if (hy_str_caseeq(nm, "Refresh")) {
+            hy_req_add_header(req, nm, hy_proxy_rewrite_refresh(req, pl, v));
+        } else if (hy_str_caseeq(nm, "Set-Cookie")) {
+            hy_req_add_header(req, nm, hy_proxy_rewrite_cookie(req, pl, v));
+        } else {
+            hy_req_add_header(req, nm, v);
+        }
+    }
+    if (accel_redirect.len) { /* nginx honours it whatever the status */
+        hy_str_t uri = hy_str_dup(req->pool, accel_redirect);
+        req->headers_out = NULL;
+        req->content_type = HY_STR_NULL;
+        req->location = HY_STR_NULL;
+        req->status_line = HY_STR_NULL;
+        req->etag = HY_STR_NULL;
+        req->last_modified = -1;
+        req->content_length_n = -1;
+        if (req->method_id != HY_M_HEAD) {
+            req->method_id = HY_M_GET;
+            req->method = HY_STR("GET");
+        }
+        if (uri.ptr[0] == '@') {
+            hy_req_named_redirect(req, uri);
+        } else {
+            hy_str_t path, args;
+            hy_req_split_args(uri, &path, &args);
+            hy_req_internal_redirect(req, path, args);
+        }
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- handler */
+
+/* proxy_pass with variables: "http://host[:port][/uri]" evaluated now; the host names an upstream{} or is an
+ * address literal (nginx would need a resolver for other names). */
+static int runtime_target(hy_req_t *req, const proxy_loc_t *pl, hy_upstream_group_t **g, hy_str_t *uri,
+                          bool *has_uri, proxy_ctx_t *ctx)
+{
+    hy_str_t url;
+    hy_vars_eval(req, pl->url_cv, &url);
+    hy_proxy_url_t pu;
+    if (hy_proxy_parse_url(url, &pu) != 0) {
+        hy_req_log(req, HY_LOG_ERR, "invalid URL prefix in \"%.*s\"", (int)url.len, url.ptr);
+        return 500;
+    }
+    *g = hy_upstream_group_find(req, pu.host, pu.port, pu.explicit_port);
+    if (*g == NULL) {
+        *g = hy_proxy_group_literal(req, &pu);
+        if (*g == NULL) {
+            hy_req_log(req, HY_LOG_ERR, "no resolver defined to resolve %.*s", (int)pu.host.len, pu.host.ptr);
+            return 502;
+        }
+    }
+    *uri = pu.uri;
+    *has_uri = pu.has_uri;
+    ctx->host = pu.host_header;
+    ctx->port = pu.port_text;
+    return 0;
+}
+
+static int proxy_handler(hy_req_t *req)
+{
+    const proxy_loc_t *pl = req->loc->loc_conf[hy_http_proxy_module.index];
+    proxy_ctx_t *ctx = hy_pcalloc(req->pool, sizeof(*ctx));
+    *hy_req_ctx(req, &hy_http_proxy_module) = ctx;
+    hy_upstream_group_t *g = pl->group;
+    hy_str_t uri_part = pl->uri_part;
+    bool has_uri = pl->has_uri;
+    ctx->host = pl->host_header;
+    ctx->port = pl->port_text;
+    if (pl->url_cv != NULL) {
+        int rc = runtime_target(req, pl, &g, &uri_part, &has_uri, ctx);
+        if (rc != 0)
+            return rc;
+    }
+    hy_ureq_t *u = hy_upstream_create(req);
+    u->codec = &hy_upstream_h1_codec;
+    u->group = g;
+    u->data = (void *)pl;
+    u->on_head = on_head;
+    u->connect_timeout_ms = pl->connect_timeout;
+    u->send_timeout_ms = pl->send_timeout;
+    u->read_timeout_ms = pl->read_timeout;
+    u->buffer_size = pl->buffer_size;
+    u->buffers_total = pl->bufs_num * pl->bufs_size;
+    u->buffering = pl->buffering;
+    u->request_buffering = pl->request_buffering;
+    u->pass_body = pl->pass_request_body;
+    u->intercept_errors = pl->intercept_errors;
+    u->socket_keepalive = pl->socket_keepalive;
+    u->next_upstream = pl->next_upstream;
+    u->next_upstream_tries = pl->next_tries;
+    u->next_upstream_timeout_ms = pl->next_timeout;
+    u->version = pl->http_version;
+    u->method = req->method;
+    if (pl->method != NULL)
+        hy_vars_eval(req, pl->method, &u->method);
+    u->uri = request_uri(req, pl, uri_part, has_uri);
+    if (pl->set_body != NULL)
+        hy_vars_eval(req, pl->set_body, &u->set_body);
+    build_headers(req, pl, u);
+    return hy_upstream_start(u);
+}
+
+int hy_proxy__set_handler(hy_conf_t *cf)
+{
+    hy_http_loc_conf_t *lc = cf->loc_conf[hy_http_core_module.index];
+    lc->handler = proxy_handler;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- variables */
+
+static void get_proxy_host(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
+{
+    proxy_ctx_t *c = pctx(req);
+    if (c == NULL) {
+        v->ptr = "", v->len = 0, v->not_found = true;
+        return;
+    }
+    hy_str_t s = data ? c->port : c->host;
+    v->ptr = s.ptr, v->len = s.len, v->not_found = false;
+}
+
+static void get_add_xff(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
+{
+    (void)data;
+    const char *addr = hy_req_peer_text(req);
+    hy_str_t a = {(char *)addr, strlen(addr)}, prev = HY_STR_NULL;
+    for (size_t i = 0; i < req->num_headers; i++)
+        if (hy_str_caseeq(req->headers[i].name, "X-Forwarded-For")) {
+            prev = prev.len ? concat3(req->pool, prev, HY_STR(", "), req->headers[i].value) : req->headers[i].value;
+        }
+    hy_str_t r = prev.len ? concat3(req->pool, prev, HY_STR(", "), a) : a;
+    v->ptr = r.ptr, v->len = r.len, v->not_found = false;
+}
+
+int hy_proxy__define_vars(hy_conf_t *cf)
+{
+    if (hy_vars_define(cf, HY_STR("proxy_host"), get_proxy_host, 0, HY_VAR_NOCACHE) < 0 ||
+        hy_vars_define(cf, HY_STR("proxy_port"), get_proxy_host, 1, HY_VAR_NOCACHE) < 0 ||
+        hy_vars_define(cf, HY_STR("proxy_add_x_forwarded_for"), get_add_xff, 0, HY_VAR_NOCACHE) < 0)
+        return -1;
+    return 0;
+}

@@ -1,0 +1,600 @@
+/* proxy_conf.c — the proxy module's directives, their inheritance (nginx's merge rules: proxy_set_header and
+ * proxy_hide_header lists are inherited only by levels that define none), proxy_pass URL parsing, and the
+ * proxy_redirect rewriting of Location and Refresh. */
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <sys/un.h>
+#include "proxy.h"
+#include "proxy_conf.h"
+#include "../http/vars.h"
+#include "../conf/conf_regex.h"
+
+#define PL(f) offsetof(proxy_loc_t, f)
+
+/* ---------------------------------------------------------------- URL */
+
+int hy_proxy_parse_url(hy_str_t url, hy_proxy_url_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    size_t skip;
+    if (url.len > 7 && hy_mem_caseeq(url.ptr, "http://", 7))
+        skip = 7;
+    else
+        return -1;
+    const char *p = url.ptr + skip, *end = url.ptr + url.len;
+    const char *hend;
+    if ((size_t)(end - p) > 5 && memcmp(p, "unix:", 5) == 0) {
+        hend = memchr(p + 5, ':', (size_t)(end - p - 5));
+        if (hend == NULL)
+            hend = end;
+        out->host = (hy_str_t){(char *)p, (size_t)(hend - p)};
+        out->host_header = HY_STR("localhost");
+        out->port_text = HY_STR_NULL;
+        out->prefix = (hy_str_t){url.ptr, (size_t)(hend - url.ptr)};
+        if (hend < end)
+            hend++; /* the ':' before the URI */
+        if (hend < end) {
+            out->uri = (hy_str_t){(char *)hend, (size_t)(end - hend)};
+            out->has_uri = true;
+        }
+        return out->host.len > 5 ? 0 : -1;
+    }
+    hend = p;
+    while (hend < end && *hend != '/' && *hend != '?')
+        hend++;
+    if (hend == p)
+        return -1;
+    hy_str_t hp = {(char *)p, (size_t)(hend - p)};
+    const char *colon = NULL;
+    if (hp.ptr[0] == '[') {
+        const char *rb = memchr(hp.ptr, ']', hp.len);
+        if (rb == NULL)
+            return -1;
+        if (rb + 1 < hend && rb[1] == ':')
+            colon = rb + 1;
+        else if (rb + 1 != hend)
+            return -1;
+    } else {
+        colon = memchr(hp.ptr, ':', hp.len);
+    }
+    out->port = 80;
+    if (colon) {
+        int64_t v = hy_parse_int(colon + 1, (size_t)(hend - colon - 1));
+        if (v < 1 || v > 65535)
+            return -1;
+        out->port = (uint16_t)v;
+        out->explicit_port = true;
+        out->host = (hy_str_t){hp.ptr, (size_t)(colon - hp.ptr)};
+        out->port_text = (hy_str_t){(char *)colon + 1, (size_t)(hend - colon - 1)};
+    } else {
+        out->host = hp;
+        out->port_text = HY_STR("80");
+    }
+    if (out->host.len == 0)
+        return -1;
+    out->host_header = out->port == 80 ? out->host : hp;
+    out->prefix = (hy_str_t){url.ptr, (size_t)(hend - url.ptr)};
+    if (hend < end) {
+        out->uri = (hy_str_t){(char *)hend, (size_t)(end - hend)};
+        out->has_uri = true;
+    }
+    return 0;
+}
+
+hy_upstream_group_t *hy_proxy_group_literal(hy_req_t *req, const hy_proxy_url_t *pu)
+{
+    struct sockaddr_storage ss = {0};
+    socklen_t len;
+    char host[128];
+    hy_str_t h = pu->host;
+    if (h.len > 5 && memcmp(h.ptr, "unix:", 5) == 0) {
+        struct sockaddr_un *su = (void *)&ss;
+        if (h.len - 5 >= sizeof(su->sun_path))
+            return NULL;
+        su->sun_family = AF_UNIX;
+        memcpy(su->sun_path, h.ptr + 5, h.len - 5);
+        len = sizeof(*su);
+        snprintf(host, sizeof(host), "%.*s", (int)HY_MIN(h.len, sizeof(host) - 1), h.ptr);
+        goto make;
+    }
+    if (h.len && h.ptr[0] == '[')
+        h = (hy_str_t){h.ptr + 1, h.len - 2};
+    if (h.len >= sizeof(host))
+        return NULL;
+    memcpy(host, h.ptr, h.len);
+    host[h.len] = '\0';
+    struct sockaddr_in *s4 = (void *)&ss;
+    struct sockaddr_in6 *s6 = (void *)&ss;
+    if (inet_pton(AF_INET, host, &s4->sin_addr) == 1) {
+        s4->sin_family = AF_INET;
+        s4->sin_port = htons(pu->port);
+        len = sizeof(*s4);
+    } else if (inet_pton(AF_INET6, host, &s6->sin6_addr) == 1) {
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons(pu->port);
+        len = sizeof(*s6);
+    } else {
+        return NULL;
+    }
+make:;
+    hy_upstream_group_t *g = hy_pcalloc(req->pool, sizeof(*g));
+    hy_upstream_peer_t *p = hy_pcalloc(req->pool, sizeof(*p));
+    memcpy(&p->sa, &ss, len);
+    p->salen = len;
+    char buf[160];
+    int n = ss.ss_family == AF_UNIX  ? snprintf(buf, sizeof(buf), "%s", host)
+            : ss.ss_family == AF_INET ? snprintf(buf, sizeof(buf), "%s:%u", host, pu->port)
+                                      : snprintf(buf, sizeof(buf), "[%s]:%u", host, pu->port);
+    p->name = hy_str_dup(req->pool, (hy_str_t){buf, (size_t)n});
+    p->weight = p->effective_weight = 1;
+    p->max_fails = 1;
+    p->fail_timeout_ms = 10000;
+    g->name = pu->host;
+    g->peers = p;
+    g->npeers = 1;
+    g->implicit = true;
+    g->keepalive_requests = 1000;
+    g->keepalive_time_ms = 3600000;
+    g->keepalive_timeout_ms = 60000;
+    return g;
+}
+
+/* ---------------------------------------------------------------- proxy_redirect */
+
+static hy_str_t replace_prefix(hy_req_t *req, hy_str_t v, size_t cut, hy_str_t repl)
+{
+    char *p = hy_palloc(req->pool, repl.len + v.len - cut + 1);
+    memcpy(p, repl.ptr, repl.len);
+    memcpy(p + repl.len, v.ptr + cut, v.len - cut);
+    return (hy_str_t){p, repl.len + v.len - cut};
+}
+
+hy_str_t hy_proxy_rewrite_location(hy_req_t *req, const proxy_loc_t *pl, hy_str_t v)
+{
+    if (pl->redirects == NULL)
+        return v;
+    const proxy_redirect_t *r = pl->redirects->elts;
+    for (size_t i = 0; i < pl->redirects->nelts; i++) {
+        if (r[i].regex) {
+            if (hy_regex_exec(r[i].regex, v, hy_req_captures(req)) == 1) {
+                hy_str_t out;
+                hy_vars_eval(req, &r[i].to, &out);
+                return out;
+            }
+            continue;
+        }
+        hy_str_t from, to;
+        hy_vars_eval(req, &r[i].from, &from);
+        if (from.len <= v.len && memcmp(from.ptr, v.ptr, from.len) == 0) {
+            hy_vars_eval(req, &r[i].to, &to);
+            return replace_prefix(req, v, from.len, to);
+        }
+    }
+    return v;
+}
+
+hy_str_t hy_proxy_rewrite_refresh(hy_req_t *req, const proxy_loc_t *pl, hy_str_t v)
+{
+    for (size_t i = 0; i + 4 <= v.len; i++)
+        if (hy_mem_caseeq(v.ptr + i, "url=", 4)) {
+            hy_str_t head = {v.ptr, i + 4}, url = {v.ptr + i + 4, v.len - i - 4};
+            hy_str_t r = hy_proxy_rewrite_location(req, pl, url);
+            if (r.ptr == url.ptr)
+                return v;
+            return replace_prefix(req, r, 0, head);
+        }
+    return v;
+}
+
+hy_str_t hy_proxy_rewrite_cookie(hy_req_t *req, const proxy_loc_t *pl, hy_str_t v)
+{
+    (void)req, (void)pl;
+    return v;
+}
+
+/* ---------------------------------------------------------------- directives */
+
+static int set_pass(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    (void)d;
+    proxy_loc_t *pl = conf;
+    hy_http_loc_conf_t *lc = cf->loc_conf[hy_http_core_module.index];
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (pl->url.ptr != NULL || pl->url_cv != NULL || lc->handler != NULL)
+        return hy_conf_error(cf, "\"proxy_pass\" directive is duplicate");
+    if (memchr(a[1].ptr, '$', a[1].len)) {
+        pl->url_cv = hy_pcalloc(cf->pool, sizeof(*pl->url_cv));
+        if (hy_vars_compile(cf, a[1], pl->url_cv) != 0)
+            return -1;
+        pl->url = a[1];
+        return hy_proxy__set_handler(cf);
+    }
+    if (a[1].len > 8 && hy_mem_caseeq(a[1].ptr, "https://", 8))
+        return hy_conf_error(cf, "\"proxy_pass\" with https:// is not supported by hayate yet (upstream TLS)");
+    hy_proxy_url_t pu;
+    if (hy_proxy_parse_url(a[1], &pu) != 0)
+        return hy_conf_error(cf, "invalid URL prefix in \"%s\"", a[1].ptr);
+    if (pu.has_uri && (lc->match == HY_LOC_REGEX || lc->match == HY_LOC_REGEX_CASELESS ||
+                       lc->match == HY_LOC_NAMED || (cf->ctx & HY_CTX_LIF) || lc->is_limit_except))
+        return hy_conf_error(cf, "\"proxy_pass\" cannot have URI part in location given by regular expression, or "
+                                 "inside named location, or inside \"if\" statement, or inside \"limit_except\" block");
+    pl->group = hy_upstream_group_add(cf, pu.host, pu.port, pu.explicit_port);
+    if (pl->group == NULL)
+        return -1;
+    pl->url = hy_str_dup(cf->pool, pu.prefix);
+    pl->uri_part = hy_str_dup(cf->pool, pu.uri);
+    pl->has_uri = pu.has_uri;
+    pl->host_header = hy_str_dup(cf->pool, pu.host_header);
+    pl->port_text = hy_str_dup(cf->pool, pu.port_text);
+    pl->loc_prefix = lc->name;
+    return hy_proxy__set_handler(cf);
+}
+
+static int set_header(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    (void)d;
+    proxy_loc_t *pl = conf;
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (pl->set_headers == NULL)
+        pl->set_headers = hy_array_create(cf->pool, 4, sizeof(proxy_hdr_t));
+    proxy_hdr_t *h = hy_array_push(pl->set_headers);
+    h->name = hy_str_dup(cf->pool, a[1]);
+    return hy_vars_compile(cf, a[2], &h->value);
+}
+
+static int set_name_list(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hy_array_t **slot = (hy_array_t **)((char *)conf + d->offset);
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (*slot == NULL)
+        *slot = hy_array_create(cf->pool, 4, sizeof(hy_str_t));
+    *(hy_str_t *)hy_array_push(*slot) = hy_str_dup(cf->pool, a[1]);
+    return 0;
+}
+
+/* proxy_set_body, proxy_method: one value with variables */
+static int set_complex(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hy_complex_t **slot = (hy_complex_t **)((char *)conf + d->offset);
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (*slot != NULL)
+        return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
+    *slot = hy_pcalloc(cf->pool, sizeof(**slot));
+    return hy_vars_compile(cf, a[1], *slot);
+}
+
+static int set_bufs(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    (void)d;
+    proxy_loc_t *pl = conf;
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (pl->bufs_num != HY_UNSET)
+        return hy_conf_error(cf, "\"proxy_buffers\" directive is duplicate");
+    int64_t num = hy_parse_int(a[1].ptr, a[1].len), size = hy_parse_size(a[2].ptr, a[2].len);
+    if (num <= 0)
+        return hy_conf_error(cf, "invalid value \"%s\"", a[1].ptr);
+    if (size <= 0)
+        return hy_conf_error(cf, "invalid value \"%s\"", a[2].ptr);
+    pl->bufs_num = num;
+    pl->bufs_size = size;
+    return 0;
+}
+
+static const hy_enum_t next_upstream_names[] = {
+    {"error", HY_UPS_FT_ERROR}, {"timeout", HY_UPS_FT_TIMEOUT}, {"invalid_header", HY_UPS_FT_INVALID_HEADER},
+    {"http_500", HY_UPS_FT_500}, {"http_502", HY_UPS_FT_502}, {"http_503", HY_UPS_FT_503},
+    {"http_504", HY_UPS_FT_504}, {"http_403", HY_UPS_FT_403}, {"http_404", HY_UPS_FT_404},
+    {"http_429", HY_UPS_FT_429}, {"non_idempotent", HY_UPS_FT_NON_IDEMPOTENT}, {"off", HY_UPS_FT_OFF},
+    {"updating", 0}, {NULL, 0},
+};
+
+static const hy_enum_t ignore_names[] = {
+    {"X-Accel-Redirect", PROXY_IGN_XA_REDIRECT}, {"X-Accel-Expires", PROXY_IGN_XA_EXPIRES},
+    {"X-Accel-Limit-Rate", PROXY_IGN_XA_LIMIT_RATE}, {"X-Accel-Buffering", PROXY_IGN_XA_BUFFERING},
+    {"X-Accel-Charset", PROXY_IGN_XA_CHARSET}, {"Expires", PROXY_IGN_EXPIRES},
+    {"Cache-Control", PROXY_IGN_CACHE_CONTROL}, {"Set-Cookie", PROXY_IGN_SET_COOKIE}, {"Vary", PROXY_IGN_VARY},
+    {NULL, 0},
+};
+
+static int set_redirect(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    (void)d;
+    proxy_loc_t *pl = conf;
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (pl->redirect == 0)
+        return 0;
+    if (n == 2 && hy_str_eq(a[1], "off")) {
+        if (pl->redirects && pl->redirects->nelts)
+            return hy_conf_error(cf, "\"proxy_redirect off\" cannot be used with other \"proxy_redirect\" directives");
+        pl->redirect = 0;
+        pl->redirects = NULL;
+        return 0;
+    }
+    if (n == 2 && hy_str_eq(a[1], "false")) {
+        pl->redirect = 0;
+        return 0;
+    }
+    if (n == 2 && !hy_str_eq(a[1], "default"))
+        return hy_conf_error(cf, "invalid parameter \"%s\"", a[1].ptr);
+    if (pl->redirects == NULL)
+        pl->redirects = hy_array_create(cf->pool, 2, sizeof(proxy_redirect_t));
+    if (n == 2) { /* default: filled in at merge, when proxy_pass is known */
+        if (pl->url_cv != NULL)
+            return hy_conf_error(cf, "\"proxy_redirect default\" cannot be used with \"proxy_pass\" directive with "
+                                     "variables");
+        if (pl->url.ptr == NULL)
+            return hy_conf_error(cf, "\"proxy_redirect default\" should be placed after the \"proxy_pass\" directive");
+        proxy_redirect_t *r = hy_array_push(pl->redirects);
+        char buf[2048];
+        int l = pl->has_uri ? snprintf(buf, sizeof(buf), "%.*s%.*s", (int)pl->url.len, pl->url.ptr,
+                                       (int)pl->uri_part.len, pl->uri_part.ptr)
+                            : snprintf(buf, sizeof(buf), "%.*s/", (int)pl->url.len, pl->url.ptr);
+        hy_str_t fv = hy_str_dup(cf->pool, (hy_str_t){buf, (size_t)l});
+        hy_str_t tv = pl->has_uri ? pl->loc_prefix : HY_STR("/");
+        r->from = (hy_complex_t){fv, NULL, 0};
+        r->to = (hy_complex_t){hy_str_dup(cf->pool, tv), NULL, 0};
+        pl->redirect = 2;
+        return 0;
+    }
+    proxy_redirect_t *r = hy_array_push(pl->redirects);
+    if (a[1].len && a[1].ptr[0] == '~') {
+        bool caseless = a[1].len > 1 && a[1].ptr[1] == '*';
+        hy_str_t pat = {a[1].ptr + 1 + caseless, a[1].len - 1 - caseless};
+        if ((r->regex = hy_conf_regex(cf, pat, caseless)) == NULL)
+            return -1;
+    } else if (hy_vars_compile(cf, a[1], &r->from) != 0) {
+        return -1;
+    }
+    if (hy_vars_compile(cf, a[2], &r->to) != 0)
+        return -1;
+    pl->redirect = 2;
+    return 0;
+}
+
+static int set_next_upstream(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    proxy_loc_t *pl = conf;
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    int mask = 0;
+    for (size_t i = 1; i < n; i++) {
+        const hy_enum_t *e = d->post;
+        for (; e->name; e++)
+            if (hy_str_eq(a[i], e->name))
+                break;
+        if (e->name == NULL)
+            return hy_conf_error(cf, "invalid value \"%s\"", a[i].ptr);
+        mask |= e->value;
+    }
+    if (d->offset == PL(next_upstream) && (mask & HY_UPS_FT_OFF))
+        mask = HY_UPS_FT_OFF;
+    *(int *)((char *)conf + d->offset) = mask;
+    (void)pl;
+    return 0;
+}
+
+/* proxy_temp_path path [level1 [level2 [level3]]]: checked as nginx's ngx_conf_set_path_slot (levels of 1 or 2
+ * digits); hayate keeps no proxied response in temp files yet */
+static int check_temp_path(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    (void)d, (void)conf;
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    for (size_t i = 2; i < n; i++) {
+        int64_t v = hy_parse_int(a[i].ptr, a[i].len);
+        if (v < 1 || v > 2)
+            return hy_conf_error(cf, "invalid value \"%s\"", a[i].ptr);
+    }
+    return 0;
+}
+
+static const hy_enum_t http_versions[] = {{"1.0", 10}, {"1.1", 11}, {NULL, 0}};
+
+#define LOCS (HY_CTX_HTTP_ANY)
+static const hy_directive_t proxy_directives[] = {
+    {.name = "proxy_pass", .ctx = HY_CTX_LOC | HY_CTX_LIF | HY_CTX_LMT, .args = HY_ARGS_1, .set = set_pass,
+     .conf = HY_CONF_LOC},
+    {.name = "proxy_http_version", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_enum, .conf = HY_CONF_LOC,
+     .offset = PL(http_version), .post = http_versions},
+    {.name = "proxy_set_header", .ctx = LOCS, .args = HY_ARGS_2, .set = set_header, .conf = HY_CONF_LOC},
+    {.name = "proxy_pass_request_headers", .ctx = LOCS, .args = HY_ARGS_FLAG, .set = hy_slot_flag,
+     .conf = HY_CONF_LOC, .offset = PL(pass_request_headers)},
+    {.name = "proxy_pass_request_body", .ctx = LOCS, .args = HY_ARGS_FLAG, .set = hy_slot_flag, .conf = HY_CONF_LOC,
+     .offset = PL(pass_request_body)},
+    {.name = "proxy_set_body", .ctx = LOCS, .args = HY_ARGS_1, .set = set_complex, .conf = HY_CONF_LOC,
+     .offset = PL(set_body)},
+    {.name = "proxy_method", .ctx = LOCS, .args = HY_ARGS_1, .set = set_complex, .conf = HY_CONF_LOC,
+     .offset = PL(method)},
+    {.name = "proxy_hide_header", .ctx = LOCS, .args = HY_ARGS_1, .set = set_name_list, .conf = HY_CONF_LOC,
+     .offset = PL(hide_names)},
+    {.name = "proxy_pass_header", .ctx = LOCS, .args = HY_ARGS_1, .set = set_name_list, .conf = HY_CONF_LOC,
+     .offset = PL(pass_names)},
+    {.name = "proxy_ignore_headers", .ctx = LOCS, .args = HY_ARGS_1MORE, .set = set_next_upstream,
+     .conf = HY_CONF_LOC, .offset = PL(ignore_headers), .post = ignore_names},
+    {.name = "proxy_connect_timeout", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_msec, .conf = HY_CONF_LOC,
+     .offset = PL(connect_timeout)},
+    {.name = "proxy_send_timeout", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_msec, .conf = HY_CONF_LOC,
+     .offset = PL(send_timeout)},
+    {.name = "proxy_read_timeout", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_msec, .conf = HY_CONF_LOC,
+     .offset = PL(read_timeout)},
+    {.name = "proxy_buffering", .ctx = LOCS, .args = HY_ARGS_FLAG, .set = hy_slot_flag, .conf = HY_CONF_LOC,
+     .offset = PL(buffering)},
+    {.name = "proxy_request_buffering", .ctx = LOCS, .args = HY_ARGS_FLAG, .set = hy_slot_flag, .conf = HY_CONF_LOC,
+     .offset = PL(request_buffering)},
+    {.name = "proxy_buffer_size", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_size, .conf = HY_CONF_LOC,
+     .offset = PL(buffer_size)},
+    {.name = "proxy_buffers", .ctx = LOCS, .args = HY_ARGS_2, .set = set_bufs, .conf = HY_CONF_LOC},
+    {.name = "proxy_busy_buffers_size", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_check_size,
+     .conf = HY_CONF_LOC},
+    {.name = "proxy_next_upstream", .ctx = LOCS, .args = HY_ARGS_1MORE, .set = set_next_upstream,
+     .conf = HY_CONF_LOC, .offset = PL(next_upstream), .post = next_upstream_names},
+    {.name = "proxy_next_upstream_tries", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_num, .conf = HY_CONF_LOC,
+     .offset = PL(next_tries)},
+    {.name = "proxy_next_upstream_timeout", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_msec,
+     .conf = HY_CONF_LOC, .offset = PL(next_timeout)},
+    {.name = "proxy_intercept_errors", .ctx = LOCS, .args = HY_ARGS_FLAG, .set = hy_slot_flag, .conf = HY_CONF_LOC,
+     .offset = PL(intercept_errors)},
+    {.name = "proxy_socket_keepalive", .ctx = LOCS, .args = HY_ARGS_FLAG, .set = hy_slot_flag, .conf = HY_CONF_LOC,
+     .offset = PL(socket_keepalive)},
+    {.name = "proxy_temp_path", .ctx = LOCS, .args = HY_ARGS_1 | HY_ARGS_2 | HY_ARGS_3 | HY_ARGS_4,
+     .set = check_temp_path, .conf = HY_CONF_LOC},
+    {.name = "proxy_max_temp_file_size", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_check_size,
+     .conf = HY_CONF_LOC},
+    {.name = "proxy_temp_file_write_size", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_check_size,
+     .conf = HY_CONF_LOC},
+    {.name = "proxy_redirect", .ctx = LOCS, .args = HY_ARGS_12, .set = set_redirect, .conf = HY_CONF_LOC},
+    {0},
+};
+
+/* ---------------------------------------------------------------- levels */
+
+static void *create_loc(hy_conf_t *cf)
+{
+    proxy_loc_t *pl = hy_pcalloc(cf->pool, sizeof(*pl));
+    pl->http_version = HY_UNSET;
+    pl->pass_request_headers = pl->pass_request_body = HY_UNSET;
+    pl->ignore_headers = HY_UNSET;
+    pl->redirect = HY_UNSET;
+    pl->connect_timeout = pl->send_timeout = pl->read_timeout = HY_UNSET_MSEC;
+    pl->buffering = pl->request_buffering = pl->intercept_errors = pl->socket_keepalive = HY_UNSET;
+    pl->buffer_size = HY_UNSET_SIZE;
+    pl->bufs_num = HY_UNSET;
+    pl->next_upstream = HY_UNSET;
+    pl->next_tries = pl->next_timeout = HY_UNSET;
+    return pl;
+}
+
+static const struct {
+    const char *name, *value;
+} default_headers[] = {
+    {"Host", "$proxy_host"}, {"Connection", "close"}, {"TE", ""}, {"Keep-Alive", ""}, {"Expect", ""},
+    {"Upgrade", ""},
+};
+
+static const char *const default_hidden[] = {"Date", "Server", "X-Pad", "X-Accel-Expires", "X-Accel-Redirect",
+                                             "X-Accel-Limit-Rate", "X-Accel-Buffering", "X-Accel-Charset"};
+
+static bool list_has(const hy_array_t *a, hy_str_t name)
+{
+    if (a == NULL)
+        return false;
+    const hy_str_t *s = a->elts;
+    for (size_t i = 0; i < a->nelts; i++)
+        if (hy_str_caseeq_str(s[i], name))
+            return true;
+    return false;
+}
+
+/* nginx's hidden response fields, plus proxy_hide_header, minus proxy_pass_header */
+static hy_array_t *hidden_fields(hy_conf_t *cf, const proxy_loc_t *c)
+{
+    hy_array_t *hide = hy_array_create(cf->pool, 8, sizeof(hy_str_t));
+    for (size_t i = 0; i < HY_ARRAY_SIZE(default_hidden); i++) {
+        hy_str_t nm = {(char *)default_hidden[i], strlen(default_hidden[i])};
+        if (!list_has(c->pass_names, nm))
+            *(hy_str_t *)hy_array_push(hide) = nm;
+    }
+    if (c->hide_names)
+        for (size_t i = 0; i < c->hide_names->nelts; i++)
+            *(hy_str_t *)hy_array_push(hide) = ((hy_str_t *)c->hide_names->elts)[i];
+    return hide;
+}
+
+static int merge_loc(hy_conf_t *cf, void *parent, void *child)
+{
+    proxy_loc_t *p = parent, *c = child;
+    hy_merge_value(c->http_version, p->http_version, 10);
+    hy_merge_value(c->pass_request_headers, p->pass_request_headers, 1);
+    hy_merge_value(c->pass_request_body, p->pass_request_body, 1);
+    hy_merge_value(c->ignore_headers, p->ignore_headers, 0);
+    hy_merge_value(c->connect_timeout, p->connect_timeout, 60000);
+    hy_merge_value(c->send_timeout, p->send_timeout, 60000);
+    hy_merge_value(c->read_timeout, p->read_timeout, 60000);
+    hy_merge_value(c->buffering, p->buffering, 1);
+    hy_merge_value(c->request_buffering, p->request_buffering, 1);
+    hy_merge_value(c->intercept_errors, p->intercept_errors, 0);
+    hy_merge_value(c->socket_keepalive, p->socket_keepalive, 0);
+    hy_merge_value(c->buffer_size, p->buffer_size, 4096);
+    if (c->bufs_num == HY_UNSET) {
+        c->bufs_num = p->bufs_num == HY_UNSET ? 8 : p->bufs_num;
+        c->bufs_size = p->bufs_num == HY_UNSET ? 4096 : p->bufs_size;
+    }
+    hy_merge_value(c->next_upstream, p->next_upstream, HY_UPS_FT_ERROR | HY_UPS_FT_TIMEOUT);
+    if (c->next_upstream & HY_UPS_FT_OFF)
+        c->next_upstream = 0;
+    hy_merge_value(c->next_tries, p->next_tries, 0);
+    hy_merge_value(c->next_timeout, p->next_timeout, 0);
+    if (c->bufs_num < 2)
+        return hy_conf_error(cf, "there must be at least 2 \"proxy_buffers\"");
+    if (c->set_body == NULL)
+        c->set_body = p->set_body;
+    if (c->method == NULL)
+        c->method = p->method;
+    /* proxy_pass is not inherited, but a location without one keeps nothing from its parent either */
+    if (c->redirect == HY_UNSET) {
+        c->redirect = p->redirect == HY_UNSET ? 1 : p->redirect;
+        if (c->redirect == 2)
+            c->redirects = p->redirects;
+    }
+    if (c->redirect == 1 && c->url.ptr != NULL && c->url_cv == NULL) { /* default */
+        c->redirects = hy_array_create(cf->pool, 1, sizeof(proxy_redirect_t));
+        proxy_redirect_t *r = hy_array_push(c->redirects);
+        char buf[2048];
+        int l = c->has_uri ? snprintf(buf, sizeof(buf), "%.*s%.*s", (int)c->url.len, c->url.ptr,
+                                      (int)c->uri_part.len, c->uri_part.ptr)
+                           : snprintf(buf, sizeof(buf), "%.*s/", (int)c->url.len, c->url.ptr);
+        r->from = (hy_complex_t){hy_str_dup(cf->pool, (hy_str_t){buf, (size_t)l}), NULL, 0};
+        r->to = (hy_complex_t){c->has_uri ? c->loc_prefix : HY_STR("/"), NULL, 0};
+    }
+    /* proxy_set_header: the level's own list (or the inherited one) over nginx's defaults */
+    if (c->set_headers == NULL)
+        c->set_headers = p->set_headers;
+    if (c->set_headers == p->set_headers && p->headers != NULL) {
+        c->headers = p->headers;
+    } else {
+        size_t own = c->set_headers ? c->set_headers->nelts : 0;
+        c->headers = hy_array_create(cf->pool, own + HY_ARRAY_SIZE(default_headers), sizeof(proxy_hdr_t));
+        for (size_t i = 0; i < own; i++)
+            *(proxy_hdr_t *)hy_array_push(c->headers) = ((proxy_hdr_t *)c->set_headers->elts)[i];
+        for (size_t i = 0; i < HY_ARRAY_SIZE(default_headers); i++) {
+            hy_str_t nm = {(char *)default_headers[i].name, strlen(default_headers[i].name)};
+            bool set = false;
+            for (size_t k = 0; k < own; k++)
+                set |= hy_str_caseeq_str(((proxy_hdr_t *)c->set_headers->elts)[k].name, nm);
+            if (set)
+                continue;
+            proxy_hdr_t *h = hy_array_push(c->headers);
+            h->name = nm;
+            if (hy_vars_compile(cf, (hy_str_t){(char *)default_headers[i].value, strlen(default_headers[i].value)},
+                                &h->value) != 0)
+                return -1;
+        }
+    }
+    /* hidden response fields: nginx's defaults + proxy_hide_header - proxy_pass_header */
+    if (c->hide_names == NULL)
+        c->hide_names = p->hide_names;
+    if (c->pass_names == NULL)
+        c->pass_names = p->pass_names;
+    c->hide = hidden_fields(cf, c);
+    return 0;
+}
+
+static int postconfiguration(hy_conf_t *cf)
+{
+    return hy_proxy__define_vars(cf);
+}
+
+hy_module_t hy_http_proxy_module = {
+    .name = "http_proxy",
+    .directives = proxy_directives,
+    .create_loc_conf = create_loc,
+    .merge_loc_conf = merge_loc,
+    .postconfiguration = postconfiguration,
+};

@@ -1,0 +1,124 @@
+/* pool.c — the per-worker keep-alive pool of upstream connections (upstream { keepalive N; }): an idle list per
+ * group, newest last, at most N entries (the oldest is closed to make room, as nginx). An idle connection stays
+ * registered for reading: any byte or EOF from the backend closes it at once (nginx's keepalive close handler),
+ * and keepalive_timeout closes it when unused. Before reuse a peek must find nothing queued (h2o's socketpool),
+ * else the connection is dropped and the next one tried. keepalive_requests and keepalive_time are checked when a
+ * connection comes back. */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include "upstream.h"
+#include "../core/clock.h"
+
+struct hy_upstream_idle {
+    hy_upstream_idle_t *prev, *next;
+    hy_upstream_conn_t *c;
+    hy_timer_t timer;
+};
+
+static void free_conn(void *arg)
+{
+    hy_upstream_conn_t *c = arg;
+    free(c->idle);
+    free(c);
+}
+
+static void unlink_idle(hy_upstream_conn_t *c)
+{
+    hy_upstream_idle_t *it = c->idle;
+    hy_upstream_group_t *g = c->group;
+    if (it == NULL || it->c == NULL)
+        return;
+    hy_timer_unlink(c->sock.loop, &it->timer);
+    if (it->prev)
+        it->prev->next = it->next;
+    else
+        g->idle_head = it->next;
+    if (it->next)
+        it->next->prev = it->prev;
+    else
+        g->idle_tail = it->prev;
+    it->prev = it->next = NULL;
+    it->c = NULL;
+    g->nidle--;
+}
+
+void hy_upstream_conn_close(hy_upstream_conn_t *c)
+{
+    unlink_idle(c);
+    hy_loop_t *loop = c->sock.loop;
+    hy_sock_close(&c->sock);
+    hy_loop_free_later(loop, free_conn, c);
+}
+
+static void idle_event(hy_sock_t *s, const char *err)
+{
+    (void)err; /* bytes nobody asked for, EOF or an error: the connection is of no use any more */
+    hy_upstream_conn_close(s->data);
+}
+
+static void idle_timeout(hy_timer_t *t)
+{
+    hy_upstream_idle_t *it = t->data;
+    hy_upstream_conn_close(it->c);
+}
+
+/* Nothing queued and no EOF: a one-byte peek finds no data to read. */
+static bool alive(hy_upstream_conn_t *c)
+{
+    if (c->sock.input.len > 0 || c->sock.is_eof)
+        return false;
+    char b;
+    ssize_t n = recv(c->sock.io.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+hy_upstream_conn_t *hy_upstream_pool_get(hy_upstream_group_t *g, hy_upstream_peer_t *p)
+{
+    for (hy_upstream_idle_t *it = g->idle_tail, *prev; it; it = prev) {
+        prev = it->prev;
+        hy_upstream_conn_t *c = it->c;
+        if (c->peer != p)
+            continue;
+        unlink_idle(c);
+        if (!alive(c)) {
+            hy_upstream_conn_close(c);
+            continue;
+        }
+        hy_sock_read_stop(&c->sock);
+        return c;
+    }
+    return NULL;
+}
+
+void hy_upstream_pool_put(hy_upstream_conn_t *c)
+{
+    hy_upstream_group_t *g = c->group;
+    uint64_t now = hy_clock_now_ms();
+    if (g->keepalive == 0 || c->requests >= (uint64_t)g->keepalive_requests ||
+        now - c->created_ms >= (uint64_t)g->keepalive_time_ms || c->sock.input.len > 0 || c->sock.is_eof ||
+        !hy_outq_empty(&c->sock.outq)) { /* bytes after the response, or the backend's close: not reusable */
+        hy_upstream_conn_close(c);
+        return;
+    }
+    if (g->nidle >= (size_t)g->keepalive)
+        hy_upstream_conn_close(g->idle_head->c);
+    if (c->idle == NULL)
+        c->idle = hy_calloc(sizeof(*c->idle));
+    hy_upstream_idle_t *it = c->idle;
+    it->c = c;
+    it->prev = g->idle_tail;
+    it->next = NULL;
+    if (g->idle_tail)
+        g->idle_tail->next = it;
+    else
+        g->idle_head = it;
+    g->idle_tail = it;
+    g->nidle++;
+    it->timer.cb = idle_timeout;
+    it->timer.data = it;
+    hy_timer_link(c->sock.loop, &it->timer, (uint64_t)g->keepalive_timeout_ms);
+    hy_buf_release(&c->sock.input);
+    c->sock.data = c;
+    hy_sock_read_start(&c->sock, idle_event);
+}

@@ -1,0 +1,647 @@
+/* upstream.c — the upstream engine (see upstream.h): body reading, peer choice and connection (or reuse), sending
+ * the request, reading the response head, retries, and streaming the response body to the client with
+ * backpressure. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "upstream.h"
+#include "../http/body.h"
+#include "../http/core.h"
+#include "../http/error_page.h"
+#include "../http/phases.h"
+#include "../core/clock.h"
+#include "../core/file.h"
+#include "../core/log.h"
+
+#define BODY_AHEAD 65536 /* request body bytes queued toward the upstream before the client is read again */
+
+static void try_next(hy_ureq_t *u);
+static void on_up_read(hy_sock_t *s, const char *err);
+static void send_request(hy_ureq_t *u);
+static void pump_body(hy_ureq_t *u);
+
+hy_ureq_t *hy_upstream_of(hy_req_t *req)
+{
+    return req->ctx ? *hy_req_ctx(req, &hy_http_upstream_module) : NULL;
+}
+
+const hy_str_t *hy_upstream_header(hy_ureq_t *u, hy_str_t name)
+{
+    if (u == NULL || u->headers_in == NULL)
+        return NULL;
+    hy_header_t *h = u->headers_in->elts;
+    for (size_t i = 0; i < u->headers_in->nelts; i++) {
+        if (h[i].name.len != name.len)
+            continue;
+        size_t k = 0;
+        for (; k < name.len; k++) {
+            char a = h[i].name.ptr[k], b = name.ptr[k];
+            if (b == '_')
+                b = '-';
+            if (a >= 'A' && a <= 'Z')
+                a = (char)(a | 0x20);
+            if (b >= 'A' && b <= 'Z')
+                b = (char)(b | 0x20);
+            if (a != b)
+                break;
+        }
+        if (k == name.len)
+            return &h[i].value;
+    }
+    return NULL;
+}
+
+static hy_upstream_log_t *cur_log(hy_ureq_t *u)
+{
+    return u->log->nelts ? (hy_upstream_log_t *)u->log->elts + u->log->nelts - 1 : NULL;
+}
+
+static bool client_gone(hy_ureq_t *u)
+{
+    return u->req->conn->proto == NULL || u->req->finished;
+}
+
+static hy_loop_t *loop_of(hy_ureq_t *u)
+{
+    return u->req->conn->sock.loop;
+}
+
+static void timer_set(hy_ureq_t *u, int64_t ms)
+{
+    hy_timer_unlink(loop_of(u), &u->timer);
+    if (ms > 0)
+        hy_timer_link(loop_of(u), &u->timer, (uint64_t)ms);
+}
+
+/* Close (failed or unusable) or park (reusable) the current connection, and settle the peer's accounting. */
+static void release_conn(hy_ureq_t *u, bool keep)
+{
+    hy_upstream_conn_t *c = u->conn;
+    if (c == NULL)
+        return;
+    u->conn = NULL;
+    hy_upstream_log_t *l = cur_log(u);
+    if (l) {
+        l->bytes_received = c->sock.bytes_in;
+        l->bytes_sent = c->sock.bytes_out;
+    }
+    if (u->peer)
+        u->peer->conns--;
+    c->sock.bytes_in = c->sock.bytes_out = 0;
+    hy_sock_read_stop(&c->sock);
+    c->sock.on_write = NULL;
+    if (keep)
+        hy_upstream_pool_put(c);
+    else
+        hy_upstream_conn_close(c);
+}
+
+static void cleanup(void *arg)
+{
+    hy_ureq_t *u = arg;
+    hy_timer_unlink(hy_worker_loop, &u->timer);
+    release_conn(u, false);
+    hy_outq_clear(&u->ahead);
+    u->finished = true;
+}
+
+static void log_error(hy_ureq_t *u, int level, const char *what, int err, const char *phase)
+{
+    hy_str_t addr = u->peer ? u->peer->name : HY_STR("");
+    if (err)
+        hy_req_log(u->req, level, "%s (%d: %s) while %s, upstream: \"%.*s\"", what, err, strerror(err), phase,
+                   (int)addr.len, addr.ptr);
+    else
+        hy_req_log(u->req, level, "%s while %s, upstream: \"%.*s\"", what, phase, (int)addr.len, addr.ptr);
+}
+
+static bool idempotent(hy_ureq_t *u)
+{
+    return !(hy_str_eq(u->req->method, "POST") || hy_str_eq(u->req->method, "LOCK") ||
+             hy_str_eq(u->req->method, "PATCH"));
+}
+
+static int max_tries(hy_ureq_t *u)
+{
+    int t = (int)u->group->npeers;
+    if (u->next_upstream_tries > 0 && u->next_upstream_tries < t)
+        t = (int)u->next_upstream_tries;
+    return t;
+}
+
+/* A try failed (ft: HY_UPS_FT_*): retry when next_upstream allows it, else answer status. */
+static void try_failed(hy_ureq_t *u, int ft, int status)
+{
+    hy_upstream_log_t *l = cur_log(u);
+    if (l && l->status == 0)
+        l->status = status;
+    if (l && l->response_ms < 0)
+        l->response_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);
+    bool reused_race = u->reused && !u->head_seen && (ft == HY_UPS_FT_ERROR) &&
+                       (idempotent(u) || !u->body_sent_any);
+    bool sent = u->conn != NULL && u->conn->sock.bytes_out > 0;
+    release_conn(u, false);
+    if (client_gone(u))
+        return;
+    if (reused_race && !u->body_sent_any) {
+        /* the keep-alive race: the backend closed an idle connection as we reused it; a fresh connection to
+         * the same peer, not counted as a try and not as the peer's failure */
+        u->reused = false;
+        u->state = HY_UREQ_CONNECT;
+        u->force_fresh = true;
+        try_next(u);
+        return;
+    }
+    if (reused_race) { /* idempotent, body already consumed but buffered: resend on a fresh connection */
+        u->reused = false;
+        u->force_fresh = true;
+        try_next(u);
+        return;
+    }
+    if (u->peer && ft != HY_UPS_FT_403 && ft != HY_UPS_FT_404)
+        hy_upstream_peer_free(u->group, u->peer, true);
+    uint64_t now = hy_clock_now_ms();
+    bool can = (u->next_upstream & ft) && u->tries < max_tries(u) &&
+               (u->next_upstream_timeout_ms == 0 || now - u->start_ms < (uint64_t)u->next_upstream_timeout_ms) &&
+               (!sent || idempotent(u) || (u->next_upstream & HY_UPS_FT_NON_IDEMPOTENT)) &&
+               (!u->body_sent_any || !u->body_streamed);
+    if (can) {
+        u->peer = NULL;
+        try_next(u);
+        return;
+    }
+    u->state = HY_UREQ_DONE;
+    hy_timer_unlink(loop_of(u), &u->timer);
+    hy_req_error(u->req, status);
+}
+
+/* ---------------------------------------------------------------- connect */
+
+static void on_connected(hy_sock_t *s, const char *err)
+{
+    hy_ureq_t *u = s->data;
+    hy_upstream_log_t *l = cur_log(u);
+    if (err != NULL) {
+        if (err == hy_err_timeout) {
+            log_error(u, HY_LOG_ERR, "upstream timed out", ETIMEDOUT, "connecting to upstream");
+            try_failed(u, HY_UPS_FT_TIMEOUT, 504);
+        } else {
+            log_error(u, HY_LOG_ERR, "connect() failed", s->last_errno, "connecting to upstream");
+            try_failed(u, HY_UPS_FT_ERROR, 502);
+        }
+        return;
+    }
+    l->connect_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);
+    if (client_gone(u)) {
+        release_conn(u, false);
+        return;
+    }
+    send_request(u);
+}
+
+static void try_next(hy_ureq_t *u)
+{
+    hy_req_t *req = u->req;
+    if (u->codec->reinit)
+        u->codec->reinit(u);
+    u->head_seen = false;
+    u->headers_in = NULL;
+    u->status = 0;
+    if (!u->force_fresh || u->peer == NULL) {
+        u->peer = hy_upstream_peer_get(u->group, u->tried);
+        if (u->peer == NULL) {
+            hy_req_log(req, HY_LOG_ERR, "no live upstreams while connecting to upstream, upstream: \"%.*s\"",
+                       (int)u->group->name.len, u->group->name.ptr);
+            hy_upstream_log_t *l = hy_array_push(u->log);
+            l->addr = u->group->name;
+            l->status = 502;
+            l->connect_ms = l->header_ms = l->response_ms = -1;
+            l->response_length = -1;
+            u->state = HY_UREQ_DONE;
+            hy_req_error(req, 502);
+            return;
+        }
+        u->tries++;
+    }
+    bool fresh = u->force_fresh;
+    u->force_fresh = false;
+    u->try_start_ms = hy_clock_now_ms();
+    hy_upstream_log_t *l = hy_array_push(u->log);
+    l->addr = u->peer->name;
+    l->connect_ms = l->header_ms = l->response_ms = -1;
+    l->response_length = -1;
+    u->peer->conns++;
+    hy_upstream_conn_t *c = fresh ? NULL : hy_upstream_pool_get(u->group, u->peer);
+    if (c != NULL) {
+        u->conn = c;
+        u->reused = true;
+        c->sock.data = u;
+        l->connect_ms = 0;
+        send_request(u);
+        return;
+    }
+    u->reused = false;
+    c = hy_calloc(sizeof(*c));
+    c->group = u->group;
+    c->peer = u->peer;
+    c->created_ms = hy_clock_now_ms();
+    u->conn = c;
+    u->state = HY_UREQ_CONNECT;
+    int rc = hy_sock_connect(&c->sock, loop_of(u), (const struct sockaddr *)&u->peer->sa, u->peer->salen,
+                             (uint64_t)u->connect_timeout_ms, on_connected);
+    c->sock.data = u;
+    if (rc < 0) {
+        free(c);
+        u->conn = NULL;
+        log_error(u, HY_LOG_ALERT, "socket() failed", -rc, "connecting to upstream");
+        try_failed(u, HY_UPS_FT_ERROR, 502);
+        return;
+    }
+    if (u->socket_keepalive && u->peer->sa.ss_family != AF_UNIX) {
+        int one = 1;
+        setsockopt(c->sock.io.fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+    }
+}
+
+/* ---------------------------------------------------------------- send */
+
+static void file_free(hy_file_t *f)
+{
+    free(f); /* the body reader owns the fd */
+}
+
+static void on_sent(hy_sock_t *s, const char *err)
+{
+    hy_ureq_t *u = s->data;
+    if (err != NULL) {
+        log_error(u, HY_LOG_ERR, "writev() failed", s->last_errno ? s->last_errno : EPIPE,
+                  "sending request to upstream");
+        try_failed(u, HY_UPS_FT_ERROR, 502);
+        return;
+    }
+    if (u->state != HY_UREQ_SEND)
+        return;
+    if (u->body_streamed && !u->body_last_framed) {
+        timer_set(u, u->send_timeout_ms);
+        pump_body(u);
+        return;
+    }
+    u->state = HY_UREQ_HEAD;
+    timer_set(u, u->read_timeout_ms);
+}
+
+static void flush(hy_ureq_t *u)
+{
+    hy_sock_t *s = &u->conn->sock;
+    timer_set(u, u->send_timeout_ms);
+    hy_sock_write(s, on_sent);
+}
+
+/* Streaming: move what the client sent so far toward the upstream (bounded), frame the end once it came. Bytes
+ * are taken only inside the body reader's callback; outside it, a resume has the protocol offer them again. */
+static void pump_body(hy_ureq_t *u)
+{
+    hy_req_body_t *b = u->req->body_in;
+    if (u->conn == NULL || u->state != HY_UREQ_SEND || b == NULL || u->pumping)
+        return;
+    hy_outq_t *out = &u->conn->sock.outq;
+    if (!u->in_body_cb) {
+        if (!b->complete && out->bytes < BODY_AHEAD)
+            hy_req_body_resume(u->req);
+        return;
+    }
+    u->pumping = true;
+    if (b->data_len > 0 && out->bytes < BODY_AHEAD) {
+        u->codec->frame_body(u, out, b->data, b->data_len, false);
+        u->body_sent_any = true;
+        hy_req_body_consume(u->req, b->data_len);
+    }
+    if (b->complete && b->data_len == 0 && !u->body_last_framed) {
+        u->codec->frame_body(u, out, NULL, 0, true);
+        u->body_last_framed = true;
+    }
+    u->pumping = false;
+    if (!hy_outq_empty(out))
+        hy_sock_write(&u->conn->sock, on_sent);
+    else if (u->body_last_framed)
+        on_sent(&u->conn->sock, NULL);
+}
+
+static void send_request(hy_ureq_t *u)
+{
+    hy_upstream_conn_t *c = u->conn;
+    hy_req_t *req = u->req;
+    c->requests++;
+    c->sock.read_limit = (size_t)(u->buffer_size > 0 ? u->buffer_size : 4096) + 65536;
+    u->state = HY_UREQ_SEND;
+    if (u->codec->create_request(u, &c->sock.outq) != 0) {
+        release_conn(u, false);
+        hy_req_error(req, 500);
+        return;
+    }
+    hy_req_body_t *b = req->body_in;
+    if (u->set_body.ptr != NULL) {
+        u->codec->frame_body(u, &c->sock.outq, u->set_body.ptr, u->set_body.len, true);
+    } else if (u->body_streamed) {
+        u->body_last_framed = false;
+    } else if (b != NULL && u->body_length != HY_UREQ_BODY_NONE) {
+        if (b->fd >= 0) {
+            struct stat stt;
+            hy_file_t *f = hy_calloc(sizeof(*f));
+            f->fd = b->fd;
+            f->refs = 1;
+            f->size = fstat(b->fd, &stt) == 0 ? stt.st_size : 0;
+            f->on_free = file_free;
+            hy_outq_push_file(&c->sock.outq, f, 0, f->size);
+            hy_file_unref(f);
+        } else if (b->mem_len) {
+            u->codec->frame_body(u, &c->sock.outq, b->mem, b->mem_len, false);
+        }
+        u->codec->frame_body(u, &c->sock.outq, NULL, 0, true);
+        u->body_sent_any = b->mem_len > 0 || b->fd >= 0;
+    }
+    hy_sock_read_start(&c->sock, on_up_read);
+    if (u->body_streamed) {
+        timer_set(u, u->send_timeout_ms);
+        hy_sock_write(&c->sock, on_sent); /* the head; then the body as the client sends it */
+        return;
+    }
+    flush(u);
+}
+
+/* ---------------------------------------------------------------- response */
+
+static void on_client_drained(hy_req_t *req);
+
+static void finish_client(hy_ureq_t *u)
+{
+    u->state = HY_UREQ_DONE;
+    hy_timer_unlink(loop_of(u), &u->timer);
+    hy_req_send(u->req, true);
+}
+
+/* Hand what was decoded to the client when it is not busy; finish when all is there. */
+static void deliver(hy_ureq_t *u)
+{
+    if (u->client_waiting || client_gone(u))
+        return;
+    if (!hy_outq_empty(&u->ahead)) {
+        hy_outq_move(&u->req->body, &u->ahead);
+        u->ahead.bytes = 0;
+        if (u->body_done) {
+            finish_client(u);
+            return;
+        }
+        u->client_waiting = true;
+        hy_req_send_more(u->req, on_client_drained);
+        return;
+    }
+    if (u->body_done)
+        finish_client(u);
+}
+
+static void on_client_drained(hy_req_t *req)
+{
+    hy_ureq_t *u = hy_upstream_of(req);
+    if (u == NULL || u->finished)
+        return;
+    u->client_waiting = false;
+    if (client_gone(u)) {
+        release_conn(u, false);
+        return;
+    }
+    if (u->conn && !u->body_done && !u->conn->sock.is_reading) {
+        hy_sock_read_start(&u->conn->sock, on_up_read);
+        hy_sock_read_now(&u->conn->sock);
+        if (u->finished)
+            return;
+    }
+    deliver(u);
+}
+
+static void body_failed(hy_ureq_t *u, const char *what)
+{
+    log_error(u, HY_LOG_ERR, what, 0, "reading upstream");
+    hy_upstream_log_t *l = cur_log(u);
+    if (l)
+        l->response_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);
+    release_conn(u, false);
+    u->state = HY_UREQ_DONE;
+    hy_timer_unlink(loop_of(u), &u->timer);
+    hy_outq_move(&u->req->body, &u->ahead);
+    u->req->keepalive = false;
+    if (u->req->conn->ops->abort)
+        u->req->conn->ops->abort(u->req);
+}
+
+static void read_body(hy_ureq_t *u, bool eof)
+{
+    hy_sock_t *s = &u->conn->sock;
+    bool done = false;
+    size_t before = u->ahead.bytes;
+    if (u->codec->process_body(u, &s->input, eof, &u->ahead, &done) != 0) {
+        body_failed(u, "upstream prematurely closed connection");
+        return;
+    }
+    u->resp_bytes += (int64_t)(u->ahead.bytes - before);
+    if (done) {
+        u->body_done = true;
+        hy_upstream_log_t *l = cur_log(u);
+        l->response_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);
+        l->response_length = u->resp_bytes;
+        hy_upstream_peer_free(u->group, u->peer, false);
+        release_conn(u, u->codec->reusable(u) && s->input.len == 0);
+    } else {
+        timer_set(u, u->read_timeout_ms);
+        int64_t limit = u->buffering ? u->buffers_total : u->buffer_size;
+        if ((int64_t)u->ahead.bytes >= limit)
+            hy_sock_read_stop(s);
+    }
+    deliver(u);
+}
+
+static int ft_of_status(int status)
+{
+    switch (status) {
+    case 500: return HY_UPS_FT_500;
+    case 502: return HY_UPS_FT_502;
+    case 503: return HY_UPS_FT_503;
+    case 504: return HY_UPS_FT_504;
+    case 403: return HY_UPS_FT_403;
+    case 404: return HY_UPS_FT_404;
+    case 429: return HY_UPS_FT_429;
+    default: return 0;
+    }
+}
+
+static void got_head(hy_ureq_t *u)
+{
+    hy_req_t *req = u->req;
+    hy_upstream_log_t *l = cur_log(u);
+    l->status = u->status;
+    l->header_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);
+    int ft = ft_of_status(u->status);
+    if (ft && (u->next_upstream & ft) && u->tries < max_tries(u) &&
+        (u->next_upstream_timeout_ms == 0 || hy_clock_now_ms() - u->start_ms < (uint64_t)u->next_upstream_timeout_ms) &&
+        (idempotent(u) || (u->next_upstream & HY_UPS_FT_NON_IDEMPOTENT)) && !u->body_streamed) {
+        try_failed(u, ft, u->status);
+        return;
+    }
+    if (u->intercept_errors && u->status >= 300) {
+        if (hy_error_page_applies(req, u->status)) {
+            release_conn(u, false);
+            u->state = HY_UREQ_DONE;
+            hy_timer_unlink(loop_of(u), &u->timer);
+            hy_req_error(req, u->status);
+            return;
+        }
+    }
+    req->status = u->status;
+    int rc = u->on_head ? u->on_head(u) : 0;
+    if (rc != 0) {
+        release_conn(u, false);
+        u->state = HY_UREQ_DONE;
+        hy_timer_unlink(loop_of(u), &u->timer);
+        if (rc > 0)
+            hy_req_error(req, rc);
+        return;
+    }
+    if (req->method_id == HY_M_HEAD || u->status == 204 || u->status == 304)
+        req->header_only = true;
+    u->state = HY_UREQ_BODY_OUT;
+    read_body(u, u->conn->sock.is_eof);
+}
+
+static void on_up_read(hy_sock_t *s, const char *err)
+{
+    hy_ureq_t *u = s->data;
+    if (client_gone(u)) {
+        release_conn(u, false);
+        return;
+    }
+    if (u->state == HY_UREQ_BODY_OUT) {
+        read_body(u, err == hy_err_eof || err == hy_err_io);
+        return;
+    }
+    if (s->input.len)
+        u->head_seen = true;
+    int rc = u->codec->process_head(u, &s->input);
+    if (rc < 0) {
+        log_error(u, HY_LOG_ERR, "upstream sent invalid header", 0, "reading response header from upstream");
+        try_failed(u, HY_UPS_FT_INVALID_HEADER, 502);
+        return;
+    }
+    if (rc == 0) {
+        if (err == hy_err_buf_full || s->input.len >= (size_t)u->buffer_size) {
+            log_error(u, HY_LOG_ERR, "upstream sent too big header", 0, "reading response header from upstream");
+            try_failed(u, HY_UPS_FT_INVALID_HEADER, 502);
+        } else if (err != NULL) {
+            log_error(u, HY_LOG_ERR, "upstream prematurely closed connection", 0,
+                      "reading response header from upstream");
+            try_failed(u, HY_UPS_FT_ERROR, 502);
+        }
+        return;
+    }
+    hy_buf_consume(&s->input, (size_t)rc);
+    u->state = HY_UREQ_HEAD;
+    got_head(u);
+}
+
+static void on_timer(hy_timer_t *t)
+{
+    hy_ureq_t *u = t->data;
+    if (client_gone(u))
+        return;
+    if (u->state == HY_UREQ_BODY_OUT) {
+        log_error(u, HY_LOG_ERR, "upstream timed out", ETIMEDOUT, "reading upstream");
+        body_failed(u, "upstream timed out (110: Connection timed out)");
+        return;
+    }
+    log_error(u, HY_LOG_ERR, "upstream timed out", ETIMEDOUT,
+              u->state == HY_UREQ_SEND ? "sending request to upstream" : "reading response header from upstream");
+    try_failed(u, HY_UPS_FT_TIMEOUT, 504);
+}
+
+/* ---------------------------------------------------------------- start */
+
+static void on_body(hy_req_t *req, const char *err)
+{
+    hy_ureq_t *u = hy_upstream_of(req);
+    if (u == NULL || u->finished)
+        return;
+    if (err != NULL) {
+        release_conn(u, false);
+        u->state = HY_UREQ_DONE;
+        hy_timer_unlink(loop_of(u), &u->timer);
+        if (!req->head_sent)
+            hy_req_error(req, req->body_in->status);
+        return;
+    }
+    if (u->body_streamed) {
+        u->in_body_cb = true;
+        pump_body(u);
+        u->in_body_cb = false;
+        return;
+    }
+    hy_req_body_t *b = req->body_in;
+    int64_t len = b->received;
+    u->body_length = len > 0 || req->content_length >= 0 ? len : HY_UREQ_BODY_NONE;
+    u->state = HY_UREQ_CONNECT;
+    try_next(u);
+}
+
+hy_ureq_t *hy_upstream_create(hy_req_t *req)
+{
+    hy_ureq_t *u = hy_pcalloc(req->pool, sizeof(*u));
+    u->req = req;
+    u->version = 10;
+    u->body_length = HY_UREQ_BODY_NONE;
+    u->timer.cb = on_timer;
+    u->timer.data = u;
+    u->log = hy_array_create(req->pool, 2, sizeof(hy_upstream_log_t));
+    return u;
+}
+
+static bool client_chunked(hy_req_t *req)
+{
+    for (size_t i = 0; i < req->num_headers; i++)
+        if (hy_str_caseeq(req->headers[i].name, "Transfer-Encoding"))
+            return true;
+    return false;
+}
+
+int hy_upstream_start(hy_ureq_t *u)
+{
+    hy_req_t *req = u->req;
+    *hy_req_ctx(req, &hy_http_upstream_module) = u;
+    hy_pool_on_clear(req->pool, cleanup, u);
+    u->start_ms = hy_clock_now_ms();
+    bool has_body = req->content_length > 0 || client_chunked(req);
+    if (u->set_body.ptr != NULL) {
+        u->body_length = (int64_t)u->set_body.len;
+        has_body = false;
+    } else if (!u->pass_body) {
+        u->body_length = HY_UREQ_BODY_NONE;
+        has_body = false;
+    } else if (req->content_length == 0) {
+        u->body_length = 0;
+    }
+    if (!has_body) { /* a body not passed on is discarded by the protocol */
+        try_next(u);
+        return HY_DONE;
+    }
+    if (!u->request_buffering) {
+        u->body_streamed = true;
+        u->body_length = req->content_length >= 0 ? req->content_length : HY_UREQ_BODY_CHUNKED;
+        if (u->version == 10 && u->body_length == HY_UREQ_BODY_CHUNKED)
+            u->body_streamed = false; /* HTTP/1.0 has no chunked coding: the body is read whole first */
+    }
+    u->state = HY_UREQ_BODY;
+    hy_req_read_body(req, u->body_streamed ? HY_BODY_STREAM : HY_BODY_BUFFER, on_body);
+    if (u->body_streamed && !u->finished && u->state == HY_UREQ_BODY) {
+        u->state = HY_UREQ_CONNECT;
+        try_next(u);
+    }
+    return HY_DONE;
+}

@@ -1,0 +1,211 @@
+/* upstream.h — the protocol-agnostic upstream engine (nginx's ngx_http_upstream_t idea) and the codec interface
+ * the protocol modules plug into (HTTP/1.x now: upstream/h1client.c; FastCGI, uwsgi, SCGI next).
+ *
+ * A module (handlers/proxy.c) fills a hy_ureq_t for the request — the group of peers, the timeouts, the request
+ * line and header fields it wants sent, the codec — and calls hy_upstream_start(). The engine then owns the
+ * exchange: it reads the client's body (buffered, or streamed), picks a peer (upstream/group.c), takes an idle
+ * keep-alive connection or connects (TCP or unix socket, connect timeout), has the codec serialise the request,
+ * sends it (send timeout), has the codec parse the response head (read timeout), hands the head to the module's
+ * `on_head` hook (header rewriting), answers the client, and streams the body the codec decodes with
+ * backpressure (buffering: read ahead up to `buffers_total` bytes; no buffering: at most `buffer_size` ahead).
+ * Errors before the head become 502 (504 on a timeout), with retries on the next peer per next_upstream.
+ * The connection goes back to the pool when the codec says the response left it reusable.
+ *
+ * The codec contract (stable: other codecs are written against it):
+ *   create_request  serialise the request head (h1: request line + fields; FastCGI: BEGIN_REQUEST + PARAMS) into
+ *                   `out` from u->method/uri/headers/body_length; 0, or -1 (the request fails with 500).
+ *   frame_body      wrap n bytes of the request body (h1 chunked: size line + CRLF; FastCGI: STDIN records) into
+ *                   `out`; last: the body ends here (h1 chunked: "0\r\n\r\n"; FastCGI: the empty STDIN). n may be 0.
+ *   process_head    parse the response head from `in` (without consuming): < 0 invalid ("upstream sent invalid
+ *                   header"), 0 need more bytes, > 0 the head's length — then u->status, u->headers_in,
+ *                   u->resp_length (-1 unknown) are set and the engine consumes those bytes.
+ *   process_body    decode body bytes from `in` (consume what was used) and append the payload to `out`;
+ *                   eof: the upstream closed. Sets *done when the body is complete. Returns 0, or -1 when the
+ *                   framing is broken or the upstream closed too early ("upstream prematurely closed").
+ *   reusable        after *done: may the connection carry another request (keep-alive)?
+ *   reinit          forget the parse state before a retry on another connection (optional).
+ * Codecs keep their state in u->codec_state (request pool). */
+#ifndef HY_UPSTREAM_UPSTREAM_H
+#define HY_UPSTREAM_UPSTREAM_H
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include "../http/request.h"
+#include "../event/sock.h"
+
+typedef struct hy_ureq hy_ureq_t;
+
+#define HY_UREQ_BODY_CHUNKED (-1)
+#define HY_UREQ_BODY_NONE (-2)
+
+typedef struct hy_upstream_codec {
+    const char *name;
+    int (*create_request)(hy_ureq_t *u, hy_outq_t *out);
+    void (*frame_body)(hy_ureq_t *u, hy_outq_t *out, const char *p, size_t n, bool last);
+    int (*process_head)(hy_ureq_t *u, hy_buf_t *in);
+    int (*process_body)(hy_ureq_t *u, hy_buf_t *in, bool eof, hy_outq_t *out, bool *done);
+    bool (*reusable)(const hy_ureq_t *u);
+    void (*reinit)(hy_ureq_t *u);
+} hy_upstream_codec_t;
+
+/* ---- peers and groups (upstream/group.c) */
+
+/* next_upstream conditions (nginx's NGX_HTTP_UPSTREAM_FT_*) */
+enum {
+    HY_UPS_FT_ERROR = 0x1, HY_UPS_FT_TIMEOUT = 0x2, HY_UPS_FT_INVALID_HEADER = 0x4, HY_UPS_FT_500 = 0x8,
+    HY_UPS_FT_502 = 0x10, HY_UPS_FT_503 = 0x20, HY_UPS_FT_504 = 0x40, HY_UPS_FT_403 = 0x80, HY_UPS_FT_404 = 0x100,
+    HY_UPS_FT_429 = 0x200, HY_UPS_FT_NON_IDEMPOTENT = 0x400, HY_UPS_FT_OFF = 0x800,
+};
+
+typedef struct hy_upstream_peer {
+    struct sockaddr_storage sa;
+    socklen_t salen;
+    hy_str_t name;          /* "127.0.0.1:8080", "unix:/path" ($upstream_addr) */
+    hy_str_t server;        /* the server as written (host:port) */
+    int weight, max_fails, max_conns;
+    int64_t fail_timeout_ms;
+    bool backup, down;
+    /* per-worker state */
+    int current_weight, effective_weight;
+    int fails, conns;
+    uint64_t checked_ms, accessed_ms;
+} hy_upstream_peer_t;
+
+typedef struct hy_upstream_idle hy_upstream_idle_t;
+
+typedef struct hy_upstream_group {
+    hy_str_t name;              /* the upstream's name, or host[:port] of an implicit one */
+    const char *file;           /* where it was defined (for messages) */
+    unsigned line;
+    hy_upstream_peer_t *peers;  /* primary then backup peers */
+    size_t npeers, nbackup;
+    bool implicit;              /* from proxy_pass host:port (no upstream block) */
+    uint16_t port;              /* the port proxy_pass named (for implicit groups; 0 for unix) */
+    /* keep-alive pool (per worker) */
+    int64_t keepalive;          /* max idle connections per worker; 0: none */
+    int64_t keepalive_requests; /* default 1000 */
+    int64_t keepalive_time_ms;  /* default 1h */
+    int64_t keepalive_timeout_ms; /* default 60s */
+    hy_upstream_idle_t *idle_head, *idle_tail;
+    size_t nidle;
+    uint64_t rr_tries;          /* round robin: requests started (diagnostics) */
+} hy_upstream_group_t;
+
+/** A connection to a peer (outlives requests when kept alive). */
+typedef struct hy_upstream_conn {
+    hy_sock_t sock;
+    hy_upstream_group_t *group;
+    hy_upstream_peer_t *peer;
+    uint64_t created_ms;
+    uint64_t requests;          /* requests sent on it */
+    hy_upstream_idle_t *idle;   /* set while in the pool */
+} hy_upstream_conn_t;
+
+/** The group proxy_pass names: an upstream{} block of this http{} with that name, else (implicit) a group
+ * made of the host's addresses (resolved now with getaddrinfo) on port `port` (unix: a "unix:/path" host).
+ * `explicit_port` says whether proxy_pass named a port (an upstream{} only matches without one, as nginx).
+ * NULL after hy_conf_error. */
+hy_upstream_group_t *hy_upstream_group_add(hy_conf_t *cf, hy_str_t host, uint16_t port, bool explicit_port);
+/** At run time (proxy_pass with variables): the upstream{} named `host` (no port given), or the implicit upstream
+ * another proxy_pass made for the same host and port (nginx looks both up), or NULL. */
+hy_upstream_group_t *hy_upstream_group_find(hy_req_t *req, hy_str_t host, uint16_t port, bool explicit_port);
+/** Pick a peer for the request (round robin, weights, max_fails/fail_timeout, backup, down, max_conns);
+ * `tried` is a bit set of peer indexes already tried. NULL: no live peer. */
+hy_upstream_peer_t *hy_upstream_peer_get(hy_upstream_group_t *g, uint64_t *tried);
+/** The outcome of a try: failed counts toward max_fails. */
+void hy_upstream_peer_free(hy_upstream_group_t *g, hy_upstream_peer_t *p, bool failed);
+/** Keep-alive pool: an idle connection to peer p (checked alive with a peek), or NULL. */
+hy_upstream_conn_t *hy_upstream_pool_get(hy_upstream_group_t *g, hy_upstream_peer_t *p);
+/** Keep-alive pool: park a connection (or close it when the pool is full or its limits are reached). */
+void hy_upstream_pool_put(hy_upstream_conn_t *c);
+/** Close and free an upstream connection. */
+void hy_upstream_conn_close(hy_upstream_conn_t *c);
+
+extern hy_module_t hy_http_upstream_module; /* upstream{}, server, keepalive*, and the $upstream_* variables */
+/** Define the $upstream_* variables (variables.c; the module's postconfiguration calls it). */
+int hy_upstream__define_vars(hy_conf_t *cf);
+
+/* ---- one exchange */
+
+enum hy_ureq_state {
+    HY_UREQ_INIT = 0, HY_UREQ_BODY, HY_UREQ_CONNECT, HY_UREQ_SEND, HY_UREQ_HEAD, HY_UREQ_BODY_OUT, HY_UREQ_DONE,
+};
+
+struct hy_ureq {
+    hy_req_t *req;
+    const hy_upstream_codec_t *codec;
+    void *codec_state;              /* the codec's (request pool) */
+    hy_upstream_group_t *group;
+    void *data;                     /* the module's */
+    /* settings (the module fills them) */
+    int64_t connect_timeout_ms, send_timeout_ms, read_timeout_ms;
+    int64_t buffer_size;            /* the response head must fit (proxy_buffer_size) */
+    int64_t buffers_total;          /* read-ahead while the client is slower (proxy_buffers number*size) */
+    bool buffering;                 /* proxy_buffering */
+    bool request_buffering;         /* proxy_request_buffering */
+    bool pass_body;                 /* proxy_pass_request_body */
+    bool intercept_errors;
+    bool socket_keepalive;          /* proxy_socket_keepalive: SO_KEEPALIVE on upstream TCP connections */
+    int next_upstream;              /* HY_UPS_FT_* */
+    int64_t next_upstream_tries;    /* 0: no limit */
+    int64_t next_upstream_timeout_ms; /* 0: no limit */
+    /* the request to send */
+    hy_str_t method, uri;           /* uri: path + args as sent upstream */
+    int version;                    /* 10 or 11 */
+    hy_header_t *headers;           /* fields to send, in order (the module evaluated them) */
+    size_t nheaders;
+    hy_str_t set_body;              /* proxy_set_body: sent instead of the client's body (.ptr NULL: none) */
+    int64_t body_length;            /* bytes of body to send, or HY_UREQ_BODY_CHUNKED (length unknown: h1 chunked)
+                                     * or HY_UREQ_BODY_NONE (no body, no framing field) */
+    /* hooks */
+    /** The head arrived (u->status, u->headers_in): fill the client's response (req->status, headers_out ...).
+     * Returns 0, or an HTTP status to answer instead. */
+    int (*on_head)(hy_ureq_t *u);
+    /* the response (codec fills) */
+    int status;
+    hy_str_t status_line;           /* reason phrase as sent */
+    hy_array_t *headers_in;         /* hy_header_t, request pool */
+    int64_t resp_length;            /* -1 unknown */
+    bool resp_chunked, resp_keepalive, upgrade;
+    /* engine state */
+    int state;                      /* enum hy_ureq_state */
+    hy_upstream_peer_t *peer;
+    hy_upstream_conn_t *conn;
+    bool reused;                    /* conn came from the pool */
+    bool body_sent_any;             /* some body bytes left for the upstream */
+    bool body_streamed;             /* the client's body goes up as it arrives (request_buffering off) */
+    bool body_last_framed;          /* streaming: the end of the body is queued */
+    bool in_body_cb;                /* streaming: inside the body reader's callback */
+    bool pumping;                   /* streaming: pump_body is running */
+    bool force_fresh;               /* the next try connects anew to the same peer (keep-alive race) */
+    bool head_seen;                 /* a response byte arrived */
+    uint64_t tried[4];              /* peers tried (bit set, 256 peers) */
+    int tries;
+    uint64_t start_ms, try_start_ms;
+    hy_outq_t ahead;                /* decoded body waiting for the client */
+    bool client_waiting;            /* a hy_req_send_more is in flight */
+    bool body_done, finished;
+    hy_timer_t timer;
+    /* $upstream_* (one entry per try, joined with ", ") */
+    hy_array_t *log;                /* hy_upstream_log_t */
+    int64_t resp_bytes;             /* body bytes received ($upstream_response_length) */
+};
+
+typedef struct hy_upstream_log {
+    hy_str_t addr;
+    int status;                     /* 0: none ("-" for $upstream_status... nginx prints 502 for errors) */
+    int64_t connect_ms, header_ms, response_ms; /* -1: not reached */
+    uint64_t bytes_received, bytes_sent;
+    int64_t response_length;
+} hy_upstream_log_t;
+
+/** A fresh exchange for req (request pool), settings zeroed; the module fills it. */
+hy_ureq_t *hy_upstream_create(hy_req_t *req);
+/** Run it: returns a phase result (HY_DONE: the engine answers the request). */
+int hy_upstream_start(hy_ureq_t *u);
+/** The exchange of a request (for the $upstream_* variables), or NULL. */
+hy_ureq_t *hy_upstream_of(hy_req_t *req);
+/** A response header field of the upstream (case-insensitive; '_' matches '-'), or NULL. */
+const hy_str_t *hy_upstream_header(hy_ureq_t *u, hy_str_t name);
+
+#endif
