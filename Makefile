@@ -175,7 +175,7 @@ install:
 	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/hayate/conf.d $(DESTDIR)$(DATADIR)/html $(DESTDIR)$(MANDIR)/man8 \
 	  $(DESTDIR)$(UNITDIR) $(DESTDIR)/etc/logrotate.d
 	install -d -m 0755 $(DESTDIR)$(LOGDIR)
-	install -m 0644 conf/mime.types dist/fastcgi_params dist/scgi_params dist/uwsgi_params $(DESTDIR)$(SYSCONFDIR)/hayate/
+	install -m 0644 conf/mime.types conf/fastcgi_params conf/fastcgi.conf conf/scgi_params conf/uwsgi_params $(DESTDIR)$(SYSCONFDIR)/hayate/
 	[ -e $(DESTDIR)$(SYSCONFDIR)/hayate/hayate.conf ] || \
 	  $(SUBST) dist/hayate.conf >$(DESTDIR)$(SYSCONFDIR)/hayate/hayate.conf
 	install -m 0644 html/index.html $(DESTDIR)$(DATADIR)/html/

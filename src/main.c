@@ -47,7 +47,7 @@ static void usage(void)
 /* nginx's default HTTP modules (auto/options: the ones with a --without-http_*_module switch) that hayate
  * does not have. -V names each as nginx's configure would, so tools that read -V see what is missing. */
 static const char *const without_modules[] = {
-    "ssi", "userid", "mirror", "referer", "fastcgi", "uwsgi", "scgi", "grpc", "memcached", "browser",
+    "ssi", "userid", "mirror", "referer", "grpc", "memcached", "browser",
     "upstream_hash",
     "upstream_ip_hash", "upstream_least_conn", "upstream_random", "upstream_zone",
 };
