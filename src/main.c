@@ -48,8 +48,6 @@ static void usage(void)
  * does not have. -V names each as nginx's configure would, so tools that read -V see what is missing. */
 static const char *const without_modules[] = {
     "ssi", "userid", "mirror", "referer", "grpc", "memcached", "browser",
-    "upstream_hash",
-    "upstream_ip_hash", "upstream_least_conn", "upstream_random", "upstream_zone",
 };
 
 static char *default_prefix(void);

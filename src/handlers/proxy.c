@@ -161,6 +161,7 @@ static int on_head(hy_ureq_t *u)
     req->last_modified = -1;
     hy_header_t *h = u->headers_in->elts;
     hy_str_t accel_redirect = HY_STR_NULL;
+    bool seen_expires = false;
     for (size_t i = 0; i < u->headers_in->nelts; i++) {
         hy_str_t nm = h[i].name, v = h[i].value;
         if (!(pl->ignore_headers & PROXY_IGN_XA_BUFFERING) && hy_str_caseeq(nm, "X-Accel-Buffering")) {
@@ -182,7 +183,12 @@ static int on_head(hy_ureq_t *u)
         if (hidden(pl, nm))
             continue;
         if (hy_str_caseeq(nm, "Content-Type")) {
-            req->content_type = v;
+            if (req->content_type.len == 0) /* the first of duplicates, as nginx */
+                req->content_type = v;
+        } else if (hy_str_caseeq(nm, "Expires")) {
+            if (!seen_expires)
+                hy_req_add_header(req, nm, v);
+            seen_expires = true;
         } else if (hy_str_caseeq(nm, "Last-Modified") && req->last_modified < 0) {
             int64_t t = hy_httpdate_parse(v.ptr, v.len);
             if (t >= 0)

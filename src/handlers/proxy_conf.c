@@ -187,10 +187,81 @@ hy_str_t hy_proxy_rewrite_refresh(hy_req_t *req, const proxy_loc_t *pl, hy_str_t
     return v;
 }
 
+/* One attribute value through a proxy_cookie_domain / proxy_cookie_path list; NULL when no rule matched. */
+static const char *cookie_rule(hy_req_t *req, const hy_array_t *rules, bool domain, hy_str_t val, hy_str_t *out)
+{
+    const proxy_redirect_t *r = rules->elts;
+    bool dot = domain && val.len && val.ptr[0] == '.';
+    hy_str_t cmp = dot ? (hy_str_t){val.ptr + 1, val.len - 1} : val;
+    for (size_t i = 0; i < rules->nelts; i++) {
+        hy_str_t to;
+        if (r[i].regex) {
+            if (hy_regex_exec(r[i].regex, val, hy_req_captures(req)) != 1)
+                continue;
+            hy_vars_eval(req, &r[i].to, out);
+            return "";
+        }
+        hy_str_t from;
+        hy_vars_eval(req, &r[i].from, &from);
+        if (domain) { /* the whole name, case-insensitive, leading dots ignored on both sides */
+            if (from.len && from.ptr[0] == '.')
+                from.ptr++, from.len--;
+            if (!hy_str_caseeq_str(from, cmp))
+                continue;
+            hy_vars_eval(req, &r[i].to, &to);
+            if (to.len && to.ptr[0] == '.')
+                to.ptr++, to.len--;
+            *out = dot ? replace_prefix(req, to, 0, HY_STR(".")) : to;
+            return "";
+        }
+        if (from.len > val.len || memcmp(from.ptr, val.ptr, from.len) != 0) /* path: a prefix */
+            continue;
+        hy_vars_eval(req, &r[i].to, &to);
+        *out = replace_prefix(req, val, from.len, to);
+        return "";
+    }
+    return NULL;
+}
+
 hy_str_t hy_proxy_rewrite_cookie(hy_req_t *req, const proxy_loc_t *pl, hy_str_t v)
 {
-    (void)req, (void)pl;
-    return v;
+    bool dom = pl->cookie_domains && pl->cookie_domains->nelts, path = pl->cookie_paths && pl->cookie_paths->nelts;
+    if (!dom && !path)
+        return v;
+    const char *p = memchr(v.ptr, ';', v.len), *end = v.ptr + v.len;
+    if (p == NULL)
+        return v;
+    size_t cap = v.len + 256, o = (size_t)(p - v.ptr);
+    char *buf = hy_palloc(req->pool, cap);
+    memcpy(buf, v.ptr, o);
+    while (p < end) { /* p at ';' */
+        const char *a = p + 1, *next = memchr(a, ';', (size_t)(end - a));
+        if (next == NULL)
+            next = end;
+        const char *name = a;
+        while (name < next && *name == ' ')
+            name++;
+        const char *eq = memchr(name, '=', (size_t)(next - name));
+        hy_str_t out = HY_STR_NULL;
+        bool is_dom = eq && (size_t)(eq - name) == 6 && hy_mem_caseeq(name, "domain", 6);
+        bool is_path = eq && (size_t)(eq - name) == 4 && hy_mem_caseeq(name, "path", 4);
+        hy_str_t val = eq ? (hy_str_t){(char *)eq + 1, (size_t)(next - eq - 1)} : HY_STR_NULL;
+        if (((is_dom && dom && cookie_rule(req, pl->cookie_domains, true, val, &out)) ||
+             (is_path && path && cookie_rule(req, pl->cookie_paths, false, val, &out))) &&
+            o + (size_t)(eq + 1 - p) + out.len + (size_t)(end - next) < cap) {
+            memcpy(buf + o, p, (size_t)(eq + 1 - p));
+            o += (size_t)(eq + 1 - p);
+            memcpy(buf + o, out.ptr, out.len);
+            o += out.len;
+        } else {
+            if (o + (size_t)(next - p) >= cap)
+                return v;
+            memcpy(buf + o, p, (size_t)(next - p));
+            o += (size_t)(next - p);
+        }
+        p = next;
+    }
+    return (hy_str_t){buf, o};
 }
 
 /* ---------------------------------------------------------------- directives */
@@ -358,6 +429,38 @@ static int set_redirect(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return 0;
 }
 
+/* proxy_cookie_domain / proxy_cookie_path: off, or FROM TO (strings with variables, or ~regex; domain regexes are
+ * caseless, as nginx) */
+static int set_cookie_rule(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hy_array_t **slot = (hy_array_t **)((char *)conf + d->offset);
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    bool domain = strcmp(d->name, "proxy_cookie_domain") == 0;
+    if (n == 2) {
+        if (!hy_str_eq(a[1], "off"))
+            return hy_conf_error(cf, "invalid parameter \"%s\"", a[1].ptr);
+        if (*slot != NULL && (*slot)->nelts)
+            return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
+        *slot = hy_array_create(cf->pool, 1, sizeof(proxy_redirect_t));
+        return 0;
+    }
+    if (*slot == NULL)
+        *slot = hy_array_create(cf->pool, 2, sizeof(proxy_redirect_t));
+    else if ((*slot)->nelts == 0)
+        return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
+    proxy_redirect_t *r = hy_array_push(*slot);
+    if (a[1].len && a[1].ptr[0] == '~') {
+        bool caseless = domain || (a[1].len > 1 && a[1].ptr[1] == '*');
+        size_t skip = a[1].len > 1 && a[1].ptr[1] == '*' ? 2 : 1;
+        if ((r->regex = hy_conf_regex(cf, (hy_str_t){a[1].ptr + skip, a[1].len - skip}, caseless)) == NULL)
+            return -1;
+    } else if (hy_vars_compile(cf, a[1], &r->from) != 0) {
+        return -1;
+    }
+    return hy_vars_compile(cf, a[2], &r->to);
+}
+
 static int set_next_upstream(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     proxy_loc_t *pl = conf;
@@ -443,6 +546,10 @@ static const hy_directive_t proxy_directives[] = {
      .offset = PL(intercept_errors)},
     {.name = "proxy_socket_keepalive", .ctx = LOCS, .args = HY_ARGS_FLAG, .set = hy_slot_flag, .conf = HY_CONF_LOC,
      .offset = PL(socket_keepalive)},
+    {.name = "proxy_cookie_domain", .ctx = LOCS, .args = HY_ARGS_12, .set = set_cookie_rule, .conf = HY_CONF_LOC,
+     .offset = PL(cookie_domains)},
+    {.name = "proxy_cookie_path", .ctx = LOCS, .args = HY_ARGS_12, .set = set_cookie_rule, .conf = HY_CONF_LOC,
+     .offset = PL(cookie_paths)},
     {.name = "proxy_temp_path", .ctx = LOCS, .args = HY_ARGS_1 | HY_ARGS_2 | HY_ARGS_3 | HY_ARGS_4,
      .set = check_temp_path, .conf = HY_CONF_LOC},
     {.name = "proxy_max_temp_file_size", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_check_size,
@@ -537,6 +644,10 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
         c->set_body = p->set_body;
     if (c->method == NULL)
         c->method = p->method;
+    if (c->cookie_domains == NULL)
+        c->cookie_domains = p->cookie_domains;
+    if (c->cookie_paths == NULL)
+        c->cookie_paths = p->cookie_paths;
     /* proxy_pass is not inherited, but a location without one keeps nothing from its parent either */
     if (c->redirect == HY_UNSET) {
         c->redirect = p->redirect == HY_UNSET ? 1 : p->redirect;

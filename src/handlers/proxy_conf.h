@@ -48,6 +48,7 @@ typedef struct proxy_loc {
     int ignore_headers;
     int redirect;               /* -1 unset, 0 off, 1 default only, 2 the list */
     hy_array_t *redirects;      /* proxy_redirect_t */
+    hy_array_t *cookie_domains, *cookie_paths; /* proxy_redirect_t; NULL: inherit; empty: off */
     /* engine */
     int64_t connect_timeout, send_timeout, read_timeout;
     int buffering, request_buffering, intercept_errors, socket_keepalive;

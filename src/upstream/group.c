@@ -9,6 +9,7 @@
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "../conf/cycle.h"
+#include "../http/vars.h"
 
 typedef struct ups_main {
     hy_array_t *groups;         /* hy_upstream_group_t * */
@@ -155,12 +156,13 @@ static int resolve(hy_conf_t *cf, hy_str_t spec, uint16_t def_port, const hy_ups
     snprintf(portstr, sizeof(portstr), "%u", port);
     if (getaddrinfo(host, portstr, &hints, &res) != 0 || res == NULL)
         return hy_conf_error(cf, "host not found in %s \"%.*s\"", what, (int)spec.len, spec.ptr);
+    size_t first = out->nelts; /* the same address on two server lines is two peers, as nginx */
     for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
         if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
             continue;
         bool dup = false;
         hy_upstream_peer_t *ps = out->elts;
-        for (size_t i = 0; i < out->nelts; i++)
+        for (size_t i = first; i < out->nelts; i++)
             if (ps[i].salen == ai->ai_addrlen && memcmp(&ps[i].sa, ai->ai_addr, ai->ai_addrlen) == 0)
                 dup = true;
         if (dup)
@@ -286,59 +288,59 @@ static int set_keepalive(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return 0;
 }
 
-/* ---------------------------------------------------------------- balancer */
-
-static bool tried_has(const uint64_t *t, size_t i)
+static int set_method(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
-    return i < 256 && (t[i / 64] >> (i % 64)) & 1;
-}
-
-static hy_upstream_peer_t *pick(hy_upstream_group_t *g, size_t from, size_t to, uint64_t *tried)
-{
-    uint64_t now = hy_clock_now_ms();
-    hy_upstream_peer_t *best = NULL;
-    int total = 0;
-    size_t best_i = 0;
-    for (size_t i = from; i < to; i++) {
-        hy_upstream_peer_t *p = &g->peers[i];
-        if (p->down || tried_has(tried, i))
-            continue;
-        if (p->max_fails && p->fails >= p->max_fails && now - p->checked_ms <= (uint64_t)p->fail_timeout_ms)
-            continue;
-        if (p->max_conns && p->conns >= p->max_conns)
-            continue;
-        p->current_weight += p->effective_weight;
-        total += p->effective_weight;
-        if (p->effective_weight < p->weight)
-            p->effective_weight++;
-        if (best == NULL || p->current_weight > best->current_weight)
-            best = p, best_i = i;
+    (void)conf;
+    ups_main_t *um = ups_main(cf);
+    hy_upstream_group_t *g = um->cur;
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (g->balancer != HY_UPS_RR)
+        hy_conf_warn(cf, "load balancing method redefined");
+    if (strcmp(d->name, "least_conn") == 0) {
+        g->balancer = HY_UPS_LEAST_CONN;
+    } else if (strcmp(d->name, "ip_hash") == 0) {
+        g->balancer = HY_UPS_IP_HASH;
+    } else if (strcmp(d->name, "hash") == 0) {
+        if (n == 3 && !hy_str_eq(a[2], "consistent"))
+            return hy_conf_error(cf, "invalid parameter \"%s\"", a[2].ptr);
+        g->hash_key = hy_pcalloc(cf->pool, sizeof(hy_complex_t));
+        if (hy_vars_compile(cf, a[1], g->hash_key) != 0)
+            return -1;
+        g->balancer = n == 3 ? HY_UPS_HASH_CONSISTENT : HY_UPS_HASH;
+    } else { /* random [two [least_conn]] */
+        g->balancer = HY_UPS_RANDOM;
+        if (n >= 2) {
+            if (!hy_str_eq(a[1], "two"))
+                return hy_conf_error(cf, "invalid parameter \"%s\"", a[1].ptr);
+            if (n == 3 && !hy_str_eq(a[2], "least_conn"))
+                return hy_conf_error(cf, "invalid parameter \"%s\"", a[2].ptr);
+            g->balancer = HY_UPS_RANDOM_TWO;
+        }
     }
-    if (best == NULL)
-        return NULL;
-    best->current_weight -= total;
-    if (now - best->checked_ms > (uint64_t)best->fail_timeout_ms)
-        best->checked_ms = now;
-    if (best_i < 256)
-        tried[best_i / 64] |= UINT64_C(1) << (best_i % 64);
-    return best;
+    return 0;
 }
 
-hy_upstream_peer_t *hy_upstream_peer_get(hy_upstream_group_t *g, uint64_t *tried)
+static int set_zone(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
-    size_t nprim = g->npeers - g->nbackup;
-    if (nprim == 1 && g->nbackup == 0) { /* one peer: nginx ignores max_fails then (it is always tried) */
-        hy_upstream_peer_t *p = &g->peers[0];
-        if (tried_has(tried, 0) || p->down || (p->max_conns && p->conns >= p->max_conns))
-            return NULL;
-        tried[0] |= 1;
-        return p;
+    (void)d, (void)conf;
+    ups_main_t *um = ups_main(cf);
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (a[1].len == 0)
+        return hy_conf_error(cf, "invalid zone name \"%s\"", a[1].ptr);
+    if (n == 3) {
+        int64_t size = hy_parse_size(a[2].ptr, a[2].len);
+        if (size < 0)
+            return hy_conf_error(cf, "invalid zone size \"%s\"", a[2].ptr);
+        if (size < 8 * 4096)
+            return hy_conf_error(cf, "zone \"%s\" is too small", a[1].ptr);
     }
-    hy_upstream_peer_t *p = pick(g, 0, nprim, tried);
-    if (p == NULL && g->nbackup)
-        p = pick(g, nprim, g->npeers, tried);
-    return p;
+    um->cur->zone = true;
+    return 0;
 }
+
+/* ---------------------------------------------------------------- passive health */
 
 void hy_upstream_peer_free(hy_upstream_group_t *g, hy_upstream_peer_t *p, bool failed)
 {
@@ -405,6 +407,8 @@ static int postconfiguration(hy_conf_t *cf)
                     e->g.nbackup += backup;
                 }
         e->g.npeers = np;
+        if (e->g.balancer == HY_UPS_HASH_CONSISTENT)
+            hy_upstream__build_ring(cf->pool, &e->g);
     }
     return 0;
 }
@@ -416,6 +420,11 @@ static const hy_directive_t ups_directives[] = {
     {.name = "keepalive_requests", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_1, .set = set_keepalive},
     {.name = "keepalive_time", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_1, .set = set_keepalive},
     {.name = "keepalive_timeout", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_1, .set = set_keepalive},
+    {.name = "least_conn", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_0, .set = set_method},
+    {.name = "ip_hash", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_0, .set = set_method},
+    {.name = "hash", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_12, .set = set_method},
+    {.name = "random", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_0 | HY_ARGS_12, .set = set_method},
+    {.name = "zone", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_12, .set = set_zone},
     {0},
 };
 

@@ -145,13 +145,13 @@ static int parse_head(hy_ureq_t *u, char *p, size_t n)
         hy_header_t *h = hy_array_push(u->headers_in);
         h->name = (hy_str_t){q, (size_t)(colon - q)};
         h->value = (hy_str_t){v, (size_t)(ve - v)};
-        if (hy_str_caseeq(h->name, "Content-Length")) {
+        if (hy_str_caseeq(h->name, "Content-Length")) { /* a second one, even equal, is refused (nginx) */
             int64_t x = hy_parse_int(h->value.ptr, h->value.len);
-            if (x < 0 || (clen >= 0 && clen != x))
+            if (x < 0 || clen >= 0 || chunked)
                 return -1;
             clen = x;
         } else if (hy_str_caseeq(h->name, "Transfer-Encoding")) {
-            if (!hy_str_caseeq(h->value, "chunked"))
+            if (!hy_str_caseeq(h->value, "chunked") || chunked || clen >= 0)
                 return -1;
             chunked = true;
         } else if (hy_str_caseeq(h->name, "Connection")) {

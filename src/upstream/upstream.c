@@ -124,7 +124,9 @@ static bool idempotent(hy_ureq_t *u)
 
 static int max_tries(hy_ureq_t *u)
 {
-    int t = (int)u->group->npeers;
+    int t = 0; /* peers marked down do not count (nginx) */
+    for (size_t i = 0; i < u->group->npeers; i++)
+        t += !u->group->peers[i].down;
     if (u->next_upstream_tries > 0 && u->next_upstream_tries < t)
         t = (int)u->next_upstream_tries;
     return t;
@@ -209,7 +211,7 @@ static void try_next(hy_ureq_t *u)
     u->headers_in = NULL;
     u->status = 0;
     if (!u->force_fresh || u->peer == NULL) {
-        u->peer = hy_upstream_peer_get(u->group, u->tried);
+        u->peer = hy_upstream_peer_get(u->group, req, u->tried);
         if (u->peer == NULL) {
             hy_req_log(req, HY_LOG_ERR, "no live upstreams while connecting to upstream, upstream: \"%.*s\"",
                        (int)u->group->name.len, u->group->name.ptr);

@@ -76,6 +76,16 @@ typedef struct hy_upstream_peer {
 
 typedef struct hy_upstream_idle hy_upstream_idle_t;
 
+enum hy_upstream_balancer {
+    HY_UPS_RR = 0, HY_UPS_LEAST_CONN, HY_UPS_IP_HASH, HY_UPS_HASH, HY_UPS_HASH_CONSISTENT, HY_UPS_RANDOM,
+    HY_UPS_RANDOM_TWO, /* random two [least_conn]: the less loaded of two random picks */
+};
+
+typedef struct hy_upstream_point {
+    uint32_t hash;
+    uint32_t peer;
+} hy_upstream_point_t;
+
 typedef struct hy_upstream_group {
     hy_str_t name;              /* the upstream's name, or host[:port] of an implicit one */
     const char *file;           /* where it was defined (for messages) */
@@ -91,7 +101,11 @@ typedef struct hy_upstream_group {
     int64_t keepalive_timeout_ms; /* default 60s */
     hy_upstream_idle_t *idle_head, *idle_tail;
     size_t nidle;
-    uint64_t rr_tries;          /* round robin: requests started (diagnostics) */
+    int balancer;               /* enum hy_upstream_balancer */
+    struct hy_complex *hash_key; /* hash KEY (http/vars-t.h) */
+    hy_upstream_point_t *points; /* hash ... consistent: the ring, sorted */
+    size_t npoints;
+    bool zone;                  /* `zone` was given (accepted; state stays per worker) */
 } hy_upstream_group_t;
 
 /** A connection to a peer (outlives requests when kept alive). */
@@ -112,9 +126,12 @@ hy_upstream_group_t *hy_upstream_group_add(hy_conf_t *cf, hy_str_t host, uint16_
 /** At run time (proxy_pass with variables): the upstream{} named `host` (no port given), or the implicit upstream
  * another proxy_pass made for the same host and port (nginx looks both up), or NULL. */
 hy_upstream_group_t *hy_upstream_group_find(hy_req_t *req, hy_str_t host, uint16_t port, bool explicit_port);
-/** Pick a peer for the request (round robin, weights, max_fails/fail_timeout, backup, down, max_conns);
- * `tried` is a bit set of peer indexes already tried. NULL: no live peer. */
-hy_upstream_peer_t *hy_upstream_peer_get(hy_upstream_group_t *g, uint64_t *tried);
+/** Pick a peer for the request with the group's method (round robin, least_conn, ip_hash, hash [consistent],
+ * random [two]), honouring weights, max_fails/fail_timeout, backup, down, max_conns; `tried` is a bit set of
+ * peer indexes already tried. NULL: no live peer. */
+hy_upstream_peer_t *hy_upstream_peer_get(hy_upstream_group_t *g, hy_req_t *req, uint64_t *tried);
+/** hash ... consistent: build the group's ring (160 points per unit of weight), at load. */
+void hy_upstream__build_ring(hy_pool_t *pool, hy_upstream_group_t *g);
 /** The outcome of a try: failed counts toward max_fails. */
 void hy_upstream_peer_free(hy_upstream_group_t *g, hy_upstream_peer_t *p, bool failed);
 /** Keep-alive pool: an idle connection to peer p (checked alive with a peek), or NULL. */

@@ -26,14 +26,12 @@ def test_every_unsupported_directive_and_variable_in_one_run(run_cli, prefix):
 http {
     userid on;
     log_format main '$remote_addr $gzip_ratio $ssl_client_v_remain';
-    upstream app {
-        server 127.0.0.1:9;
-    }
+    proxy_cache_path {tmp}/cache keys_zone=z:1m;
     server {
         listen 127.0.0.1:{port};
         ssl_ocsp on;
         location / {
-            proxy_pass http://app;
+            proxy_cache z;
             auth_request /auth;
         }
         location /x {
@@ -46,9 +44,9 @@ http {
     emerg = [l for l in res.err.splitlines() if '[emerg]' in l]
     want = [
         ('"userid" directive is not supported by hayate yet (not planned)', line_of(conf, 'userid')),
-        ('"upstream" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'upstream')),
+        ('"proxy_cache_path" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'proxy_cache_path')),
         ('"ssl_ocsp" directive is not supported by hayate yet (TLS)', line_of(conf, 'ssl_ocsp')),
-        ('"proxy_pass" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'proxy_pass')),
+        ('"proxy_cache" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'proxy_cache z')),
         ('"auth_request" directive is not supported by hayate yet', line_of(conf, 'auth_request')),
         ('"$gzip_ratio" variable is not supported by hayate yet', line_of(conf, 'log_format')),
         ('"$ssl_client_v_remain" variable is not supported by hayate yet', line_of(conf, 'log_format')),

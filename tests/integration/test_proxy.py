@@ -319,3 +319,48 @@ def test_intercept_errors(server, be):
     assert r.status == 500 and r.body == b'backend page'
     r = srv.get('/plain/nf')  # not intercepted
     assert r.status == 404 and r.body == b'backend page'
+
+
+def test_cookie_domain_and_path(server, be):
+    def handler(r):
+        q = dict(p.split('=', 1) for p in r.target.split('?', 1)[1].split('&'))
+        sc = 'v=path=domain='
+        if 'domain' in q:
+            sc += '; Domain=' + q['domain']
+        if 'path' in q:
+            sc += '; Path=' + q['path']
+        return be.reply(200, b'', [('Set-Cookie', sc)])
+    be.handler = handler
+    srv = start(server, be, '''location / { proxy_pass http://127.0.0.1:{be};
+            proxy_cookie_domain www.example.org .example.com;
+            proxy_cookie_domain .$server_name.com en.$server_name.org;
+            proxy_cookie_domain ~^(.+)\\.com$ $1.org;
+            proxy_cookie_path /path/ /new/;
+            proxy_cookie_path ~*^/caseless/(.+)$ /$1;
+            location /off/ { proxy_pass http://127.0.0.1:{be}; proxy_cookie_domain off; proxy_cookie_path off; } }
+        server_name localhost;''')
+    sc = lambda u: srv.get(u).header('Set-Cookie')
+    assert sc('/?domain=www.Example.org') == 'v=path=domain=; Domain=example.com'
+    assert sc('/?domain=.LocalHost.com') == 'v=path=domain=; Domain=.en.localhost.org'
+    assert sc('/?domain=www.example.COM') == 'v=path=domain=; Domain=www.example.org'
+    assert sc('/?path=/path/test.html') == 'v=path=domain=; Path=/new/test.html'
+    assert sc('/?path=/CASEless/t.html') == 'v=path=domain=; Path=/t.html'
+    assert sc('/?domain=www.example.org&path=/path/x') == 'v=path=domain=; Domain=example.com; Path=/new/x'
+    assert sc('/off/?domain=www.example.org&path=/path/x') == 'v=path=domain=; Domain=www.example.org; Path=/path/x'
+
+
+@pytest.mark.parametrize('fields', [[('Content-Length', '2'), ('Content-Length', '2')],
+                                    [('Transfer-Encoding', 'chunked'), ('Content-Length', '2')],
+                                    [('Content-Length', 'x')]])
+def test_bad_upstream_framing_is_502(server, be, fields):
+    be.handler = lambda r: be.reply(200, b'ok', fields, length=False)
+    srv = start(server, be, 'location / { proxy_pass http://127.0.0.1:{be}; }')
+    assert srv.get('/').status == 502
+
+
+def test_down_peer_does_not_count_as_a_try(server, be):
+    be.handler = lambda r: be.reply(404, b'nf')
+    srv = server(simple('location / { proxy_pass http://g; proxy_next_upstream http_404; }',
+                        'upstream g { server 127.0.0.1:%d; server 127.0.0.1:1 down; }' % be.port))
+    r = srv.get('/')
+    assert r.status == 404 and r.body == b'nf'

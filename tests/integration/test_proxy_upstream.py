@@ -368,3 +368,60 @@ def app(environ, start_response):
     finally:
         p.terminate()
         p.wait(10)
+
+
+# ---------------------------------------------------------------- balancing methods
+
+def names_of(srv, n, path='/', headers=None):
+    return [srv.get(path, headers=headers).body for _ in range(n)]
+
+
+def test_least_conn_avoids_the_busy_server(server, be, be2):
+    import threading as th
+    release = th.Event()
+    be.handler = lambda r: [lambda: release.wait(10) if r.target == '/slow' else None, be.reply(200, b'one')]
+    be2.handler = lambda r: be2.reply(200, b'two')
+    srv = server(simple('location / { proxy_pass http://g; }',
+                        'upstream g { least_conn; server 127.0.0.1:%d; server 127.0.0.1:%d; }' % (be.port, be2.port)))
+    c = srv.conn()
+    c.send(b'GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+    be.wait_requests(1)
+    try:
+        assert names_of(srv, 4) == [b'two'] * 4  # round robin would send two of them to the busy one
+    finally:
+        release.set()
+    assert c.read_response().body == b'one'
+
+
+def test_ip_hash_sticks(server, be, be2):
+    be.handler = lambda r: be.reply(200, b'one')
+    be2.handler = lambda r: be2.reply(200, b'two')
+    srv = server(simple('location / { proxy_pass http://g; }',
+                        'upstream g { ip_hash; server 127.0.0.1:%d; server 127.0.0.1:%d; }' % (be.port, be2.port)))
+    got = names_of(srv, 6)
+    assert len(set(got)) == 1
+
+
+@pytest.mark.parametrize('consistent', ['', ' consistent'])
+def test_hash_key(server, be, be2, consistent):
+    be.handler = lambda r: be.reply(200, b'one')
+    be2.handler = lambda r: be2.reply(200, b'two')
+    srv = server(simple('location / { proxy_pass http://g; }',
+                        'upstream g { hash $arg_k%s; server 127.0.0.1:%d; server 127.0.0.1:%d; }'
+                        % (consistent, be.port, be2.port)))
+    seen = set()
+    for k in range(12):
+        first = srv.get('/?k=key%d' % k).body
+        assert all(srv.get('/?k=key%d' % k).body == first for _ in range(2))
+        seen.add(first)
+    assert seen == {b'one', b'two'}
+
+
+def test_random_two_uses_all(server, be, be2):
+    be.handler = lambda r: be.reply(200, b'one')
+    be2.handler = lambda r: be2.reply(200, b'two')
+    srv = server(simple('location / { proxy_pass http://g; }',
+                        'upstream g { random two least_conn; zone z 64k; server 127.0.0.1:%d; server 127.0.0.1:%d; }'
+                        % (be.port, be2.port)))
+    got = set(names_of(srv, 30))
+    assert got == {b'one', b'two'}

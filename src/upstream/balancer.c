@@ -1,0 +1,282 @@
+/* balancer.c — choosing a peer of an upstream group: nginx's smooth weighted round robin and, on top of the same
+ * liveness rules (down, max_fails within fail_timeout, max_conns, peers already tried by this request), the
+ * least_conn, ip_hash, hash KEY [consistent] and random [two] methods. A hashed choice that lands on an unusable
+ * peer is hashed again (up to 20 times, as nginx), then falls back to round robin. Backup peers are used only
+ * when no primary peer can take the request (round robin and least_conn; the hash methods have none, as nginx). */
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include "upstream.h"
+#include "../core/clock.h"
+#include "../core/murmur.h"
+#include "../http/vars.h"
+
+static bool tried_has(const uint64_t *t, size_t i)
+{
+    return i < 256 && (t[i / 64] >> (i % 64)) & 1;
+}
+
+static void tried_set(uint64_t *t, size_t i)
+{
+    if (i < 256)
+        t[i / 64] |= UINT64_C(1) << (i % 64);
+}
+
+static bool usable(hy_upstream_peer_t *p, uint64_t now)
+{
+    if (p->down)
+        return false;
+    if (p->max_fails && p->fails >= p->max_fails && now - p->checked_ms <= (uint64_t)p->fail_timeout_ms)
+        return false;
+    return !(p->max_conns && p->conns >= p->max_conns);
+}
+
+static void picked(hy_upstream_peer_t *p, uint64_t now)
+{
+    if (now - p->checked_ms > (uint64_t)p->fail_timeout_ms)
+        p->checked_ms = now;
+}
+
+static hy_upstream_peer_t *round_robin(hy_upstream_group_t *g, size_t from, size_t to, uint64_t *tried)
+{
+    uint64_t now = hy_clock_now_ms();
+    hy_upstream_peer_t *best = NULL;
+    int total = 0;
+    size_t best_i = 0;
+    for (size_t i = from; i < to; i++) {
+        hy_upstream_peer_t *p = &g->peers[i];
+        if (tried_has(tried, i) || !usable(p, now))
+            continue;
+        p->current_weight += p->effective_weight;
+        total += p->effective_weight;
+        if (p->effective_weight < p->weight)
+            p->effective_weight++;
+        if (best == NULL || p->current_weight > best->current_weight)
+            best = p, best_i = i;
+    }
+    if (best == NULL)
+        return NULL;
+    best->current_weight -= total;
+    picked(best, now);
+    tried_set(tried, best_i);
+    return best;
+}
+
+/* least_conn: the fewest active connections for the weight; ties go to round robin among them */
+static hy_upstream_peer_t *least_conn(hy_upstream_group_t *g, size_t from, size_t to, uint64_t *tried)
+{
+    uint64_t now = hy_clock_now_ms();
+    hy_upstream_peer_t *best = NULL;
+    for (size_t i = from; i < to; i++) {
+        hy_upstream_peer_t *p = &g->peers[i];
+        if (tried_has(tried, i) || !usable(p, now))
+            continue;
+        if (best == NULL || (int64_t)p->conns * best->weight < (int64_t)best->conns * p->weight)
+            best = p;
+    }
+    if (best == NULL)
+        return NULL;
+    hy_upstream_peer_t *pick = NULL;
+    int total = 0;
+    size_t pick_i = 0;
+    for (size_t i = from; i < to; i++) {
+        hy_upstream_peer_t *p = &g->peers[i];
+        if (tried_has(tried, i) || !usable(p, now) || (int64_t)p->conns * best->weight != (int64_t)best->conns * p->weight)
+            continue;
+        p->current_weight += p->effective_weight;
+        total += p->effective_weight;
+        if (p->effective_weight < p->weight)
+            p->effective_weight++;
+        if (pick == NULL || p->current_weight > pick->current_weight)
+            pick = p, pick_i = i;
+    }
+    pick->current_weight -= total;
+    picked(pick, now);
+    tried_set(tried, pick_i);
+    return pick;
+}
+
+/* A weighted pick by a hash value among the primary peers (ip_hash, hash); NULL when that peer cannot serve. */
+static hy_upstream_peer_t *by_weight(hy_upstream_group_t *g, uint32_t h, uint64_t *tried)
+{
+    size_t n = g->npeers - g->nbackup;
+    int total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += g->peers[i].weight;
+    if (total == 0)
+        return NULL;
+    int w = (int)(h % (uint32_t)total);
+    size_t i = 0;
+    while (w >= g->peers[i].weight) {
+        w -= g->peers[i].weight;
+        i++;
+    }
+    uint64_t now = hy_clock_now_ms();
+    if (tried_has(tried, i) || !usable(&g->peers[i], now))
+        return NULL;
+    picked(&g->peers[i], now);
+    tried_set(tried, i);
+    return &g->peers[i];
+}
+
+static uint32_t ip_hash_of(hy_req_t *req)
+{
+    const struct sockaddr_storage *ss = hy_req_peer(req);
+    const unsigned char *a;
+    size_t n;
+    if (ss->ss_family == AF_INET) {
+        a = (const unsigned char *)&((const struct sockaddr_in *)ss)->sin_addr;
+        n = 3; /* the first three octets, as nginx */
+    } else if (ss->ss_family == AF_INET6) {
+        a = (const unsigned char *)&((const struct sockaddr_in6 *)ss)->sin6_addr;
+        n = 16;
+    } else {
+        return 89;
+    }
+    uint32_t h = 89;
+    for (size_t i = 0; i < n; i++)
+        h = (h * 113 + a[i]) % 6271;
+    return h;
+}
+
+static uint32_t key_hash(hy_req_t *req, hy_upstream_group_t *g, int attempt)
+{
+    hy_str_t key;
+    hy_vars_eval(req, g->hash_key, &key);
+    if (attempt == 0)
+        return hy_murmur_hash2(key.ptr, key.len);
+    char buf[512];
+    size_t n = key.len < sizeof(buf) - 12 ? key.len : sizeof(buf) - 12;
+    memcpy(buf, key.ptr, n);
+    buf[n++] = '#';
+    n += hy_fmt_u64(buf + n, (uint64_t)attempt);
+    return hy_murmur_hash2(buf, n);
+}
+
+/* hash ... consistent: the first ring point at or after the key's hash, then the following ones */
+static hy_upstream_peer_t *consistent(hy_upstream_group_t *g, uint32_t h, uint64_t *tried)
+{
+    if (g->npoints == 0)
+        return NULL;
+    size_t lo = 0, hi = g->npoints;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (g->points[mid].hash < h)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint64_t now = hy_clock_now_ms();
+    for (size_t k = 0; k < g->npoints && k < 20 * 160; k++) {
+        hy_upstream_point_t *pt = &g->points[(lo + k) % g->npoints];
+        hy_upstream_peer_t *p = &g->peers[pt->peer];
+        if (!tried_has(tried, pt->peer) && usable(p, now)) {
+            picked(p, now);
+            tried_set(tried, pt->peer);
+            return p;
+        }
+    }
+    return NULL;
+}
+
+static hy_upstream_peer_t *random_pick(hy_upstream_group_t *g, uint64_t *tried, bool two)
+{
+    size_t n = g->npeers - g->nbackup;
+    int total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += g->peers[i].weight;
+    uint64_t now = hy_clock_now_ms();
+    hy_upstream_peer_t *cand[2] = {NULL, NULL};
+    size_t ci[2] = {0, 0};
+    int want = two ? 2 : 1, got = 0;
+    for (int attempt = 0; attempt < 20 && got < want; attempt++) {
+        int w = rand() % total;
+        size_t i = 0;
+        while (w >= g->peers[i].weight) {
+            w -= g->peers[i].weight;
+            i++;
+        }
+        if (tried_has(tried, i) || !usable(&g->peers[i], now) || (got == 1 && ci[0] == i))
+            continue;
+        cand[got] = &g->peers[i];
+        ci[got++] = i;
+    }
+    if (got == 0)
+        return NULL;
+    int k = got == 2 && (int64_t)cand[1]->conns * cand[0]->weight < (int64_t)cand[0]->conns * cand[1]->weight;
+    picked(cand[k], now);
+    tried_set(tried, ci[k]);
+    return cand[k];
+}
+
+hy_upstream_peer_t *hy_upstream_peer_get(hy_upstream_group_t *g, hy_req_t *req, uint64_t *tried)
+{
+    size_t nprim = g->npeers - g->nbackup;
+    if (nprim == 1 && g->nbackup == 0) { /* one peer: nginx ignores max_fails then (it is always tried) */
+        hy_upstream_peer_t *p = &g->peers[0];
+        if (tried_has(tried, 0) || p->down || (p->max_conns && p->conns >= p->max_conns))
+            return NULL;
+        tried_set(tried, 0);
+        return p;
+    }
+    hy_upstream_peer_t *p = NULL;
+    int method = g->balancer;
+    if (method == HY_UPS_HASH || method == HY_UPS_HASH_CONSISTENT) { /* an empty key: round robin (nginx) */
+        hy_str_t key;
+        hy_vars_eval(req, g->hash_key, &key);
+        if (key.len == 0)
+            method = HY_UPS_RR;
+    }
+    switch (method) {
+    case HY_UPS_IP_HASH:
+    case HY_UPS_HASH: {
+        uint32_t h = g->balancer == HY_UPS_IP_HASH ? ip_hash_of(req) : key_hash(req, g, 0);
+        for (int attempt = 0; p == NULL && attempt < 20; attempt++) {
+            p = by_weight(g, h, tried);
+            if (p == NULL)
+                h = g->balancer == HY_UPS_IP_HASH ? (h * 113 + 89) % 6271 : key_hash(req, g, attempt + 1);
+        }
+        return p ? p : round_robin(g, 0, nprim, tried);
+    }
+    case HY_UPS_HASH_CONSISTENT:
+        p = consistent(g, key_hash(req, g, 0), tried);
+        return p ? p : round_robin(g, 0, nprim, tried);
+    case HY_UPS_RANDOM:
+    case HY_UPS_RANDOM_TWO:
+        p = random_pick(g, tried, g->balancer == HY_UPS_RANDOM_TWO);
+        return p ? p : round_robin(g, 0, nprim, tried);
+    case HY_UPS_LEAST_CONN:
+        p = least_conn(g, 0, nprim, tried);
+        return p || !g->nbackup ? p : least_conn(g, nprim, g->npeers, tried);
+    default:
+        p = round_robin(g, 0, nprim, tried);
+        return p || !g->nbackup ? p : round_robin(g, nprim, g->npeers, tried);
+    }
+}
+
+static int point_cmp(const void *a, const void *b)
+{
+    uint32_t x = ((const hy_upstream_point_t *)a)->hash, y = ((const hy_upstream_point_t *)b)->hash;
+    return x < y ? -1 : x > y;
+}
+
+void hy_upstream__build_ring(hy_pool_t *pool, hy_upstream_group_t *g)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < g->npeers - g->nbackup; i++)
+        total += (size_t)g->peers[i].weight * 160;
+    g->points = hy_palloc(pool, (total ? total : 1) * sizeof(*g->points));
+    g->npoints = 0;
+    for (size_t i = 0; i < g->npeers - g->nbackup; i++) {
+        hy_str_t name = g->peers[i].name;
+        for (size_t j = 0; j < (size_t)g->peers[i].weight * 160; j++) {
+            char buf[600];
+            size_t n = name.len < 500 ? name.len : 500;
+            memcpy(buf, name.ptr, n);
+            buf[n++] = '-';
+            n += hy_fmt_u64(buf + n, j);
+            g->points[g->npoints++] = (hy_upstream_point_t){hy_murmur_hash2(buf, n), (uint32_t)i};
+        }
+    }
+    qsort(g->points, g->npoints, sizeof(*g->points), point_cmp);
+}
