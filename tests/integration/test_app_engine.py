@@ -1,0 +1,242 @@
+"""fastcgi_pass / uwsgi_pass on the shared engine, against peers written here (helpers/apppeers.py) for what a real
+app server does not let a test observe: fastcgi_keep_conn with pooled connections, fastcgi_catch_stderr, the uwsgi
+packet's modifiers, X-Accel-Redirect, fastcgi_intercept_errors, fastcgi_request_buffering off and
+fastcgi_next_upstream (issue 13). Written from nginx's documentation; they pass against Debian's nginx
+(HY_BIN=/usr/sbin/nginx).
+"""
+import os
+import time
+
+import pytest
+
+from helpers.apppeers import fcgi_peer, uwsgi_peer
+
+
+@pytest.fixture
+def peer(prefix):
+    b = fcgi_peer(prefix.tmp, 'a')
+    yield b
+    b.stop()
+
+
+@pytest.fixture
+def peer_b(prefix):
+    b = fcgi_peer(prefix.tmp, 'b', unix=False)
+    yield b
+    b.stop()
+
+
+def conn_info(body):
+    return dict(kv.split('=', 1) for kv in body.decode().split())
+
+
+KEEP = '''
+http {
+    upstream fcgi {
+        server %s;
+        keepalive 4;
+    }
+    server {
+        listen 127.0.0.1:{port};
+        location / {
+            fastcgi_param REQUEST_URI $request_uri;
+            fastcgi_keep_conn on;
+            fastcgi_pass fcgi;
+        }
+        location /nokeep/ {
+            rewrite ^/nokeep(/.*)$ $1 break;
+            fastcgi_param REQUEST_URI $uri;
+            fastcgi_pass fcgi;
+        }
+    }
+}
+'''
+
+
+def test_keep_conn_reuses_one_pooled_connection(server, peer):
+    srv = server(KEEP % peer.addr)
+    seen = [conn_info(srv.get('/conn').body) for _ in range(5)]
+    assert all(s['flags'] == '1' for s in seen)          # FCGI_KEEP_CONN sent
+    assert len({s['conn'] for s in seen}) == 1           # one connection carried them all
+    assert [s['nreq'] for s in seen] == ['1', '2', '3', '4', '5']
+
+
+def test_without_keep_conn_each_request_connects(server, peer):
+    srv = server(KEEP % peer.addr)
+    seen = [conn_info(srv.get('/nokeep/conn').body) for _ in range(3)]
+    assert all(s['flags'] == '0' for s in seen)
+    assert len({s['conn'] for s in seen}) == 3
+
+
+CATCH = '''
+http {
+    upstream two {
+        server %s max_fails=0;
+        server %s max_fails=0;
+    }
+    server {
+        listen 127.0.0.1:{port};
+        location / {
+            fastcgi_param REQUEST_URI $request_uri;
+            fastcgi_catch_stderr "FATAL";
+            fastcgi_pass %s;
+        }
+        location /two/ {
+            rewrite ^/two(/.*)$ $1 break;
+            fastcgi_param REQUEST_URI $uri;
+            fastcgi_next_upstream error http_503;
+            fastcgi_pass two;
+        }
+        location /intercept/ {
+            rewrite ^/intercept(/.*)$ $1 break;
+            fastcgi_param REQUEST_URI $uri;
+            fastcgi_intercept_errors on;
+            error_page 404 /err404.html;
+            fastcgi_pass %s;
+        }
+        location = /err404.html {
+            root {html};
+        }
+        location /internal/ {
+            internal;
+            root {html};
+        }
+        location /unbuffered/ {
+            rewrite ^/unbuffered(/.*)$ $1 break;
+            fastcgi_param REQUEST_URI $uri;
+            fastcgi_request_buffering off;
+            fastcgi_pass %s;
+        }
+    }
+}
+'''
+
+
+@pytest.fixture
+def srv(server, peer, peer_b, prefix):
+    os.makedirs(prefix.path('html/internal'), exist_ok=True)
+    with open(prefix.path('html/internal/file.txt'), 'w') as f:
+        f.write('internal file\n')
+    with open(prefix.path('html/err404.html'), 'w') as f:
+        f.write('our 404 page\n')
+    return server(CATCH % (peer.addr, peer_b.addr, peer.addr, peer.addr, peer.addr))
+
+
+def test_stderr_logged_and_passed_when_not_caught(srv, prefix):
+    r = srv.get('/stderr/just-a-notice')
+    assert r.status == 200 and r.body == b'ok'
+    lines = [l for l in prefix.error_log().splitlines() if 'FastCGI sent in stderr' in l]
+    assert lines and '[error]' in lines[0] and 'just-a-notice' in lines[0]
+
+
+def test_catch_stderr_fails_the_request(srv, prefix):
+    r = srv.get('/stderr/FATAL-boom')
+    assert r.status == 502
+    assert 'FATAL-boom' in prefix.error_log()
+
+
+def test_x_accel_redirect_serves_the_internal_location(srv):
+    r = srv.get('/accel/internal/file.txt')
+    assert r.status == 200
+    assert r.body == b'internal file\n'
+    assert r.header('x-accel-redirect') is None
+
+
+def test_intercept_errors_uses_error_page(srv):
+    r = srv.get('/intercept/status/404')
+    assert r.status == 404
+    assert r.body == b'our 404 page\n'
+    # without an error_page for the status, the app's own response goes through
+    r = srv.get('/intercept/status/410')
+    assert r.status == 410
+    assert r.body.startswith(b'app status 410')
+
+
+def test_without_intercept_errors_the_app_answers(srv):
+    r = srv.get('/status/404')
+    assert r.status == 404
+    assert r.body.startswith(b'app status 404')
+
+
+def test_next_upstream_http_503_tries_the_other_peer(srv):
+    names = set()
+    for _ in range(4):
+        r = srv.get('/two/status/503')
+        assert r.status == 503, srv.error_log()[-1500:]  # both answer 503: the last one's answer is passed on
+        names.add(r.body.decode().split()[-1])
+    assert names == {'a', 'b'}
+    # a 200 from either is passed at once
+    r = srv.get('/two/conn')
+    assert r.status == 200
+
+
+def test_next_upstream_error_skips_a_dead_peer(srv, peer):
+    peer.stop()
+    if peer.addr.startswith('unix:') and os.path.exists(peer.addr[5:]):
+        os.unlink(peer.addr[5:])
+    srv.ignore_log = r'\[crit\].*connect\(\) to unix:.*failed'
+    for _ in range(3):
+        r = srv.get('/two/conn')
+        assert r.status == 200
+        assert conn_info(r.body)['name'] == 'b'
+
+
+def test_request_buffering_off_streams_the_body(srv, peer):
+    """The app gets the first bytes while the client still holds back the rest."""
+    marker = os.path.join(peer.workdir, 'BODYSTARTED')
+    c = srv.conn()
+    first, rest = b'x' * 5000, b'y' * 3000
+    c.send(b'POST /unbuffered/body HTTP/1.1\r\nHost: localhost\r\nContent-Length: 8000\r\n\r\n' + first)
+    deadline = time.monotonic() + 10
+    while not os.path.exists(marker) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert os.path.exists(marker)
+    c.send(rest)
+    r = c.read_response()
+    assert r.status == 200
+    import hashlib
+    assert r.body.decode() == '8000 ' + hashlib.md5(first + rest).hexdigest()
+
+
+def test_request_buffering_on_sends_the_body_whole(srv, peer):
+    import hashlib
+    body = os.urandom(300000)
+    r = srv.get('/body', method='POST', body=body)
+    assert r.status == 200
+    assert r.body.decode() == '%d %s' % (len(body), hashlib.md5(body).hexdigest())
+
+
+UW = '''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        location / {
+            uwsgi_param REQUEST_URI $request_uri;
+            uwsgi_param CONTENT_LENGTH $content_length;
+            uwsgi_modifier1 5;
+            uwsgi_modifier2 9;
+            uwsgi_pass %s;
+        }
+        location /plain/ {
+            uwsgi_param REQUEST_URI $request_uri;
+            uwsgi_pass %s;
+        }
+    }
+}
+'''
+
+
+@pytest.mark.parametrize('unix', [True, False])
+def test_uwsgi_modifiers_in_the_packet_header(server, prefix, unix):
+    p = uwsgi_peer(prefix.tmp, unix=unix)
+    try:
+        srv = server(UW % (p.addr, p.addr))
+        r = srv.get('/x?a=1', method='POST', body=b'hello')
+        assert r.status == 200
+        assert r.body.startswith(b'm1=5 m2=9 ')
+        assert b'REQUEST_URI=/x?a=1' in r.body
+        assert r.body.endswith(b'body=hello')
+        r = srv.get('/plain/y')
+        assert r.body.startswith(b'm1=0 m2=0 ')
+    finally:
+        p.stop()
