@@ -280,6 +280,11 @@ static size_t body_sink(hy_ureq_t *u, const char *p, size_t n)
 static int process_body(hy_ureq_t *u, hy_buf_t *in, bool eof, hy_outq_t *out, bool *done)
 {
     fcgi_t *s = st(u);
+    if (u->req->method_id == HY_M_HEAD) { /* the body is not read (nginx): the connection cannot be reused */
+        s->o.keep_conn = false;
+        *done = true;
+        return 0;
+    }
     s->out = out;
     long w = walk(u, s, hy_buf_data(in), in->len, body_sink);
     if (w < 0)

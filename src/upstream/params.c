@@ -82,6 +82,23 @@ void hy_uparams_build(hy_ureq_t *u, const hy_uparams_t *ps, bool pass_headers)
                      (nm.ptr[k] >= '0' && nm.ptr[k] <= '9') || nm.ptr[k] == '-';
             if (!ok || overridden(ps, nm))
                 continue;
+            size_t k = 0; /* a repeated field joins the first one's value (", ", "; " for Cookie), as nginx */
+            while (k < i && !hy_str_caseeq_str(req->headers[k].name, nm))
+                k++;
+            if (k < i) {
+                hy_str_t hn = http_name(req->pool, nm);
+                for (size_t j = np; j < n; j++)
+                    if (hy_str_eq_str(out[j].name, hn)) {
+                        hy_str_t a = out[j].value, b = req->headers[i].value;
+                        char *v = hy_palloc(req->pool, a.len + b.len + 2);
+                        memcpy(v, a.ptr, a.len);
+                        v[a.len] = hy_str_caseeq(nm, "Cookie") ? ';' : ',', v[a.len + 1] = ' ';
+                        memcpy(v + a.len + 2, b.ptr, b.len);
+                        out[j].value = (hy_str_t){v, a.len + b.len + 2};
+                        break;
+                    }
+                continue;
+            }
             out[n++] = (hy_header_t){http_name(req->pool, nm), req->headers[i].value};
         }
     u->headers = out;

@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from conftest import IS_NGINX
 from helpers.apppeers import fcgi_peer, uwsgi_peer
 
 
@@ -240,3 +241,26 @@ def test_uwsgi_modifiers_in_the_packet_header(server, prefix, unix):
         assert r.body.startswith(b'm1=0 m2=0 ')
     finally:
         p.stop()
+
+
+def test_keep_conn_after_head_uses_a_new_connection(server, peer):
+    """nginx does not read the body of a HEAD response, so that connection is not reused (nginx-tests
+    fastcgi_keepalive.t)."""
+    srv = server(KEEP % peer.addr)
+    first = conn_info(srv.get('/conn').body)
+    assert srv.head('/conn').status == 200
+    after = conn_info(srv.get('/conn').body)
+    assert after['conn'] != first['conn']
+
+
+@pytest.mark.skipif(IS_NGINX, reason="Debian's nginx 1.22 sends repeated fields apart; nginx 1.23+ joins them")
+def test_repeated_client_fields_are_joined(server, peer):
+    srv = server(KEEP % peer.addr)
+    c = srv.conn()
+    c.send(b'GET /env HTTP/1.1\r\nHost: localhost\r\nX-Forwarded-For: 1.1.1.1\r\nCookie: a=1\r\n'
+           b'X-Forwarded-For: 2.2.2.2\r\nCookie: b=2\r\nX-Foo: x\r\nX-Foo: y\r\n\r\n')
+    r = c.read_response()
+    env = dict(l.split('=', 1) for l in r.body.decode().splitlines() if '=' in l)
+    assert env['HTTP_X_FORWARDED_FOR'] == '1.1.1.1, 2.2.2.2'
+    assert env['HTTP_COOKIE'] == 'a=1; b=2'
+    assert env['HTTP_X_FOO'] == 'x, y'
