@@ -141,6 +141,7 @@ fuzz-smoke: fuzz-build
 
 bench: all
 	$(Q)bench/run.sh
+	$(Q)bench/apps.sh
 
 # ---------------------------------------------------------------- installation
 # PREFIX=/usr: /usr/sbin/hayate, /etc/hayate/hayate.conf (+ mime.types, params), /var/log/hayate, /run/hayate.pid,
