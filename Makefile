@@ -141,6 +141,7 @@ fuzz-smoke: fuzz-build
 
 bench: all
 	$(Q)bench/run.sh
+	$(Q)bench/proxy.sh
 	$(Q)bench/apps.sh
 
 # ---------------------------------------------------------------- installation

@@ -171,7 +171,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"proxy_headers_hash_bucket_size", HY_COMPAT_WARN, "hash sizing is automatic"},
     {"proxy_headers_hash_max_size", HY_COMPAT_WARN, "hash sizing is automatic"},
     {"proxy_ignore_client_abort", HY_COMPAT_NOT_YET, "reverse proxy"},
-    {"proxy_limit_rate", HY_COMPAT_NOT_YET, "reverse proxy"},
     {"proxy_no_cache", HY_COMPAT_NOT_YET, "reverse proxy"},
     {"proxy_send_lowat", HY_COMPAT_NOT_YET, "reverse proxy"},
     {"proxy_ssl_certificate", HY_COMPAT_NOT_YET, "reverse proxy"},

@@ -291,6 +291,7 @@ static int proxy_handler(hy_req_t *req)
     u->pass_body = pl->pass_request_body;
     u->intercept_errors = pl->intercept_errors;
     u->socket_keepalive = pl->socket_keepalive;
+    u->limit_rate = pl->limit_rate;
     u->next_upstream = pl->next_upstream;
     u->next_upstream_tries = pl->next_tries;
     u->next_upstream_timeout_ms = pl->next_timeout;

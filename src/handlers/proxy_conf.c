@@ -556,6 +556,8 @@ static const hy_directive_t proxy_directives[] = {
      .conf = HY_CONF_LOC},
     {.name = "proxy_temp_file_write_size", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_check_size,
      .conf = HY_CONF_LOC},
+    {.name = "proxy_limit_rate", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_size, .conf = HY_CONF_LOC,
+     .offset = PL(limit_rate)},
     {.name = "proxy_redirect", .ctx = LOCS, .args = HY_ARGS_12, .set = set_redirect, .conf = HY_CONF_LOC},
     {0},
 };
@@ -575,6 +577,7 @@ static void *create_loc(hy_conf_t *cf)
     pl->bufs_num = HY_UNSET;
     pl->next_upstream = HY_UNSET;
     pl->next_tries = pl->next_timeout = HY_UNSET;
+    pl->limit_rate = HY_UNSET_SIZE;
     return pl;
 }
 
@@ -638,6 +641,7 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
         c->next_upstream = 0;
     hy_merge_value(c->next_tries, p->next_tries, 0);
     hy_merge_value(c->next_timeout, p->next_timeout, 0);
+    hy_merge_value(c->limit_rate, p->limit_rate, 0);
     if (c->bufs_num < 2)
         return hy_conf_error(cf, "there must be at least 2 \"proxy_buffers\"");
     if (c->set_body == NULL)

@@ -55,6 +55,7 @@ typedef struct proxy_loc {
     int64_t buffer_size, bufs_num, bufs_size;
     int next_upstream;
     int64_t next_tries, next_timeout;
+    int64_t limit_rate;         /* proxy_limit_rate */
 } proxy_loc_t;
 
 typedef struct hy_proxy_url {

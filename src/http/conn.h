@@ -36,6 +36,12 @@ typedef struct hy_conn_ops {
     void (*shutdown)(hy_conn_t *c);
     /** Close now (worker_connections reached and this connection is the oldest idle one, or exit). */
     void (*close)(hy_conn_t *c);
+    /** Switching protocols (a 101 to an Upgrade request, e.g. a proxied WebSocket): queue the response head
+     * (req->status 101, `Connection: upgrade`), then hand the socket over to the caller, who carries raw bytes
+     * both ways from then on (its callbacks and `data`; bytes the client sent after the request are in
+     * its input already) and ends the exchange with `abort`. NULL when the protocol cannot (HTTP/2, a request
+     * body still pending). Optional. */
+    hy_sock_t *(*upgrade)(hy_req_t *req);
 } hy_conn_ops_t;
 
 /* The PROXY protocol header a connection started with (listen ... proxy_protocol): parsed, and its raw bytes

@@ -46,6 +46,7 @@ typedef struct h1conn {
     hy_h1_chunked_t chunked;
     bool body_chunked, body_pending, resp_done, keepalive, linger_needed;
     bool chunked_out;      /* this response is sent chunked (RFC 9112 §7.1) */
+    bool upgraded;         /* a 101: the socket belongs to the request's handler (h1_upgrade) */
     bool body_reading;     /* the core's body reader (http/body.h) takes the payload; else it is discarded */
     bool body_waiting;     /* a streaming handler has not taken all it was offered: reading paused */
     bool in_feed, written_pending; /* re-entrancy guard: a response finished from a body callback */
@@ -86,10 +87,11 @@ static void try_parse(h1conn_t *h, const char *err);
 static void h1_shutdown(hy_conn_t *c);
 static void h1_close(hy_conn_t *c);
 static void h1_read_body(hy_req_t *req);
+static hy_sock_t *h1_upgrade(hy_req_t *req);
 
 static const hy_conn_ops_t h1_ops = {
     .name = "HTTP/1.1", .send = h1_send, .abort = h1_abort, .read_body = h1_read_body, .shutdown = h1_shutdown,
-    .close = h1_close,
+    .close = h1_close, .upgrade = h1_upgrade,
 };
 
 static void idle_add(h1conn_t *h)
@@ -530,7 +532,9 @@ static void build_head(h1conn_t *h, hy_req_t *req)
     hy_http_loc_conf_t *lc = req->loc ? req->loc : h->dsrv->loc;
     if (h->chunked_out)
         hy_req_insert_header(req, req->resp_framing_ix++, HY_STR("Transfer-Encoding"), HY_STR("chunked"));
-    if (h->keepalive) {
+    if (h->upgraded) {
+        hy_req_insert_header(req, req->resp_framing_ix++, HY_STR("Connection"), HY_STR("upgrade"));
+    } else if (h->keepalive) {
         hy_req_insert_header(req, req->resp_framing_ix++, HY_STR("Connection"), HY_STR("keep-alive"));
         if (lc->keepalive_header_sec > 0) {
             char *t = hy_palloc(req->pool, 32);
@@ -649,6 +653,21 @@ static void h1_send(hy_req_t *req, bool is_final)
             hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->send_timeout_ms);
         hy_sock_write(&h->c->sock, on_written_partial);
     }
+}
+
+static hy_sock_t *h1_upgrade(hy_req_t *req)
+{
+    h1conn_t *h = req->conn->proto;
+    if (h == NULL || h->state != ST_REQ || req->head_sent || h->body_pending || req->version < 11)
+        return NULL;
+    h->upgraded = true;
+    req->keepalive = false;
+    req->header_only = true;
+    req->content_length_n = -1;
+    hy_req_send(req, false); /* the head, through the filters */
+    hy_timer_unlink(h->c->sock.loop, &h->timer);
+    hy_sock_read_stop(&h->c->sock);
+    return &h->c->sock;
 }
 
 static void h1_abort(hy_req_t *req)

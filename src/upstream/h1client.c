@@ -84,6 +84,8 @@ static void frame_body(hy_ureq_t *u, hy_outq_t *out, const char *p, size_t n, bo
 
 static const char *find_head_end(const char *p, size_t n)
 {
+    if (n == 0)
+        return NULL;
     const char *end = p + n;
     for (const char *q = p; (q = memchr(q, '\n', (size_t)(end - q))) != NULL; q++) {
         if (q + 1 < end && q[1] == '\n')

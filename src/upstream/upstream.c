@@ -101,6 +101,7 @@ static void cleanup(void *arg)
 {
     hy_ureq_t *u = arg;
     hy_timer_unlink(hy_worker_loop, &u->timer);
+    hy_timer_unlink(hy_worker_loop, &u->rate_timer);
     release_conn(u, false);
     hy_outq_clear(&u->ahead);
     u->finished = true;
@@ -440,11 +441,72 @@ static void body_failed(hy_ureq_t *u, const char *what)
         u->req->conn->ops->abort(u->req);
 }
 
+static void read_body(hy_ureq_t *u, bool eof);
+
+static void on_rate_timer(hy_timer_t *t)
+{
+    hy_ureq_t *u = t->data;
+    if (u->conn == NULL || u->body_done || u->client_waiting || client_gone(u))
+        return;
+    if (u->conn->sock.input.len) {
+        read_body(u, u->conn->sock.is_eof);
+        if (u->conn == NULL || u->body_done || u->conn->sock.is_reading || hy_timer_is_linked(&u->rate_timer))
+            return;
+    }
+    hy_sock_read_start(&u->conn->sock, on_up_read);
+    hy_sock_read_now(&u->conn->sock);
+}
+
+/* proxy_limit_rate: decode no more of the input than the rate allows since the body began; the rest waits in the
+ * input (reading stopped) until a timer lets more through. Returns true when it handled this read. */
+static bool limited_body(hy_ureq_t *u, bool eof)
+{
+    hy_sock_t *s = &u->conn->sock;
+    uint64_t now = hy_clock_now_ms();
+    int64_t allowed = (int64_t)((now - u->body_start_ms) * (uint64_t)u->limit_rate / 1000) + u->limit_rate / 10 -
+                      (int64_t)u->paced;
+    if (allowed >= (int64_t)s->input.len)
+        return false;
+    if (allowed > 0) {
+        hy_buf_t tmp = {0};
+        size_t avail;
+        char *p = hy_buf_reserve(&tmp, (size_t)allowed, (size_t)allowed + HY_BUF_BLOCK, &avail);
+        memcpy(p, hy_buf_data(&s->input), (size_t)allowed);
+        hy_buf_commit(&tmp, (size_t)allowed);
+        bool done = false;
+        size_t before = u->ahead.bytes;
+        int rc = u->codec->process_body(u, &tmp, false, &u->ahead, &done);
+        size_t used = (size_t)allowed - tmp.len;
+        hy_buf_release(&tmp);
+        if (rc != 0) {
+            body_failed(u, "upstream sent invalid body");
+            return true;
+        }
+        hy_buf_consume(&s->input, used);
+        u->paced += used;
+        u->resp_bytes += (int64_t)(u->ahead.bytes - before);
+        if (done) { /* the rest of the input is not part of the body: let the normal path finish */
+            (void)eof;
+            return false;
+        }
+    }
+    hy_sock_read_stop(s);
+    u->rate_timer.cb = on_rate_timer;
+    u->rate_timer.data = u;
+    hy_timer_link(loop_of(u), &u->rate_timer, 100);
+    timer_set(u, u->read_timeout_ms);
+    deliver(u);
+    return true;
+}
+
 static void read_body(hy_ureq_t *u, bool eof)
 {
     hy_sock_t *s = &u->conn->sock;
     bool done = false;
     size_t before = u->ahead.bytes;
+    if (u->limit_rate > 0 && limited_body(u, eof))
+        return;
+    u->paced += s->input.len; /* limit_rate: all of it goes through now */
     if (u->codec->process_body(u, &s->input, eof, &u->ahead, &done) != 0) {
         body_failed(u, "upstream prematurely closed connection");
         return;
@@ -462,8 +524,17 @@ static void read_body(hy_ureq_t *u, bool eof)
         int64_t limit = u->buffering ? u->buffers_total : u->buffer_size;
         if ((int64_t)u->ahead.bytes >= limit)
             hy_sock_read_stop(s);
+
     }
     deliver(u);
+}
+
+static bool client_upgrade(hy_req_t *req)
+{
+    for (size_t i = 0; i < req->num_headers; i++)
+        if (hy_str_caseeq(req->headers[i].name, "Upgrade"))
+            return true;
+    return false;
 }
 
 static int ft_of_status(int status)
@@ -503,6 +574,20 @@ static void got_head(hy_ureq_t *u)
         }
     }
     req->status = u->status;
+    if (u->status == 101) { /* switching protocols: only to a client that asked for it, over a tunnel */
+        int rc = client_upgrade(req) && u->upgrade && u->on_head ? u->on_head(u) : 502;
+        if (rc == 0 && hy_upstream__tunnel(u))
+            return;
+        if (rc >= 0)
+            log_error(u, HY_LOG_ERR, "upstream sent 101 response to a request that cannot switch", 0,
+                      "reading response header from upstream");
+        release_conn(u, false);
+        u->state = HY_UREQ_DONE;
+        hy_timer_unlink(loop_of(u), &u->timer);
+        if (rc >= 0)
+            hy_req_error(req, 502);
+        return;
+    }
     int rc = u->on_head ? u->on_head(u) : 0;
     if (rc != 0) {
         release_conn(u, false);
@@ -515,6 +600,7 @@ static void got_head(hy_ureq_t *u)
     if (req->method_id == HY_M_HEAD || u->status == 204 || u->status == 304)
         req->header_only = true;
     u->state = HY_UREQ_BODY_OUT;
+    u->body_start_ms = hy_clock_now_ms();
     read_body(u, u->conn->sock.is_eof);
 }
 

@@ -149,6 +149,7 @@ int hy_upstream__define_vars(hy_conf_t *cf);
 
 enum hy_ureq_state {
     HY_UREQ_INIT = 0, HY_UREQ_BODY, HY_UREQ_CONNECT, HY_UREQ_SEND, HY_UREQ_HEAD, HY_UREQ_BODY_OUT, HY_UREQ_DONE,
+    HY_UREQ_TUNNEL, /* after a 101: raw bytes both ways (tunnel.c) */
 };
 
 struct hy_ureq {
@@ -166,6 +167,7 @@ struct hy_ureq {
     bool pass_body;                 /* proxy_pass_request_body */
     bool intercept_errors;
     bool socket_keepalive;          /* proxy_socket_keepalive: SO_KEEPALIVE on upstream TCP connections */
+    int64_t limit_rate;             /* proxy_limit_rate: bytes/s read from the upstream (0: no limit) */
     int next_upstream;              /* HY_UPS_FT_* */
     int64_t next_upstream_tries;    /* 0: no limit */
     int64_t next_upstream_timeout_ms; /* 0: no limit */
@@ -206,6 +208,10 @@ struct hy_ureq {
     bool client_waiting;            /* a hy_req_send_more is in flight */
     bool body_done, finished;
     hy_timer_t timer;
+    hy_sock_t *client_sock;         /* HY_UREQ_TUNNEL: the client's socket, handed over by its protocol */
+    hy_timer_t rate_timer;          /* limit_rate: reading resumes when it fires */
+    uint64_t body_start_ms;         /* limit_rate: when the body started */
+    uint64_t paced;                 /* limit_rate: body bytes let through so far */
     /* $upstream_* (one entry per try, joined with ", ") */
     hy_array_t *log;                /* hy_upstream_log_t */
     int64_t resp_bytes;             /* body bytes received ($upstream_response_length) */
@@ -219,6 +225,9 @@ typedef struct hy_upstream_log {
     int64_t response_length;
 } hy_upstream_log_t;
 
+/** After a 101 to an Upgrade request: take the client's socket over and tunnel (tunnel.c). false when the client's
+ * protocol cannot switch (nothing was sent then). */
+bool hy_upstream__tunnel(hy_ureq_t *u);
 /** A fresh exchange for req (request pool), settings zeroed; the module fills it. */
 hy_ureq_t *hy_upstream_create(hy_req_t *req);
 /** Run it: returns a phase result (HY_DONE: the engine answers the request). */

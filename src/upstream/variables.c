@@ -92,16 +92,30 @@ static void get_cookie(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
         for (size_t i = 0; i < u->headers_in->nelts; i++) {
             if (!hy_str_caseeq(h[i].name, "Set-Cookie"))
                 continue;
+            /* NAME [spaces] = [spaces] VALUE [spaces] (; ...): the first cookie of the field (nginx's parse) */
             const char *p = h[i].value.ptr, *end = p + h[i].value.len;
-            if ((size_t)(end - p) > name->len && strncasecmp(p, name->ptr, name->len) == 0 && p[name->len] == '=') {
-                const char *vs = p + name->len + 1, *q = vs;
-                while (q < end && *q != ';')
-                    q++;
-                v->ptr = (char *)vs;
-                v->len = (size_t)(q - vs);
-                v->not_found = false;
-                return;
-            }
+            if ((size_t)(end - p) <= name->len || strncasecmp(p, name->ptr, name->len) != 0)
+                continue;
+            const char *q = p + name->len;
+            while (q < end && *q == ' ')
+                q++;
+            if (q == end || *q != '=')
+                continue;
+            q++;
+            while (q < end && *q == ' ')
+                q++;
+            const char *vs = q;
+            while (q < end && *q != ';')
+                q++;
+            const char *ve = q;
+            while (ve > vs && ve[-1] == ' ')
+                ve--;
+            if (ve == vs)
+                continue;
+            v->ptr = (char *)vs;
+            v->len = (size_t)(ve - vs);
+            v->not_found = false;
+            return;
         }
     }
     not_found(v);

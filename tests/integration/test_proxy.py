@@ -349,6 +349,7 @@ def test_cookie_domain_and_path(server, be):
     assert sc('/off/?domain=www.example.org&path=/path/x') == 'v=path=domain=; Domain=www.example.org; Path=/path/x'
 
 
+@pytest.mark.hayate_only  # nginx 1.23+ (nginx-tests proxy_duplicate_headers.t); Debian's 1.22 accepts them
 @pytest.mark.parametrize('fields', [[('Content-Length', '2'), ('Content-Length', '2')],
                                     [('Transfer-Encoding', 'chunked'), ('Content-Length', '2')],
                                     [('Content-Length', 'x')]])
@@ -364,3 +365,11 @@ def test_down_peer_does_not_count_as_a_try(server, be):
                         'upstream g { server 127.0.0.1:%d; server 127.0.0.1:1 down; }' % be.port))
     r = srv.get('/')
     assert r.status == 404 and r.body == b'nf'
+
+
+@pytest.mark.parametrize('cookie,value', [('tc = content', 'content'), ('tc= ;', None), ('tc=first;tc=second', 'first'),
+                                          ('tc=con  tent; Domain=x', 'con  tent'), ('=tc=x', None)])
+def test_upstream_cookie_parsing(server, be, cookie, value):
+    be.handler = lambda r: be.reply(200, b'', [('Set-Cookie', cookie)])
+    srv = start(server, be, 'location / { proxy_pass http://127.0.0.1:{be}; add_header X-C $upstream_cookie_tc; }')
+    assert srv.get('/').header('X-C') == value

@@ -425,3 +425,100 @@ def test_random_two_uses_all(server, be, be2):
                         % (be.port, be2.port)))
     got = set(names_of(srv, 30))
     assert got == {b'one', b'two'}
+
+
+# ---------------------------------------------------------------- Upgrade (WebSocket)
+
+def upgrade_echo_backend():
+    """Answers an Upgrade request with 101, sends b'hello' at once, then echoes every byte back upper-cased."""
+    ls = socket.socket()
+    ls.bind(('127.0.0.1', 0))
+    ls.listen(8)
+    seen = []
+
+    def serve(c):
+        buf = b''
+        while b'\r\n\r\n' not in buf:
+            d = c.recv(4096)
+            if not d:
+                return
+            buf += d
+        head, rest = buf.split(b'\r\n\r\n', 1)
+        seen.append(head.decode())
+        c.sendall(b'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n'
+                  b'Sec-WebSocket-Accept: x\r\n\r\nhello')
+        if rest:
+            c.sendall(rest.upper())
+        while True:
+            d = c.recv(65536)
+            if not d:
+                break
+            c.sendall(d.upper())
+        c.close()
+
+    def loop():
+        while True:
+            try:
+                c, _ = ls.accept()
+            except OSError:
+                return
+            threading.Thread(target=serve, args=(c,), daemon=True).start()
+    threading.Thread(target=loop, daemon=True).start()
+    return ls, seen
+
+
+def test_websocket_tunnel(server):
+    ls, seen = upgrade_echo_backend()
+    port = ls.getsockname()[1]
+    try:
+        srv = server(simple('''location / { proxy_pass http://127.0.0.1:%d; proxy_http_version 1.1;
+            proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection "upgrade"; }''' % port))
+        c = srv.conn()
+        c.send(b'GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n')
+        version, status, reason, headers, raw = c.read_head()
+        assert status == 101
+        hd = {k.lower(): v for k, v in headers}
+        assert hd.get('upgrade') == 'websocket' and hd.get('connection', '').lower() == 'upgrade'
+        assert 'content-length' not in hd and 'transfer-encoding' not in hd
+        assert 'Upgrade: websocket' in seen[0] and 'Connection: upgrade' in seen[0]
+        data = bytes(c.buf)
+        c.buf = b''
+        while len(data) < 5:
+            data += c.sock.recv(100)
+        assert data == b'hello'
+        for msg in (b'abc', b'x' * 200000):  # both ways, and more than one buffer
+            c.sock.sendall(msg)
+            got = b''
+            while len(got) < len(msg):
+                d = c.sock.recv(65536)
+                assert d, 'tunnel closed'
+                got += d
+            assert got == msg.upper()
+        c.sock.shutdown(socket.SHUT_WR)
+        assert c.sock.recv(10) == b''  # the close goes through
+    finally:
+        ls.close()
+
+
+@pytest.mark.hayate_only
+def test_101_without_upgrade_request_is_502(server):
+    # nginx 1.22 waits for a body after such a 101 until proxy_read_timeout; hayate refuses it at once
+    ls, seen = upgrade_echo_backend()
+    try:
+        srv = server(simple('location / { proxy_pass http://127.0.0.1:%d; }' % ls.getsockname()[1]))
+        assert srv.get('/').status == 502
+    finally:
+        ls.close()
+
+
+def test_proxy_limit_rate(server, be):
+    # the rate shows in the time the server itself measured for the upstream response (no client clock)
+    data = os.urandom(60000)
+    be.handler = lambda r: be.reply(200, data)
+    srv = server(simple('location / { proxy_pass http://127.0.0.1:%d; proxy_limit_rate 20000; }' % be.port,
+                        'log_format rt "$upstream_response_time"; access_log {tmp}/logs/rt.log rt;'))
+    r = srv.get('/')
+    assert r.status == 200 and r.body == data
+    srv.stop()
+    rt = float(open(srv.tmp + '/logs/rt.log').read().split()[0])
+    assert rt >= 1.5, rt  # 60000 bytes at 20000 bytes/s: about 3 s, at least 2 s after the first read
