@@ -104,9 +104,11 @@ static int create_request(hy_ureq_t *u, hy_outq_t *out)
     for (size_t i = 0; i < u->nheaders; i++) {
         p = put_len(p, u->headers[i].name.len);
         p = put_len(p, u->headers[i].value.len);
-        memcpy(p, u->headers[i].name.ptr, u->headers[i].name.len);
+        if (u->headers[i].name.len)
+            memcpy(p, u->headers[i].name.ptr, u->headers[i].name.len);
         p += u->headers[i].name.len;
-        memcpy(p, u->headers[i].value.ptr, u->headers[i].value.len);
+        if (u->headers[i].value.len)
+            memcpy(p, u->headers[i].value.ptr, u->headers[i].value.len);
         p += u->headers[i].value.len;
     }
     unsigned char *begin = hy_palloc(u->req->pool, 16);

@@ -91,9 +91,11 @@ void hy_uparams_build(hy_ureq_t *u, const hy_uparams_t *ps, bool pass_headers)
                     if (hy_str_eq_str(out[j].name, hn)) {
                         hy_str_t a = out[j].value, b = req->headers[i].value;
                         char *v = hy_palloc(req->pool, a.len + b.len + 2);
-                        memcpy(v, a.ptr, a.len);
+                        if (a.len)
+                            memcpy(v, a.ptr, a.len);
                         v[a.len] = hy_str_caseeq(nm, "Cookie") ? ';' : ',', v[a.len + 1] = ' ';
-                        memcpy(v + a.len + 2, b.ptr, b.len);
+                        if (b.len)
+                            memcpy(v + a.len + 2, b.ptr, b.len);
                         out[j].value = (hy_str_t){v, a.len + b.len + 2};
                         break;
                     }

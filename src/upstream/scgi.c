@@ -95,10 +95,12 @@ static int create_request(hy_ureq_t *u, hy_outq_t *out)
     p += cll;
     *p++ = '\0';
     for (size_t i = 0; i < u->nheaders; i++) {
-        memcpy(p, u->headers[i].name.ptr, u->headers[i].name.len);
+        if (u->headers[i].name.len)
+            memcpy(p, u->headers[i].name.ptr, u->headers[i].name.len);
         p += u->headers[i].name.len;
         *p++ = '\0';
-        memcpy(p, u->headers[i].value.ptr, u->headers[i].value.len);
+        if (u->headers[i].value.len)
+            memcpy(p, u->headers[i].value.ptr, u->headers[i].value.len);
         p += u->headers[i].value.len;
         *p++ = '\0';
     }

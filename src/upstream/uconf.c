@@ -200,6 +200,8 @@ bool hy_uconf_hidden(const hy_uconf_t *c, hy_str_t name)
 
 size_t hy_uconf_cgi_head_end(const char *p, size_t n)
 {
+    if (n == 0)
+        return 0;
     if (n >= 1 && p[0] == '\n')
         return 1;
     if (n >= 2 && p[0] == '\r' && p[1] == '\n')

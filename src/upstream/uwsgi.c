@@ -45,7 +45,8 @@ static int create_request(hy_ureq_t *u, hy_outq_t *out)
         for (int k = 0; k < 2; k++) {
             *p++ = (unsigned char)(kv[k].len & 0xff);
             *p++ = (unsigned char)(kv[k].len >> 8);
-            memcpy(p, kv[k].ptr, kv[k].len);
+            if (kv[k].len)
+                memcpy(p, kv[k].ptr, kv[k].len);
             p += kv[k].len;
         }
     }
