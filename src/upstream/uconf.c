@@ -107,7 +107,7 @@ void hy_uconf_init(hy_uconf_t *c)
     c->connect_timeout = c->send_timeout = c->read_timeout = HY_UNSET_MSEC;
     c->buffering = c->request_buffering = c->intercept_errors = c->socket_keepalive = HY_UNSET;
     c->pass_request_headers = c->pass_request_body = HY_UNSET;
-    c->buffer_size = HY_UNSET_SIZE;
+    c->buffer_size = c->limit_rate = HY_UNSET_SIZE;
     c->bufs_num = c->bufs_size = HY_UNSET;
     c->next_upstream = c->ignore_headers = HY_UNSET;
     c->next_tries = c->next_timeout = HY_UNSET;
@@ -137,6 +137,7 @@ int hy_uconf_merge(hy_conf_t *cf, hy_uconf_t *c, const hy_uconf_t *p, const char
     hy_merge_value(c->pass_request_headers, p->pass_request_headers, 1);
     hy_merge_value(c->pass_request_body, p->pass_request_body, 1);
     hy_merge_value(c->buffer_size, p->buffer_size, 4096);
+    hy_merge_value(c->limit_rate, p->limit_rate, 0);
     if (c->bufs_num == HY_UNSET) {
         c->bufs_num = p->bufs_num == HY_UNSET ? 8 : p->bufs_num;
         c->bufs_size = p->bufs_num == HY_UNSET ? 4096 : p->bufs_size;
@@ -181,6 +182,7 @@ void hy_uconf_apply(const hy_uconf_t *c, hy_ureq_t *u)
     u->pass_body = c->pass_request_body;
     u->intercept_errors = c->intercept_errors;
     u->socket_keepalive = c->socket_keepalive;
+    u->limit_rate = c->limit_rate;
     u->next_upstream = c->next_upstream;
     u->next_upstream_tries = c->next_tries;
     u->next_upstream_timeout_ms = c->next_timeout;

@@ -21,6 +21,7 @@ typedef struct hy_uconf {
     int buffering, request_buffering, intercept_errors, socket_keepalive;
     int pass_request_headers, pass_request_body;
     int64_t buffer_size, bufs_num, bufs_size;
+    int64_t limit_rate;                  /* bytes/s read from the upstream (0: no limit) */
     int next_upstream;
     int64_t next_tries, next_timeout;
     int ignore_headers;
@@ -98,8 +99,8 @@ int hy_uconf_check_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf);
      .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, socket_keepalive)},                                         \
     {.name = P "_bind", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_12, .set = hy_uconf_check_bind,                    \
      .conf = HY_CONF_LOC},                                                                                         \
-    {.name = P "_limit_rate", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_check_size,                \
-     .conf = HY_CONF_LOC},                                                                                         \
+    {.name = P "_limit_rate", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_size,                      \
+     .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, limit_rate)},                                               \
     {.name = P "_temp_path", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1 | HY_ARGS_2 | HY_ARGS_3 | HY_ARGS_4,        \
      .set = hy_uconf_check_temp_path, .conf = HY_CONF_LOC},                                                        \
     {.name = P "_max_temp_file_size", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_check_size,        \
