@@ -89,6 +89,8 @@ static int set_split(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     fl->split_set = true;
     if ((fl->split = hy_conf_regex(cf, a[1], false)) == NULL)
         return -1;
+    if (fl->split->ncaptures != 2)
+        return hy_conf_error(cf, "pattern \"%s\" must have 2 captures", a[1].ptr);
     return 0;
 }
 

@@ -264,3 +264,19 @@ def test_repeated_client_fields_are_joined(server, peer):
     assert env['HTTP_X_FORWARDED_FOR'] == '1.1.1.1, 2.2.2.2'
     assert env['HTTP_COOKIE'] == 'a=1; b=2'
     assert env['HTTP_X_FOO'] == 'x, y'
+
+
+@pytest.mark.parametrize('rule,msg', [
+    ('fastcgi_split_path_info ^(.+\\.php)$;', 'must have 2 captures'),
+    ('fastcgi_param A b c;', 'invalid parameter "c"'),
+    ('fastcgi_pass 127.0.0.1:9000; fastcgi_pass 127.0.0.1:9001;', '"fastcgi_pass" directive is duplicate'),
+    ('uwsgi_modifier1 256;', ''),
+    ('scgi_buffers 1 4k; scgi_pass 127.0.0.1:9000;', 'there must be at least 2 "scgi_buffers"'),
+    ('uwsgi_next_upstream error sometimes;', 'invalid value "sometimes"'),
+    ('fastcgi_bind 127.0.0.1 opaque;', 'invalid parameter "opaque"'),
+])
+def test_bad_config(run_cli, prefix, rule, msg):
+    conf = prefix.conf('http { server { listen 127.0.0.1:{port}; location / { %s } } }' % rule)
+    r = run_cli(['-t', '-p', prefix.tmp + '/', '-c', conf])
+    assert r.rc != 0
+    assert msg in r.err and 'test.conf:' in r.err
