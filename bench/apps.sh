@@ -102,6 +102,7 @@ CONF
     taskset -c "$scpu" "$bin" -p "$prefix/front/" -c conf/f.conf || return 1
     for _ in $(seq 50); do [ -s "$prefix/front/logs/f.pid" ] && break; sleep 0.1; done
     local m; m=$(cat "$prefix/front/logs/f.pid")
+    for _ in $(seq 50); do pgrep -P "$m" >/dev/null && break; sleep 0.1; done # the worker is forked
     local procs="$m $(pgrep -P "$m" | tr '\n' ' ')"
     local u; u=http://127.0.0.1:$fport$(url_of "$id")
     [ -n "${BENCH_DEBUG:-}" ] && curl -s -i "$u" | head -12 >&2
