@@ -280,3 +280,53 @@ def test_bad_config(run_cli, prefix, rule, msg):
     r = run_cli(['-t', '-p', prefix.tmp + '/', '-c', conf])
     assert r.rc != 0
     assert msg in r.err and 'test.conf:' in r.err
+
+
+INHERIT = '''
+http {
+    fastcgi_param FROM_HTTP http-level;
+    server {
+        listen 127.0.0.1:{port};
+        set $target %s;
+        location / {
+            fastcgi_pass $target;
+        }
+        location /own/ {
+            fastcgi_param FROM_LOC loc-level;
+            fastcgi_param HTTP_X_OVER from-param;
+            fastcgi_param EMPTY_KEPT "";
+            fastcgi_param EMPTY_DROPPED "" if_not_empty;
+            fastcgi_pass_request_headers on;
+            fastcgi_pass %s;
+        }
+        location /noheaders/ {
+            fastcgi_pass_request_headers off;
+            fastcgi_pass %s;
+        }
+    }
+}
+'''
+
+
+def env_lines(r):
+    return dict(l.split('=', 1) for l in r.body.decode().splitlines() if '=' in l)
+
+
+def test_params_inheritance_headers_and_variables(server, peer):
+    srv = server(INHERIT % (peer.addr, peer.addr, peer.addr))
+    # fastcgi_pass with a variable; the http-level parameter inherited
+    env = env_lines(srv.get('/x', headers={'X-Over': 'client'}))
+    assert env['FROM_HTTP'] == 'http-level'
+    assert env['HTTP_X_OVER'] == 'client'
+    # a level with its own parameters replaces the inherited set; HTTP_X_OVER overrides the client's field
+    env = env_lines(srv.get('/own/x', headers={'X-Over': 'client', 'X-Other': 'o'}))
+    assert 'FROM_HTTP' not in env
+    assert env['FROM_LOC'] == 'loc-level'
+    assert env['HTTP_X_OVER'] == 'from-param'
+    assert env['HTTP_X_OTHER'] == 'o'
+    assert env['EMPTY_KEPT'] == ''
+    assert 'EMPTY_DROPPED' not in env
+    # no HTTP_* parameters at all
+    env = env_lines(srv.get('/noheaders/x', headers={'X-Over': 'client'}))
+    assert not [k for k in env if k.startswith('HTTP_')]
+    assert env['FROM_HTTP'] == 'http-level'
