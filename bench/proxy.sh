@@ -87,6 +87,7 @@ CONF
     taskset -c "$scpu" "$bin" -p "$prefix/front/" -c conf/f.conf || return 1
     for _ in $(seq 50); do [ -s "$prefix/front/logs/f.pid" ] && break; sleep 0.1; done
     local m; m=$(cat "$prefix/front/logs/f.pid")
+    for _ in $(seq 50); do [ -n "$(pgrep -P "$m")" ] && break; sleep 0.1; done # the worker is forked
     local procs="$m $(pgrep -P "$m" | tr '\n' ' ')"
     local u; u=http://127.0.0.1:$fport$(url_of "$id")
     taskset -c "$ccpu" wrk -t1 -c128 -d2s "$u" >/dev/null

@@ -150,7 +150,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"post_action", HY_COMPAT_NOT_YET, "not planned"},
     {"postpone_gzipping", HY_COMPAT_WARN, "undocumented in nginx"},
     {"postpone_output", HY_COMPAT_WARN, "buffer sizes are automatic"},
-    {"proxy_bind", HY_COMPAT_NOT_YET, "reverse proxy"},
     {"proxy_cache", HY_COMPAT_NOT_YET, "reverse proxy"},
     {"proxy_cache_background_update", HY_COMPAT_NOT_YET, "reverse proxy"},
     {"proxy_cache_bypass", HY_COMPAT_NOT_YET, "reverse proxy"},

@@ -207,5 +207,4 @@ int hy_modules_init(void);
 /** Find a directive by name in all modules; NULL when unknown. *mod receives its module. */
 const hy_directive_t *hy_modules_find(const char *name, size_t len, hy_module_t **mod);
 
-
 #endif

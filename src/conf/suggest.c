@@ -11,7 +11,7 @@ const char *const hy_suggest_variables[] = {
     "geoip_city_country_name", "geoip_country_code", "geoip_country_code3", "geoip_country_name", "geoip_dma_code",
     "geoip_latitude", "geoip_longitude", "geoip_org", "geoip_postal_code", "geoip_region", "geoip_region_name",
     "gzip_ratio", "http2", "invalid_referer",
-    "memcached_key", "modern_browser", "msie", "pipe", "proxy_add_x_forwarded_for", "proxy_host", "proxy_port",
+    "memcached_key", "modern_browser", "msie", "pipe",
     "proxy_protocol_addr", "proxy_protocol_port", "proxy_protocol_server_addr", "proxy_protocol_server_port",
     "realip_remote_addr", "realip_remote_port", "request_body", "request_body_file", "request_completion",
     "sent_trailer_", "slice_range", "ssl_alpn_protocol", "ssl_cipher",

@@ -475,9 +475,26 @@ static void on_connect_defer(hy_defer_t *d)
 int hy_sock_connect(hy_sock_t *s, hy_loop_t *loop, const struct sockaddr *sa, socklen_t len, uint64_t timeout_ms,
                     hy_sock_cb cb)
 {
+    return hy_sock_connect_from(s, loop, sa, len, NULL, 0, timeout_ms, cb);
+}
+
+int hy_sock_connect_from(hy_sock_t *s, hy_loop_t *loop, const struct sockaddr *sa, socklen_t len,
+                         const struct sockaddr *local, socklen_t local_len, uint64_t timeout_ms, hy_sock_cb cb)
+{
     int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -errno;
+    if (local != NULL) {
+#ifdef IP_BIND_ADDRESS_NO_PORT
+        int one = 1;
+        setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
+#endif
+        if (bind(fd, local, local_len) != 0) {
+            int e = errno;
+            close(fd);
+            return -e;
+        }
+    }
     hy_sock_init(s, loop, fd);
     memcpy(&s->peer, sa, len);
     s->peer_len = len;

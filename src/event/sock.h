@@ -118,6 +118,10 @@ hy_str_t hy_sock_server_name(hy_sock_t *s);
  * On -errno (socket() failed) cb never fires. The sock is initialised here; close it with hy_sock_close. */
 int hy_sock_connect(hy_sock_t *s, hy_loop_t *loop, const struct sockaddr *sa, socklen_t len, uint64_t timeout_ms,
                     hy_sock_cb cb);
+/** hy_sock_connect from a given local address (proxy_bind): bound before connecting (IP_BIND_ADDRESS_NO_PORT, so
+ * the port is picked at connect time). -errno when the bind fails (cb never fires then). */
+int hy_sock_connect_from(hy_sock_t *s, hy_loop_t *loop, const struct sockaddr *sa, socklen_t len,
+                         const struct sockaddr *local, socklen_t local_len, uint64_t timeout_ms, hy_sock_cb cb);
 /** limit_rate: from now on the output leaves at `rate` bytes per second once `after` bytes went out at full speed
  * (nginx's pacing: one second's worth at once, then a timer releases the rest; no CPU is spent waiting). rate 0
  * removes the pacing. */

@@ -68,8 +68,8 @@ static hy_str_t request_uri(hy_req_t *req, const proxy_loc_t *pl, hy_str_t uri_p
     if (has_uri_part && pl->url_cv == NULL && !hy_rewrite_uri_changed_in_location(req) &&
         req->uri.len >= pl->loc_prefix.len) {
         /* the location's prefix replaced by the URI part */
-        hy_str_t rest = escape_uri(req->pool, (hy_str_t){req->uri.ptr + pl->loc_prefix.len,
-                                                          req->uri.len - pl->loc_prefix.len});
+        hy_str_t rest =
+            escape_uri(req->pool, (hy_str_t){req->uri.ptr + pl->loc_prefix.len, req->uri.len - pl->loc_prefix.len});
         return concat3(req->pool, uri_part, rest,
                        args.len ? concat3(req->pool, HY_STR("?"), args, HY_STR_NULL) : HY_STR_NULL);
     }
@@ -127,8 +127,8 @@ static void build_headers(hy_req_t *req, const proxy_loc_t *pl, hy_ureq_t *u)
 
 static bool hidden(const proxy_loc_t *pl, hy_str_t name)
 {
-    static const char *const hop[] = {"Connection", "Keep-Alive", "Transfer-Encoding", "Proxy-Connection", "TE",
-                                      "Trailer", "Content-Length"};
+    static const char *const hop[] = {"Connection", "Keep-Alive", "Transfer-Encoding", "Proxy-Connection",
+                                      "TE",         "Trailer",    "Content-Length"};
     for (size_t i = 0; i < HY_ARRAY_SIZE(hop); i++)
         if (hy_str_caseeq(name, hop[i]))
             return true;
@@ -236,8 +236,8 @@ static int on_head(hy_ureq_t *u)
 
 /* proxy_pass with variables: "http://host[:port][/uri]" evaluated now; the host names an upstream{} or is an
  * address literal (nginx would need a resolver for other names). */
-static int runtime_target(hy_req_t *req, const proxy_loc_t *pl, hy_upstream_group_t **g, hy_str_t *uri,
-                          bool *has_uri, proxy_ctx_t *ctx)
+static int runtime_target(hy_req_t *req, const proxy_loc_t *pl, hy_upstream_group_t **g, hy_str_t *uri, bool *has_uri,
+                          proxy_ctx_t *ctx)
 {
     hy_str_t url;
     hy_vars_eval(req, pl->url_cv, &url);
@@ -292,6 +292,14 @@ static int proxy_handler(hy_req_t *req)
     u->intercept_errors = pl->intercept_errors;
     u->socket_keepalive = pl->socket_keepalive;
     u->limit_rate = pl->limit_rate;
+    if (pl->bind != NULL) {
+        hy_str_t b;
+        hy_vars_eval(req, pl->bind, &b);
+        if (b.len && hy_proxy_parse_bind(b, &u->bind, &u->bind_len) != 0) {
+            hy_req_log(req, HY_LOG_ERR, "invalid local address \"%.*s\"", (int)b.len, b.ptr);
+            return 500;
+        }
+    }
     u->next_upstream = pl->next_upstream;
     u->next_upstream_tries = pl->next_tries;
     u->next_upstream_timeout_ms = pl->next_timeout;

@@ -123,7 +123,7 @@ make:;
     memcpy(&p->sa, &ss, len);
     p->salen = len;
     char buf[160];
-    int n = ss.ss_family == AF_UNIX  ? snprintf(buf, sizeof(buf), "%s", host)
+    int n = ss.ss_family == AF_UNIX   ? snprintf(buf, sizeof(buf), "%s", host)
             : ss.ss_family == AF_INET ? snprintf(buf, sizeof(buf), "%s:%u", host, pu->port)
                                       : snprintf(buf, sizeof(buf), "[%s]:%u", host, pu->port);
     p->name = hy_str_dup(req->pool, (hy_str_t){buf, (size_t)n});
@@ -287,8 +287,8 @@ static int set_pass(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     hy_proxy_url_t pu;
     if (hy_proxy_parse_url(a[1], &pu) != 0)
         return hy_conf_error(cf, "invalid URL prefix in \"%s\"", a[1].ptr);
-    if (pu.has_uri && (lc->match == HY_LOC_REGEX || lc->match == HY_LOC_REGEX_CASELESS ||
-                       lc->match == HY_LOC_NAMED || (cf->ctx & HY_CTX_LIF) || lc->is_limit_except))
+    if (pu.has_uri && (lc->match == HY_LOC_REGEX || lc->match == HY_LOC_REGEX_CASELESS || lc->match == HY_LOC_NAMED ||
+                       (cf->ctx & HY_CTX_LIF) || lc->is_limit_except))
         return hy_conf_error(cf, "\"proxy_pass\" cannot have URI part in location given by regular expression, or "
                                  "inside named location, or inside \"if\" statement, or inside \"limit_except\" block");
     pl->group = hy_upstream_group_add(cf, pu.host, pu.port, pu.explicit_port);
@@ -358,18 +358,32 @@ static int set_bufs(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 }
 
 static const hy_enum_t next_upstream_names[] = {
-    {"error", HY_UPS_FT_ERROR}, {"timeout", HY_UPS_FT_TIMEOUT}, {"invalid_header", HY_UPS_FT_INVALID_HEADER},
-    {"http_500", HY_UPS_FT_500}, {"http_502", HY_UPS_FT_502}, {"http_503", HY_UPS_FT_503},
-    {"http_504", HY_UPS_FT_504}, {"http_403", HY_UPS_FT_403}, {"http_404", HY_UPS_FT_404},
-    {"http_429", HY_UPS_FT_429}, {"non_idempotent", HY_UPS_FT_NON_IDEMPOTENT}, {"off", HY_UPS_FT_OFF},
-    {"updating", 0}, {NULL, 0},
+    {"error", HY_UPS_FT_ERROR},
+    {"timeout", HY_UPS_FT_TIMEOUT},
+    {"invalid_header", HY_UPS_FT_INVALID_HEADER},
+    {"http_500", HY_UPS_FT_500},
+    {"http_502", HY_UPS_FT_502},
+    {"http_503", HY_UPS_FT_503},
+    {"http_504", HY_UPS_FT_504},
+    {"http_403", HY_UPS_FT_403},
+    {"http_404", HY_UPS_FT_404},
+    {"http_429", HY_UPS_FT_429},
+    {"non_idempotent", HY_UPS_FT_NON_IDEMPOTENT},
+    {"off", HY_UPS_FT_OFF},
+    {"updating", 0},
+    {NULL, 0},
 };
 
 static const hy_enum_t ignore_names[] = {
-    {"X-Accel-Redirect", PROXY_IGN_XA_REDIRECT}, {"X-Accel-Expires", PROXY_IGN_XA_EXPIRES},
-    {"X-Accel-Limit-Rate", PROXY_IGN_XA_LIMIT_RATE}, {"X-Accel-Buffering", PROXY_IGN_XA_BUFFERING},
-    {"X-Accel-Charset", PROXY_IGN_XA_CHARSET}, {"Expires", PROXY_IGN_EXPIRES},
-    {"Cache-Control", PROXY_IGN_CACHE_CONTROL}, {"Set-Cookie", PROXY_IGN_SET_COOKIE}, {"Vary", PROXY_IGN_VARY},
+    {"X-Accel-Redirect", PROXY_IGN_XA_REDIRECT},
+    {"X-Accel-Expires", PROXY_IGN_XA_EXPIRES},
+    {"X-Accel-Limit-Rate", PROXY_IGN_XA_LIMIT_RATE},
+    {"X-Accel-Buffering", PROXY_IGN_XA_BUFFERING},
+    {"X-Accel-Charset", PROXY_IGN_XA_CHARSET},
+    {"Expires", PROXY_IGN_EXPIRES},
+    {"Cache-Control", PROXY_IGN_CACHE_CONTROL},
+    {"Set-Cookie", PROXY_IGN_SET_COOKIE},
+    {"Vary", PROXY_IGN_VARY},
     {NULL, 0},
 };
 
@@ -461,6 +475,55 @@ static int set_cookie_rule(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return hy_vars_compile(cf, a[2], &r->to);
 }
 
+/* proxy_bind ADDRESS | off (variables allowed; "transparent" needs privileges hayate does not take: not yet) */
+static int set_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    (void)d;
+    proxy_loc_t *pl = conf;
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (pl->bind != NULL)
+        return hy_conf_error(cf, "\"proxy_bind\" directive is duplicate");
+    if (n == 3) {
+        if (!hy_str_eq(a[2], "transparent"))
+            return hy_conf_error(cf, "invalid parameter \"%s\"", a[2].ptr);
+        return hy_conf_error(cf, "\"proxy_bind ... transparent\" is not supported by hayate yet");
+    }
+    pl->bind = hy_pcalloc(cf->pool, sizeof(*pl->bind));
+    if (hy_str_eq(a[1], "off"))
+        return hy_vars_compile(cf, (hy_str_t){"", 0}, pl->bind);
+    if (memchr(a[1].ptr, '$', a[1].len) == NULL) {
+        struct sockaddr_storage ss;
+        socklen_t l;
+        if (hy_proxy_parse_bind(a[1], &ss, &l) != 0)
+            return hy_conf_error(cf, "invalid address \"%s\"", a[1].ptr);
+    }
+    return hy_vars_compile(cf, a[1], pl->bind);
+}
+
+int hy_proxy_parse_bind(hy_str_t v, struct sockaddr_storage *ss, socklen_t *len)
+{
+    char host[64];
+    if (v.len == 0 || v.len >= sizeof(host))
+        return -1;
+    memcpy(host, v.ptr, v.len);
+    host[v.len] = '\0';
+    memset(ss, 0, sizeof(*ss));
+    struct sockaddr_in *s4 = (void *)ss;
+    struct sockaddr_in6 *s6 = (void *)ss;
+    if (inet_pton(AF_INET, host, &s4->sin_addr) == 1) {
+        s4->sin_family = AF_INET;
+        *len = sizeof(*s4);
+        return 0;
+    }
+    if (inet_pton(AF_INET6, host, &s6->sin6_addr) == 1) {
+        s6->sin6_family = AF_INET6;
+        *len = sizeof(*s6);
+        return 0;
+    }
+    return -1;
+}
+
 static int set_next_upstream(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     proxy_loc_t *pl = conf;
@@ -502,62 +565,165 @@ static const hy_enum_t http_versions[] = {{"1.0", 10}, {"1.1", 11}, {NULL, 0}};
 
 #define LOCS (HY_CTX_HTTP_ANY)
 static const hy_directive_t proxy_directives[] = {
-    {.name = "proxy_pass", .ctx = HY_CTX_LOC | HY_CTX_LIF | HY_CTX_LMT, .args = HY_ARGS_1, .set = set_pass,
+    {.name = "proxy_pass",
+     .ctx = HY_CTX_LOC | HY_CTX_LIF | HY_CTX_LMT,
+     .args = HY_ARGS_1,
+     .set = set_pass,
      .conf = HY_CONF_LOC},
-    {.name = "proxy_http_version", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_enum, .conf = HY_CONF_LOC,
-     .offset = PL(http_version), .post = http_versions},
+    {.name = "proxy_http_version",
+     .ctx = LOCS,
+     .args = HY_ARGS_1,
+     .set = hy_slot_enum,
+     .conf = HY_CONF_LOC,
+     .offset = PL(http_version),
+     .post = http_versions},
     {.name = "proxy_set_header", .ctx = LOCS, .args = HY_ARGS_2, .set = set_header, .conf = HY_CONF_LOC},
-    {.name = "proxy_pass_request_headers", .ctx = LOCS, .args = HY_ARGS_FLAG, .set = hy_slot_flag,
-     .conf = HY_CONF_LOC, .offset = PL(pass_request_headers)},
-    {.name = "proxy_pass_request_body", .ctx = LOCS, .args = HY_ARGS_FLAG, .set = hy_slot_flag, .conf = HY_CONF_LOC,
+    {.name = "proxy_pass_request_headers",
+     .ctx = LOCS,
+     .args = HY_ARGS_FLAG,
+     .set = hy_slot_flag,
+     .conf = HY_CONF_LOC,
+     .offset = PL(pass_request_headers)},
+    {.name = "proxy_pass_request_body",
+     .ctx = LOCS,
+     .args = HY_ARGS_FLAG,
+     .set = hy_slot_flag,
+     .conf = HY_CONF_LOC,
      .offset = PL(pass_request_body)},
-    {.name = "proxy_set_body", .ctx = LOCS, .args = HY_ARGS_1, .set = set_complex, .conf = HY_CONF_LOC,
+    {.name = "proxy_set_body",
+     .ctx = LOCS,
+     .args = HY_ARGS_1,
+     .set = set_complex,
+     .conf = HY_CONF_LOC,
      .offset = PL(set_body)},
-    {.name = "proxy_method", .ctx = LOCS, .args = HY_ARGS_1, .set = set_complex, .conf = HY_CONF_LOC,
+    {.name = "proxy_method",
+     .ctx = LOCS,
+     .args = HY_ARGS_1,
+     .set = set_complex,
+     .conf = HY_CONF_LOC,
      .offset = PL(method)},
-    {.name = "proxy_hide_header", .ctx = LOCS, .args = HY_ARGS_1, .set = set_name_list, .conf = HY_CONF_LOC,
+    {.name = "proxy_hide_header",
+     .ctx = LOCS,
+     .args = HY_ARGS_1,
+     .set = set_name_list,
+     .conf = HY_CONF_LOC,
      .offset = PL(hide_names)},
-    {.name = "proxy_pass_header", .ctx = LOCS, .args = HY_ARGS_1, .set = set_name_list, .conf = HY_CONF_LOC,
+    {.name = "proxy_pass_header",
+     .ctx = LOCS,
+     .args = HY_ARGS_1,
+     .set = set_name_list,
+     .conf = HY_CONF_LOC,
      .offset = PL(pass_names)},
-    {.name = "proxy_ignore_headers", .ctx = LOCS, .args = HY_ARGS_1MORE, .set = set_next_upstream,
-     .conf = HY_CONF_LOC, .offset = PL(ignore_headers), .post = ignore_names},
-    {.name = "proxy_connect_timeout", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_msec, .conf = HY_CONF_LOC,
+    {.name = "proxy_ignore_headers",
+     .ctx = LOCS,
+     .args = HY_ARGS_1MORE,
+     .set = set_next_upstream,
+     .conf = HY_CONF_LOC,
+     .offset = PL(ignore_headers),
+     .post = ignore_names},
+    {.name = "proxy_connect_timeout",
+     .ctx = LOCS,
+     .args = HY_ARGS_1,
+     .set = hy_slot_msec,
+     .conf = HY_CONF_LOC,
      .offset = PL(connect_timeout)},
-    {.name = "proxy_send_timeout", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_msec, .conf = HY_CONF_LOC,
+    {.name = "proxy_send_timeout",
+     .ctx = LOCS,
+     .args = HY_ARGS_1,
+     .set = hy_slot_msec,
+     .conf = HY_CONF_LOC,
      .offset = PL(send_timeout)},
-    {.name = "proxy_read_timeout", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_msec, .conf = HY_CONF_LOC,
+    {.name = "proxy_read_timeout",
+     .ctx = LOCS,
+     .args = HY_ARGS_1,
+     .set = hy_slot_msec,
+     .conf = HY_CONF_LOC,
      .offset = PL(read_timeout)},
-    {.name = "proxy_buffering", .ctx = LOCS, .args = HY_ARGS_FLAG, .set = hy_slot_flag, .conf = HY_CONF_LOC,
+    {.name = "proxy_buffering",
+     .ctx = LOCS,
+     .args = HY_ARGS_FLAG,
+     .set = hy_slot_flag,
+     .conf = HY_CONF_LOC,
      .offset = PL(buffering)},
-    {.name = "proxy_request_buffering", .ctx = LOCS, .args = HY_ARGS_FLAG, .set = hy_slot_flag, .conf = HY_CONF_LOC,
+    {.name = "proxy_request_buffering",
+     .ctx = LOCS,
+     .args = HY_ARGS_FLAG,
+     .set = hy_slot_flag,
+     .conf = HY_CONF_LOC,
      .offset = PL(request_buffering)},
-    {.name = "proxy_buffer_size", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_size, .conf = HY_CONF_LOC,
+    {.name = "proxy_buffer_size",
+     .ctx = LOCS,
+     .args = HY_ARGS_1,
+     .set = hy_slot_size,
+     .conf = HY_CONF_LOC,
      .offset = PL(buffer_size)},
     {.name = "proxy_buffers", .ctx = LOCS, .args = HY_ARGS_2, .set = set_bufs, .conf = HY_CONF_LOC},
-    {.name = "proxy_busy_buffers_size", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_check_size,
-     .conf = HY_CONF_LOC},
-    {.name = "proxy_next_upstream", .ctx = LOCS, .args = HY_ARGS_1MORE, .set = set_next_upstream,
-     .conf = HY_CONF_LOC, .offset = PL(next_upstream), .post = next_upstream_names},
-    {.name = "proxy_next_upstream_tries", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_num, .conf = HY_CONF_LOC,
+    {.name = "proxy_busy_buffers_size", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_check_size, .conf = HY_CONF_LOC},
+    {.name = "proxy_next_upstream",
+     .ctx = LOCS,
+     .args = HY_ARGS_1MORE,
+     .set = set_next_upstream,
+     .conf = HY_CONF_LOC,
+     .offset = PL(next_upstream),
+     .post = next_upstream_names},
+    {.name = "proxy_next_upstream_tries",
+     .ctx = LOCS,
+     .args = HY_ARGS_1,
+     .set = hy_slot_num,
+     .conf = HY_CONF_LOC,
      .offset = PL(next_tries)},
-    {.name = "proxy_next_upstream_timeout", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_msec,
-     .conf = HY_CONF_LOC, .offset = PL(next_timeout)},
-    {.name = "proxy_intercept_errors", .ctx = LOCS, .args = HY_ARGS_FLAG, .set = hy_slot_flag, .conf = HY_CONF_LOC,
+    {.name = "proxy_next_upstream_timeout",
+     .ctx = LOCS,
+     .args = HY_ARGS_1,
+     .set = hy_slot_msec,
+     .conf = HY_CONF_LOC,
+     .offset = PL(next_timeout)},
+    {.name = "proxy_intercept_errors",
+     .ctx = LOCS,
+     .args = HY_ARGS_FLAG,
+     .set = hy_slot_flag,
+     .conf = HY_CONF_LOC,
      .offset = PL(intercept_errors)},
-    {.name = "proxy_socket_keepalive", .ctx = LOCS, .args = HY_ARGS_FLAG, .set = hy_slot_flag, .conf = HY_CONF_LOC,
+    {.name = "proxy_socket_keepalive",
+     .ctx = LOCS,
+     .args = HY_ARGS_FLAG,
+     .set = hy_slot_flag,
+     .conf = HY_CONF_LOC,
      .offset = PL(socket_keepalive)},
-    {.name = "proxy_cookie_domain", .ctx = LOCS, .args = HY_ARGS_12, .set = set_cookie_rule, .conf = HY_CONF_LOC,
+    {.name = "proxy_cookie_domain",
+     .ctx = LOCS,
+     .args = HY_ARGS_12,
+     .set = set_cookie_rule,
+     .conf = HY_CONF_LOC,
      .offset = PL(cookie_domains)},
-    {.name = "proxy_cookie_path", .ctx = LOCS, .args = HY_ARGS_12, .set = set_cookie_rule, .conf = HY_CONF_LOC,
+    {.name = "proxy_cookie_path",
+     .ctx = LOCS,
+     .args = HY_ARGS_12,
+     .set = set_cookie_rule,
+     .conf = HY_CONF_LOC,
      .offset = PL(cookie_paths)},
-    {.name = "proxy_temp_path", .ctx = LOCS, .args = HY_ARGS_1 | HY_ARGS_2 | HY_ARGS_3 | HY_ARGS_4,
-     .set = check_temp_path, .conf = HY_CONF_LOC},
-    {.name = "proxy_max_temp_file_size", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_check_size,
+    {.name = "proxy_temp_path",
+     .ctx = LOCS,
+     .args = HY_ARGS_1 | HY_ARGS_2 | HY_ARGS_3 | HY_ARGS_4,
+     .set = check_temp_path,
      .conf = HY_CONF_LOC},
-    {.name = "proxy_temp_file_write_size", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_check_size,
+    {.name = "proxy_max_temp_file_size",
+     .ctx = LOCS,
+     .args = HY_ARGS_1,
+     .set = hy_slot_check_size,
      .conf = HY_CONF_LOC},
-    {.name = "proxy_limit_rate", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_size, .conf = HY_CONF_LOC,
+    {.name = "proxy_temp_file_write_size",
+     .ctx = LOCS,
+     .args = HY_ARGS_1,
+     .set = hy_slot_check_size,
+     .conf = HY_CONF_LOC},
+    {.name = "proxy_limit_rate",
+     .ctx = LOCS,
+     .args = HY_ARGS_1,
+     .set = hy_slot_size,
+     .conf = HY_CONF_LOC,
      .offset = PL(limit_rate)},
+    {.name = "proxy_bind", .ctx = LOCS, .args = HY_ARGS_12, .set = set_bind, .conf = HY_CONF_LOC},
     {.name = "proxy_redirect", .ctx = LOCS, .args = HY_ARGS_12, .set = set_redirect, .conf = HY_CONF_LOC},
     {0},
 };
@@ -584,12 +750,17 @@ static void *create_loc(hy_conf_t *cf)
 static const struct {
     const char *name, *value;
 } default_headers[] = {
-    {"Host", "$proxy_host"}, {"Connection", "close"}, {"TE", ""}, {"Keep-Alive", ""}, {"Expect", ""},
-    {"Upgrade", ""},
+    {"Host", "$proxy_host"}, {"Connection", "close"}, {"TE", ""}, {"Keep-Alive", ""}, {"Expect", ""}, {"Upgrade", ""},
 };
 
-static const char *const default_hidden[] = {"Date", "Server", "X-Pad", "X-Accel-Expires", "X-Accel-Redirect",
-                                             "X-Accel-Limit-Rate", "X-Accel-Buffering", "X-Accel-Charset"};
+static const char *const default_hidden[] = {"Date",
+                                             "Server",
+                                             "X-Pad",
+                                             "X-Accel-Expires",
+                                             "X-Accel-Redirect",
+                                             "X-Accel-Limit-Rate",
+                                             "X-Accel-Buffering",
+                                             "X-Accel-Charset"};
 
 static bool list_has(const hy_array_t *a, hy_str_t name)
 {
@@ -648,6 +819,8 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
         c->set_body = p->set_body;
     if (c->method == NULL)
         c->method = p->method;
+    if (c->bind == NULL)
+        c->bind = p->bind;
     if (c->cookie_domains == NULL)
         c->cookie_domains = p->cookie_domains;
     if (c->cookie_paths == NULL)
@@ -662,8 +835,8 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
         c->redirects = hy_array_create(cf->pool, 1, sizeof(proxy_redirect_t));
         proxy_redirect_t *r = hy_array_push(c->redirects);
         char buf[2048];
-        int l = c->has_uri ? snprintf(buf, sizeof(buf), "%.*s%.*s", (int)c->url.len, c->url.ptr,
-                                      (int)c->uri_part.len, c->uri_part.ptr)
+        int l = c->has_uri ? snprintf(buf, sizeof(buf), "%.*s%.*s", (int)c->url.len, c->url.ptr, (int)c->uri_part.len,
+                                      c->uri_part.ptr)
                            : snprintf(buf, sizeof(buf), "%.*s/", (int)c->url.len, c->url.ptr);
         r->from = (hy_complex_t){hy_str_dup(cf->pool, (hy_str_t){buf, (size_t)l}), NULL, 0};
         r->to = (hy_complex_t){c->has_uri ? c->loc_prefix : HY_STR("/"), NULL, 0};

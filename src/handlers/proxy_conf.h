@@ -9,9 +9,15 @@
 
 /* proxy_ignore_headers bits */
 enum {
-    PROXY_IGN_XA_REDIRECT = 0x1, PROXY_IGN_XA_EXPIRES = 0x2, PROXY_IGN_XA_LIMIT_RATE = 0x4,
-    PROXY_IGN_XA_BUFFERING = 0x8, PROXY_IGN_XA_CHARSET = 0x10, PROXY_IGN_EXPIRES = 0x20,
-    PROXY_IGN_CACHE_CONTROL = 0x40, PROXY_IGN_SET_COOKIE = 0x80, PROXY_IGN_VARY = 0x100,
+    PROXY_IGN_XA_REDIRECT = 0x1,
+    PROXY_IGN_XA_EXPIRES = 0x2,
+    PROXY_IGN_XA_LIMIT_RATE = 0x4,
+    PROXY_IGN_XA_BUFFERING = 0x8,
+    PROXY_IGN_XA_CHARSET = 0x10,
+    PROXY_IGN_EXPIRES = 0x20,
+    PROXY_IGN_CACHE_CONTROL = 0x40,
+    PROXY_IGN_SET_COOKIE = 0x80,
+    PROXY_IGN_VARY = 0x100,
 };
 
 typedef struct proxy_hdr {
@@ -20,8 +26,8 @@ typedef struct proxy_hdr {
 } proxy_hdr_t;
 
 typedef struct proxy_redirect {
-    hy_regex_t *regex;     /* ~ / ~* form */
-    hy_complex_t from;     /* string form (prefix match) */
+    hy_regex_t *regex; /* ~ / ~* form */
+    hy_complex_t from; /* string form (prefix match) */
     hy_complex_t to;
 } proxy_redirect_t;
 
@@ -32,22 +38,22 @@ typedef struct proxy_loc {
     hy_str_t url;               /* as written, scheme://host[:port] without the URI part */
     hy_str_t uri_part;
     bool has_uri;
-    hy_str_t host_header;       /* $proxy_host */
-    hy_str_t port_text;         /* $proxy_port */
-    hy_str_t loc_prefix;        /* the location's name (prefix replaced by the URI part) */
+    hy_str_t host_header; /* $proxy_host */
+    hy_str_t port_text;   /* $proxy_port */
+    hy_str_t loc_prefix;  /* the location's name (prefix replaced by the URI part) */
     /* request */
     int http_version;
-    hy_array_t *set_headers;    /* proxy_hdr_t as written at this level; NULL: inherit */
-    hy_array_t *headers;        /* merged with nginx's defaults */
+    hy_array_t *set_headers; /* proxy_hdr_t as written at this level; NULL: inherit */
+    hy_array_t *headers;     /* merged with nginx's defaults */
     int pass_request_headers, pass_request_body;
     hy_complex_t *set_body;
-    hy_complex_t *method;       /* proxy_method (NULL: the client's) */
+    hy_complex_t *method; /* proxy_method (NULL: the client's) */
     /* response */
     hy_array_t *hide_names, *pass_names; /* hy_str_t as written; NULL: inherit */
-    hy_array_t *hide;           /* effective hidden fields */
+    hy_array_t *hide;                    /* effective hidden fields */
     int ignore_headers;
-    int redirect;               /* -1 unset, 0 off, 1 default only, 2 the list */
-    hy_array_t *redirects;      /* proxy_redirect_t */
+    int redirect;                              /* -1 unset, 0 off, 1 default only, 2 the list */
+    hy_array_t *redirects;                     /* proxy_redirect_t */
     hy_array_t *cookie_domains, *cookie_paths; /* proxy_redirect_t; NULL: inherit; empty: off */
     /* engine */
     int64_t connect_timeout, send_timeout, read_timeout;
@@ -55,18 +61,19 @@ typedef struct proxy_loc {
     int64_t buffer_size, bufs_num, bufs_size;
     int next_upstream;
     int64_t next_tries, next_timeout;
-    int64_t limit_rate;         /* proxy_limit_rate */
+    int64_t limit_rate; /* proxy_limit_rate */
+    hy_complex_t *bind; /* proxy_bind (NULL: inherit; value "": off) */
 } proxy_loc_t;
 
 typedef struct hy_proxy_url {
-    hy_str_t host;              /* "backend", "127.0.0.1", "unix:/path" */
-    hy_str_t host_header;       /* $proxy_host: host[:port] ("localhost" for unix) */
-    hy_str_t port_text;         /* $proxy_port */
+    hy_str_t host;        /* "backend", "127.0.0.1", "unix:/path" */
+    hy_str_t host_header; /* $proxy_host: host[:port] ("localhost" for unix) */
+    hy_str_t port_text;   /* $proxy_port */
     uint16_t port;
     bool explicit_port;
     hy_str_t uri;
     bool has_uri;
-    hy_str_t prefix;            /* "http://host[:port]" */
+    hy_str_t prefix; /* "http://host[:port]" */
 } hy_proxy_url_t;
 
 /** Parse "http://host[:port][/uri]" (or http://unix:/path:/uri). 0, or -1 when it is not such a URL. */
@@ -77,6 +84,9 @@ hy_upstream_group_t *hy_proxy_group_literal(hy_req_t *req, const hy_proxy_url_t 
 hy_str_t hy_proxy_rewrite_location(hy_req_t *req, const proxy_loc_t *pl, hy_str_t v);
 hy_str_t hy_proxy_rewrite_refresh(hy_req_t *req, const proxy_loc_t *pl, hy_str_t v);
 hy_str_t hy_proxy_rewrite_cookie(hy_req_t *req, const proxy_loc_t *pl, hy_str_t v);
+
+/** proxy_bind's address (IPv4 or IPv6 literal, no port). 0 or -1. */
+int hy_proxy_parse_bind(hy_str_t v, struct sockaddr_storage *ss, socklen_t *len);
 
 /* proxy.c */
 int hy_proxy__set_handler(hy_conf_t *cf);

@@ -81,7 +81,8 @@ static hy_upstream_peer_t *least_conn(hy_upstream_group_t *g, size_t from, size_
     size_t pick_i = 0;
     for (size_t i = from; i < to; i++) {
         hy_upstream_peer_t *p = &g->peers[i];
-        if (tried_has(tried, i) || !usable(p, now) || (int64_t)p->conns * best->weight != (int64_t)best->conns * p->weight)
+        if (tried_has(tried, i) || !usable(p, now) ||
+            (int64_t)p->conns * best->weight != (int64_t)best->conns * p->weight)
             continue;
         p->current_weight += p->effective_weight;
         total += p->effective_weight;

@@ -12,15 +12,15 @@
 #include "../http/vars.h"
 
 typedef struct ups_main {
-    hy_array_t *groups;         /* hy_upstream_group_t * */
-    hy_upstream_group_t *cur;   /* the upstream{} being parsed */
+    hy_array_t *groups;       /* hy_upstream_group_t * */
+    hy_upstream_group_t *cur; /* the upstream{} being parsed */
 } ups_main_t;
 
 typedef struct ups_group_ext {
     hy_upstream_group_t g;
-    bool defined;               /* an upstream{} block made it */
+    bool defined; /* an upstream{} block made it */
     bool explicit_port;
-    hy_array_t *servers;        /* while parsing: hy_upstream_peer_t */
+    hy_array_t *servers; /* while parsing: hy_upstream_peer_t */
 } ups_group_ext_t;
 
 static ups_main_t *ups_main(hy_conf_t *cf)
@@ -387,8 +387,8 @@ static int postconfiguration(hy_conf_t *cf)
             char spec[300];
             hy_str_t s = e->g.name;
             if (e->explicit_port)
-                s = (hy_str_t){spec, (size_t)snprintf(spec, sizeof(spec), "%.*s:%u", (int)e->g.name.len,
-                                                      e->g.name.ptr, e->g.port)};
+                s = (hy_str_t){spec, (size_t)snprintf(spec, sizeof(spec), "%.*s:%u", (int)e->g.name.len, e->g.name.ptr,
+                                                      e->g.port)};
             int rc = resolve(cf, s, e->g.port ? e->g.port : 80, &tpl, e->servers, "upstream");
             cf->file = file, cf->line = line;
             if (rc != 0)

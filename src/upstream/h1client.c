@@ -7,9 +7,9 @@
 enum { CH_SIZE = 0, CH_EXT, CH_SIZE_LF, CH_DATA, CH_DATA_CR, CH_DATA_LF, CH_TR_START, CH_TR_LINE, CH_TR_LF, CH_DONE };
 
 typedef struct h1c {
-    int64_t remaining;  /* Content-Length bytes left, -1: not length-framed */
+    int64_t remaining; /* Content-Length bytes left, -1: not length-framed */
     int ch_state;
-    uint64_t ch_left;   /* bytes left in the current chunk */
+    uint64_t ch_left; /* bytes left in the current chunk */
     int ch_digits;
     bool chunked, close_delimited, no_body;
 } h1c_t;

@@ -87,8 +87,9 @@ static void on_read(hy_sock_t *s, const char *err)
 static void on_idle(hy_timer_t *t)
 {
     hy_ureq_t *u = t->data;
-    hy_req_log(u->req, HY_LOG_ERR, "upstream timed out (110: Connection timed out) while proxying upgraded "
-                                   "connection");
+    hy_req_log(u->req, HY_LOG_ERR,
+               "upstream timed out (110: Connection timed out) while proxying upgraded "
+               "connection");
     tunnel_end(u);
 }
 

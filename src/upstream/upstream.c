@@ -141,8 +141,7 @@ static void try_failed(hy_ureq_t *u, int ft, int status)
         l->status = status;
     if (l && l->response_ms < 0)
         l->response_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);
-    bool reused_race = u->reused && !u->head_seen && (ft == HY_UPS_FT_ERROR) &&
-                       (idempotent(u) || !u->body_sent_any);
+    bool reused_race = u->reused && !u->head_seen && (ft == HY_UPS_FT_ERROR) && (idempotent(u) || !u->body_sent_any);
     bool sent = u->conn != NULL && u->conn->sock.bytes_out > 0;
     release_conn(u, false);
     if (client_gone(u))
@@ -251,13 +250,16 @@ static void try_next(hy_ureq_t *u)
     c->created_ms = hy_clock_now_ms();
     u->conn = c;
     u->state = HY_UREQ_CONNECT;
-    int rc = hy_sock_connect(&c->sock, loop_of(u), (const struct sockaddr *)&u->peer->sa, u->peer->salen,
-                             (uint64_t)u->connect_timeout_ms, on_connected);
+    bool bind = u->bind_len && u->bind.ss_family == u->peer->sa.ss_family;
+    int rc = hy_sock_connect_from(&c->sock, loop_of(u), (const struct sockaddr *)&u->peer->sa, u->peer->salen,
+                                  bind ? (const struct sockaddr *)&u->bind : NULL, bind ? u->bind_len : 0,
+                                  (uint64_t)u->connect_timeout_ms, on_connected);
     c->sock.data = u;
     if (rc < 0) {
         free(c);
         u->conn = NULL;
-        log_error(u, HY_LOG_ALERT, "socket() failed", -rc, "connecting to upstream");
+        log_error(u, bind ? HY_LOG_CRIT : HY_LOG_ALERT, bind ? "bind() failed" : "socket() failed", -rc,
+                  "connecting to upstream");
         try_failed(u, HY_UPS_FT_ERROR, 502);
         return;
     }
@@ -463,8 +465,8 @@ static bool limited_body(hy_ureq_t *u, bool eof)
 {
     hy_sock_t *s = &u->conn->sock;
     uint64_t now = hy_clock_now_ms();
-    int64_t allowed = (int64_t)((now - u->body_start_ms) * (uint64_t)u->limit_rate / 1000) + u->limit_rate / 10 -
-                      (int64_t)u->paced;
+    int64_t allowed =
+        (int64_t)((now - u->body_start_ms) * (uint64_t)u->limit_rate / 1000) + u->limit_rate / 10 - (int64_t)u->paced;
     if (allowed >= (int64_t)s->input.len)
         return false;
     if (allowed > 0) {
@@ -524,7 +526,6 @@ static void read_body(hy_ureq_t *u, bool eof)
         int64_t limit = u->buffering ? u->buffers_total : u->buffer_size;
         if ((int64_t)u->ahead.bytes >= limit)
             hy_sock_read_stop(s);
-
     }
     deliver(u);
 }
@@ -540,14 +541,22 @@ static bool client_upgrade(hy_req_t *req)
 static int ft_of_status(int status)
 {
     switch (status) {
-    case 500: return HY_UPS_FT_500;
-    case 502: return HY_UPS_FT_502;
-    case 503: return HY_UPS_FT_503;
-    case 504: return HY_UPS_FT_504;
-    case 403: return HY_UPS_FT_403;
-    case 404: return HY_UPS_FT_404;
-    case 429: return HY_UPS_FT_429;
-    default: return 0;
+    case 500:
+        return HY_UPS_FT_500;
+    case 502:
+        return HY_UPS_FT_502;
+    case 503:
+        return HY_UPS_FT_503;
+    case 504:
+        return HY_UPS_FT_504;
+    case 403:
+        return HY_UPS_FT_403;
+    case 404:
+        return HY_UPS_FT_404;
+    case 429:
+        return HY_UPS_FT_429;
+    default:
+        return 0;
     }
 }
 
@@ -566,6 +575,12 @@ static void got_head(hy_ureq_t *u)
     }
     if (u->intercept_errors && u->status >= 300) {
         if (hy_error_page_applies(req, u->status)) {
+            if (u->status == 401) { /* the challenge goes with the intercepted 401 (nginx) */
+                hy_header_t *h = u->headers_in->elts;
+                for (size_t i = 0; i < u->headers_in->nelts; i++)
+                    if (hy_str_caseeq(h[i].name, "WWW-Authenticate"))
+                        hy_req_add_header(req, h[i].name, h[i].value);
+            }
             release_conn(u, false);
             u->state = HY_UREQ_DONE;
             hy_timer_unlink(loop_of(u), &u->timer);

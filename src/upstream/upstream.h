@@ -55,16 +55,25 @@ typedef struct hy_upstream_codec {
 
 /* next_upstream conditions (nginx's NGX_HTTP_UPSTREAM_FT_*) */
 enum {
-    HY_UPS_FT_ERROR = 0x1, HY_UPS_FT_TIMEOUT = 0x2, HY_UPS_FT_INVALID_HEADER = 0x4, HY_UPS_FT_500 = 0x8,
-    HY_UPS_FT_502 = 0x10, HY_UPS_FT_503 = 0x20, HY_UPS_FT_504 = 0x40, HY_UPS_FT_403 = 0x80, HY_UPS_FT_404 = 0x100,
-    HY_UPS_FT_429 = 0x200, HY_UPS_FT_NON_IDEMPOTENT = 0x400, HY_UPS_FT_OFF = 0x800,
+    HY_UPS_FT_ERROR = 0x1,
+    HY_UPS_FT_TIMEOUT = 0x2,
+    HY_UPS_FT_INVALID_HEADER = 0x4,
+    HY_UPS_FT_500 = 0x8,
+    HY_UPS_FT_502 = 0x10,
+    HY_UPS_FT_503 = 0x20,
+    HY_UPS_FT_504 = 0x40,
+    HY_UPS_FT_403 = 0x80,
+    HY_UPS_FT_404 = 0x100,
+    HY_UPS_FT_429 = 0x200,
+    HY_UPS_FT_NON_IDEMPOTENT = 0x400,
+    HY_UPS_FT_OFF = 0x800,
 };
 
 typedef struct hy_upstream_peer {
     struct sockaddr_storage sa;
     socklen_t salen;
-    hy_str_t name;          /* "127.0.0.1:8080", "unix:/path" ($upstream_addr) */
-    hy_str_t server;        /* the server as written (host:port) */
+    hy_str_t name;   /* "127.0.0.1:8080", "unix:/path" ($upstream_addr) */
+    hy_str_t server; /* the server as written (host:port) */
     int weight, max_fails, max_conns;
     int64_t fail_timeout_ms;
     bool backup, down;
@@ -77,7 +86,12 @@ typedef struct hy_upstream_peer {
 typedef struct hy_upstream_idle hy_upstream_idle_t;
 
 enum hy_upstream_balancer {
-    HY_UPS_RR = 0, HY_UPS_LEAST_CONN, HY_UPS_IP_HASH, HY_UPS_HASH, HY_UPS_HASH_CONSISTENT, HY_UPS_RANDOM,
+    HY_UPS_RR = 0,
+    HY_UPS_LEAST_CONN,
+    HY_UPS_IP_HASH,
+    HY_UPS_HASH,
+    HY_UPS_HASH_CONSISTENT,
+    HY_UPS_RANDOM,
     HY_UPS_RANDOM_TWO, /* random two [least_conn]: the less loaded of two random picks */
 };
 
@@ -87,25 +101,25 @@ typedef struct hy_upstream_point {
 } hy_upstream_point_t;
 
 typedef struct hy_upstream_group {
-    hy_str_t name;              /* the upstream's name, or host[:port] of an implicit one */
-    const char *file;           /* where it was defined (for messages) */
+    hy_str_t name;    /* the upstream's name, or host[:port] of an implicit one */
+    const char *file; /* where it was defined (for messages) */
     unsigned line;
-    hy_upstream_peer_t *peers;  /* primary then backup peers */
+    hy_upstream_peer_t *peers; /* primary then backup peers */
     size_t npeers, nbackup;
-    bool implicit;              /* from proxy_pass host:port (no upstream block) */
-    uint16_t port;              /* the port proxy_pass named (for implicit groups; 0 for unix) */
+    bool implicit; /* from proxy_pass host:port (no upstream block) */
+    uint16_t port; /* the port proxy_pass named (for implicit groups; 0 for unix) */
     /* keep-alive pool (per worker) */
-    int64_t keepalive;          /* max idle connections per worker; 0: none */
-    int64_t keepalive_requests; /* default 1000 */
-    int64_t keepalive_time_ms;  /* default 1h */
+    int64_t keepalive;            /* max idle connections per worker; 0: none */
+    int64_t keepalive_requests;   /* default 1000 */
+    int64_t keepalive_time_ms;    /* default 1h */
     int64_t keepalive_timeout_ms; /* default 60s */
     hy_upstream_idle_t *idle_head, *idle_tail;
     size_t nidle;
-    int balancer;               /* enum hy_upstream_balancer */
+    int balancer;                /* enum hy_upstream_balancer */
     struct hy_complex *hash_key; /* hash KEY (http/vars-t.h) */
     hy_upstream_point_t *points; /* hash ... consistent: the ring, sorted */
     size_t npoints;
-    bool zone;                  /* `zone` was given (accepted; state stays per worker) */
+    bool zone; /* `zone` was given (accepted; state stays per worker) */
 } hy_upstream_group_t;
 
 /** A connection to a peer (outlives requests when kept alive). */
@@ -114,8 +128,8 @@ typedef struct hy_upstream_conn {
     hy_upstream_group_t *group;
     hy_upstream_peer_t *peer;
     uint64_t created_ms;
-    uint64_t requests;          /* requests sent on it */
-    hy_upstream_idle_t *idle;   /* set while in the pool */
+    uint64_t requests;        /* requests sent on it */
+    hy_upstream_idle_t *idle; /* set while in the pool */
 } hy_upstream_conn_t;
 
 /** The group proxy_pass names: an upstream{} block of this http{} with that name, else (implicit) a group
@@ -148,78 +162,86 @@ int hy_upstream__define_vars(hy_conf_t *cf);
 /* ---- one exchange */
 
 enum hy_ureq_state {
-    HY_UREQ_INIT = 0, HY_UREQ_BODY, HY_UREQ_CONNECT, HY_UREQ_SEND, HY_UREQ_HEAD, HY_UREQ_BODY_OUT, HY_UREQ_DONE,
+    HY_UREQ_INIT = 0,
+    HY_UREQ_BODY,
+    HY_UREQ_CONNECT,
+    HY_UREQ_SEND,
+    HY_UREQ_HEAD,
+    HY_UREQ_BODY_OUT,
+    HY_UREQ_DONE,
     HY_UREQ_TUNNEL, /* after a 101: raw bytes both ways (tunnel.c) */
 };
 
 struct hy_ureq {
     hy_req_t *req;
     const hy_upstream_codec_t *codec;
-    void *codec_state;              /* the codec's (request pool) */
+    void *codec_state; /* the codec's (request pool) */
     hy_upstream_group_t *group;
-    void *data;                     /* the module's */
+    void *data; /* the module's */
     /* settings (the module fills them) */
     int64_t connect_timeout_ms, send_timeout_ms, read_timeout_ms;
-    int64_t buffer_size;            /* the response head must fit (proxy_buffer_size) */
-    int64_t buffers_total;          /* read-ahead while the client is slower (proxy_buffers number*size) */
-    bool buffering;                 /* proxy_buffering */
-    bool request_buffering;         /* proxy_request_buffering */
-    bool pass_body;                 /* proxy_pass_request_body */
+    int64_t buffer_size;    /* the response head must fit (proxy_buffer_size) */
+    int64_t buffers_total;  /* read-ahead while the client is slower (proxy_buffers number*size) */
+    bool buffering;         /* proxy_buffering */
+    bool request_buffering; /* proxy_request_buffering */
+    bool pass_body;         /* proxy_pass_request_body */
     bool intercept_errors;
-    bool socket_keepalive;          /* proxy_socket_keepalive: SO_KEEPALIVE on upstream TCP connections */
-    int64_t limit_rate;             /* proxy_limit_rate: bytes/s read from the upstream (0: no limit) */
-    int next_upstream;              /* HY_UPS_FT_* */
-    int64_t next_upstream_tries;    /* 0: no limit */
+    bool socket_keepalive;            /* proxy_socket_keepalive: SO_KEEPALIVE on upstream TCP connections */
+    int64_t limit_rate;               /* proxy_limit_rate: bytes/s read from the upstream (0: no limit) */
+    struct sockaddr_storage bind;     /* proxy_bind: the local address of upstream connections */
+    socklen_t bind_len;               /* 0: none */
+    int next_upstream;                /* HY_UPS_FT_* */
+    int64_t next_upstream_tries;      /* 0: no limit */
     int64_t next_upstream_timeout_ms; /* 0: no limit */
     /* the request to send */
-    hy_str_t method, uri;           /* uri: path + args as sent upstream */
-    int version;                    /* 10 or 11 */
-    hy_header_t *headers;           /* fields to send, in order (the module evaluated them) */
+    hy_str_t method, uri; /* uri: path + args as sent upstream */
+    int version;          /* 10 or 11 */
+    hy_header_t *headers; /* fields to send, in order (the module evaluated them) */
     size_t nheaders;
-    hy_str_t set_body;              /* proxy_set_body: sent instead of the client's body (.ptr NULL: none) */
-    int64_t body_length;            /* bytes of body to send, or HY_UREQ_BODY_CHUNKED (length unknown: h1 chunked)
-                                     * or HY_UREQ_BODY_NONE (no body, no framing field) */
+    hy_str_t set_body;   /* proxy_set_body: sent instead of the client's body (.ptr NULL: none) */
+    int64_t body_length; /* bytes of body to send, or HY_UREQ_BODY_CHUNKED (length unknown: h1 chunked)
+                          * or HY_UREQ_BODY_NONE (no body, no framing field) */
     /* hooks */
     /** The head arrived (u->status, u->headers_in): fill the client's response (req->status, headers_out ...).
      * Returns 0, or an HTTP status to answer instead. */
     int (*on_head)(hy_ureq_t *u);
     /* the response (codec fills) */
     int status;
-    hy_str_t status_line;           /* reason phrase as sent */
-    hy_array_t *headers_in;         /* hy_header_t, request pool */
-    int64_t resp_length;            /* -1 unknown */
+    hy_str_t status_line;   /* reason phrase as sent */
+    hy_array_t *headers_in; /* hy_header_t, request pool */
+    int64_t resp_length;    /* -1 unknown */
     bool resp_chunked, resp_keepalive, upgrade;
     /* engine state */
-    int state;                      /* enum hy_ureq_state */
+    int state; /* enum hy_ureq_state */
     hy_upstream_peer_t *peer;
     hy_upstream_conn_t *conn;
-    bool reused;                    /* conn came from the pool */
-    bool body_sent_any;             /* some body bytes left for the upstream */
-    bool body_streamed;             /* the client's body goes up as it arrives (request_buffering off) */
-    bool body_last_framed;          /* streaming: the end of the body is queued */
-    bool in_body_cb;                /* streaming: inside the body reader's callback */
-    bool pumping;                   /* streaming: pump_body is running */
-    bool force_fresh;               /* the next try connects anew to the same peer (keep-alive race) */
-    bool head_seen;                 /* a response byte arrived */
-    uint64_t tried[4];              /* peers tried (bit set, 256 peers) */
+    bool reused;           /* conn came from the pool */
+    bool body_sent_any;    /* some body bytes left for the upstream */
+    bool body_streamed;    /* the client's body goes up as it arrives (request_buffering off) */
+    bool body_last_framed; /* streaming: the end of the body is queued */
+    bool in_body_cb;       /* streaming: inside the body reader's callback */
+    bool pumping;          /* streaming: pump_body is running */
+    bool force_fresh;      /* the next try connects anew to the same peer (keep-alive race) */
+    bool head_seen;        /* a response byte arrived */
+    uint64_t tried[4];     /* peers tried (bit set, 256 peers) */
     int tries;
     uint64_t start_ms, try_start_ms;
-    hy_outq_t ahead;                /* decoded body waiting for the client */
-    bool client_waiting;            /* a hy_req_send_more is in flight */
+    hy_outq_t ahead;     /* decoded body waiting for the client */
+    bool client_waiting; /* a hy_req_send_more is in flight */
     bool body_done, finished;
     hy_timer_t timer;
-    hy_sock_t *client_sock;         /* HY_UREQ_TUNNEL: the client's socket, handed over by its protocol */
-    hy_timer_t rate_timer;          /* limit_rate: reading resumes when it fires */
-    uint64_t body_start_ms;         /* limit_rate: when the body started */
-    uint64_t paced;                 /* limit_rate: body bytes let through so far */
+    hy_sock_t *client_sock; /* HY_UREQ_TUNNEL: the client's socket, handed over by its protocol */
+    hy_timer_t rate_timer;  /* limit_rate: reading resumes when it fires */
+    uint64_t body_start_ms; /* limit_rate: when the body started */
+    uint64_t paced;         /* limit_rate: body bytes let through so far */
     /* $upstream_* (one entry per try, joined with ", ") */
-    hy_array_t *log;                /* hy_upstream_log_t */
-    int64_t resp_bytes;             /* body bytes received ($upstream_response_length) */
+    hy_array_t *log;    /* hy_upstream_log_t */
+    int64_t resp_bytes; /* body bytes received ($upstream_response_length) */
 };
 
 typedef struct hy_upstream_log {
     hy_str_t addr;
-    int status;                     /* 0: none ("-" for $upstream_status... nginx prints 502 for errors) */
+    int status;                                 /* 0: none ("-" for $upstream_status... nginx prints 502 for errors) */
     int64_t connect_ms, header_ms, response_ms; /* -1: not reached */
     uint64_t bytes_received, bytes_sent;
     int64_t response_length;

@@ -137,8 +137,8 @@ int hy_upstream__define_vars(hy_conf_t *cf)
         {"upstream_response_length", V_LENGTH},
     };
     for (size_t i = 0; i < HY_ARRAY_SIZE(vars); i++)
-        if (hy_vars_define(cf, (hy_str_t){(char *)vars[i].name, strlen(vars[i].name)}, get_log,
-                           (uintptr_t)vars[i].what, HY_VAR_NOCACHE) < 0)
+        if (hy_vars_define(cf, (hy_str_t){(char *)vars[i].name, strlen(vars[i].name)}, get_log, (uintptr_t)vars[i].what,
+                           HY_VAR_NOCACHE) < 0)
             return -1;
     if (hy_vars_define_prefix(cf, "upstream_http_", get_http, HY_VAR_NOCACHE) < 0 ||
         hy_vars_define_prefix(cf, "upstream_cookie_", get_cookie, HY_VAR_NOCACHE) < 0)

@@ -330,7 +330,8 @@ def test_g_applies(server, prefix):
     srv = server(body, full=True, args=['-g', 'pid %s/logs/from-g.pid;' % prefix.tmp])
     deadline = time.monotonic() + 5
     p = prefix.path('logs/from-g.pid')
-    while not os.path.exists(p) and time.monotonic() < deadline:
+    # the file appears (created) before its number is written: wait for the content, not the name
+    while not (os.path.exists(p) and open(p).read().strip()) and time.monotonic() < deadline:
         time.sleep(0.05)
     with open(p) as f:
         assert f.read().strip() == str(srv.proc.pid)

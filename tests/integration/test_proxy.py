@@ -373,3 +373,13 @@ def test_upstream_cookie_parsing(server, be, cookie, value):
     be.handler = lambda r: be.reply(200, b'', [('Set-Cookie', cookie)])
     srv = start(server, be, 'location / { proxy_pass http://127.0.0.1:{be}; add_header X-C $upstream_cookie_tc; }')
     assert srv.get('/').header('X-C') == value
+
+
+def test_intercepted_401_keeps_the_challenge(server, be):
+    be.handler = lambda r: be.reply(401, b'no', [('WWW-Authenticate', 'Basic realm="x"')])
+    srv = start(server, be, '''
+        location / { proxy_pass http://127.0.0.1:{be}; proxy_intercept_errors on; error_page 401 /denied; }
+        location = /denied { return 401 "ours"; }''')
+    r = srv.get('/')
+    assert r.status == 401 and r.body == b'ours'
+    assert r.header('WWW-Authenticate') == 'Basic realm="x"'

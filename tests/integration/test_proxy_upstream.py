@@ -522,3 +522,68 @@ def test_proxy_limit_rate(server, be):
     srv.stop()
     rt = float(open(srv.tmp + '/logs/rt.log').read().split()[0])
     assert rt >= 1.5, rt  # 60000 bytes at 20000 bytes/s: about 3 s, at least 2 s after the first read
+
+
+def test_proxy_bind(server, be):
+    be.handler = lambda r: be.reply(200, b'ok')
+    seen = []
+    orig = be._serve
+
+    def serve(c, no):
+        seen.append(c.getpeername()[0])
+        return orig(c, no)
+    be._serve = serve
+    srv = server(simple('''
+        location /b { proxy_pass http://127.0.0.1:%d; proxy_bind 127.0.0.2; }
+        location /v { set $a 127.0.0.3; proxy_pass http://127.0.0.1:%d; proxy_bind $a; }
+        location /off { proxy_pass http://127.0.0.1:%d; proxy_bind off; }''' % (be.port, be.port, be.port)))
+    assert srv.get('/b').status == 200
+    assert srv.get('/v').status == 200
+    assert srv.get('/off').status == 200
+    assert seen == ['127.0.0.2', '127.0.0.3', '127.0.0.1']
+
+
+def test_backend_killed_and_restarted_under_load_loses_no_request(server, be, be2):
+    """Two backends behind a keep-alive pool; one is killed (its connections reset) in the middle of the load and
+    started again on the same port: every idempotent request still gets its 200 (with proxy_next_upstream off,
+    some get 502: the retries are what this checks)."""
+    be.handler = lambda r: be.reply(200, b'one')
+    be2.handler = lambda r: be2.reply(200, b'two')
+    port = be.port
+    srv = server(simple(KA_LOC, 'upstream ka { server 127.0.0.1:%d max_fails=0; server 127.0.0.1:%d; keepalive 8; }'
+                        % (be.port, be2.port)))
+    results, lock = [], threading.Lock()
+
+    def client(n):
+        c = None
+        for i in range(n):
+            for attempt in range(2):  # the client's own connection may be closed between requests: reconnect
+                try:
+                    if c is None:
+                        c = Conn('127.0.0.1', srv.port)
+                    c.send(b'GET /%d HTTP/1.1\r\nHost: x\r\n\r\n' % i)
+                    r = c.read_response()
+                    break
+                except Exception:
+                    c = None
+                    if attempt:
+                        raise
+            with lock:
+                results.append(r.status)
+        if c:
+            c.close()
+
+    threads = [threading.Thread(target=client, args=(150,)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    be.wait_requests(40)
+    be.kill()
+    be2.wait_requests(len(be2.requests) + 40)
+    nb = Backend(port=port)
+    nb.handler = lambda r: nb.reply(200, b'one again')
+    nb.start()
+    for t in threads:
+        t.join(60)
+    nb.stop()
+    assert len(results) == 600
+    assert results.count(200) == 600, [s for s in results if s != 200][:5]

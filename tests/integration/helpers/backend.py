@@ -58,6 +58,7 @@ class Backend:
         self.cond = threading.Condition(self.lock)
         self.stopping = False
         self.threads = []
+        self.live = set()  # accepted sockets still open (kill() resets them)
 
     # ---- responses
     @staticmethod
@@ -102,6 +103,18 @@ class Backend:
         if self.unix and os.path.exists(self.unix):
             os.unlink(self.unix)
 
+    def kill(self):
+        """Like a crashed backend: stop listening and reset every open connection."""
+        self.stop()
+        with self.lock:
+            live = list(self.live)
+        for c in live:
+            try:
+                c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b'\x01\x00\x00\x00\x00\x00\x00\x00')
+                c.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
     def wait_requests(self, n, timeout=10.0):
         deadline = time.monotonic() + timeout
         with self.cond:
@@ -128,6 +141,7 @@ class Backend:
             except OSError:
                 return
             with self.cond:
+                self.live.add(c)
                 self.connections += 1
                 self.open_connections += 1
                 no = self.connections
@@ -179,6 +193,7 @@ class Backend:
                 pass
             c.close()
             with self.cond:
+                self.live.discard(c)
                 self.open_connections -= 1
                 self.cond.notify_all()
 
