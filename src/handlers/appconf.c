@@ -75,6 +75,8 @@ hy_ureq_t *hy_app_exchange(hy_req_t *req, const hy_app_loc_t *al, int *status)
     u->data = (void *)&al->uc;
     u->on_head = hy_uconf_on_head;
     hy_uconf_apply(&al->uc, u);
+    if ((*status = hy_uconf_bind(&al->uc, u)) != 0)
+        return NULL;
     u->method = req->method;
     u->uri = req->target;
     return u;

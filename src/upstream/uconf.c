@@ -1,9 +1,11 @@
 /* uconf.c — the shared upstream location settings (see uconf.h): setters, inheritance, applying them to an
  * exchange, and the CGI-like response head (FastCGI, uwsgi, SCGI) with nginx's Status/Location rules. */
 #include <string.h>
+#include <arpa/inet.h>
 #include "uconf.h"
 #include "../core/log.h"
 #include "../http/phases.h"
+#include "../http/vars.h"
 
 const hy_enum_t hy_uconf_next_upstream_names[] = {
     {"error", HY_UPS_FT_ERROR}, {"timeout", HY_UPS_FT_TIMEOUT}, {"invalid_header", HY_UPS_FT_INVALID_HEADER},
@@ -88,14 +90,62 @@ int hy_uconf_check_temp_path(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return 0;
 }
 
-/* *_bind address [transparent] | off: validated, no effect (connections use the kernel's source address) */
-int hy_uconf_check_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+int hy_uconf_parse_bind(hy_str_t v, struct sockaddr_storage *ss, socklen_t *len)
 {
-    (void)d, (void)conf;
+    char text[INET6_ADDRSTRLEN + 1];
+    if (v.len == 0 || v.len >= sizeof(text))
+        return -1;
+    memcpy(text, v.ptr, v.len);
+    text[v.len] = '\0';
+    memset(ss, 0, sizeof(*ss));
+    struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+    if (inet_pton(AF_INET, text, &s4->sin_addr) == 1) {
+        s4->sin_family = AF_INET;
+        *len = sizeof(*s4);
+    } else if (inet_pton(AF_INET6, text, &s6->sin6_addr) == 1) {
+        s6->sin6_family = AF_INET6;
+        *len = sizeof(*s6);
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+/* *_bind ADDRESS | off: variables allowed; a literal is checked now ("transparent" would need privileges hayate
+ * does not take) */
+int hy_uconf_set_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hy_complex_t **slot = (hy_complex_t **)((char *)conf + d->offset);
     size_t n;
     hy_str_t *a = hy_conf_args(cf, &n);
+    if (*slot != NULL)
+        return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
     if (n == 3 && !hy_str_eq(a[2], "transparent"))
         return hy_conf_error(cf, "invalid parameter \"%s\"", a[2].ptr);
+    if (n == 3)
+        return hy_conf_error(cf, "\"%s ... transparent\" is not supported by hayate yet", d->name);
+    *slot = hy_pcalloc(cf->pool, sizeof(**slot));
+    hy_str_t v = hy_str_eq(a[1], "off") ? HY_STR("") : a[1];
+    if (v.len && memchr(v.ptr, '$', v.len) == NULL) {
+        struct sockaddr_storage ss;
+        socklen_t l;
+        if (hy_uconf_parse_bind(v, &ss, &l) != 0)
+            return hy_conf_error(cf, "invalid address \"%s\"", a[1].ptr);
+    }
+    return hy_vars_compile(cf, v, *slot);
+}
+
+int hy_uconf_bind(const hy_uconf_t *c, hy_ureq_t *u)
+{
+    if (c->bind == NULL)
+        return 0;
+    hy_str_t b;
+    hy_vars_eval(u->req, c->bind, &b);
+    if (b.len && hy_uconf_parse_bind(b, &u->bind, &u->bind_len) != 0) {
+        hy_req_log(u->req, HY_LOG_ERR, "invalid local address \"%.*s\"", (int)b.len, b.ptr);
+        return 500;
+    }
     return 0;
 }
 
@@ -150,6 +200,8 @@ int hy_uconf_merge(hy_conf_t *cf, hy_uconf_t *c, const hy_uconf_t *p, const char
     hy_merge_value(c->next_tries, p->next_tries, 0);
     hy_merge_value(c->next_timeout, p->next_timeout, 0);
     hy_merge_value(c->ignore_headers, p->ignore_headers, 0);
+    if (c->bind == NULL)
+        c->bind = p->bind;
     if (c->hide_names == NULL)
         c->hide_names = p->hide_names;
     if (c->pass_names == NULL)

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include "upstream.h"
+#include "../http/vars-t.h"
 
 /* *_ignore_headers bits */
 enum {
@@ -22,6 +23,7 @@ typedef struct hy_uconf {
     int pass_request_headers, pass_request_body;
     int64_t buffer_size, bufs_num, bufs_size;
     int64_t limit_rate;                  /* bytes/s read from the upstream (0: no limit) */
+    hy_complex_t *bind;                  /* *_bind (NULL: inherit; the value "": off) */
     int next_upstream;
     int64_t next_tries, next_timeout;
     int ignore_headers;
@@ -40,6 +42,10 @@ int hy_uconf_merge(hy_conf_t *cf, hy_uconf_t *c, const hy_uconf_t *p, const char
                    const char *const *hidden, size_t nhidden);
 /** Copy the settings into an exchange. */
 void hy_uconf_apply(const hy_uconf_t *c, hy_ureq_t *u);
+/** *_bind evaluated for the exchange's request into u->bind: 0, or 500 (logged) when it is no address. */
+int hy_uconf_bind(const hy_uconf_t *c, hy_ureq_t *u);
+/** An IPv4 or IPv6 literal without a port (a local address to bind to). 0 or -1. */
+int hy_uconf_parse_bind(hy_str_t v, struct sockaddr_storage *ss, socklen_t *len);
 /** Is the response field hidden from the client (the settings' list or a hop-by-hop field)? */
 bool hy_uconf_hidden(const hy_uconf_t *c, hy_str_t name);
 /** on_head for the CGI-like modules: u->data is the location's hy_uconf_t. Fills the client's response from
@@ -56,7 +62,7 @@ int hy_uconf_set_bufs(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_uconf_set_mask(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_uconf_set_names(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_uconf_check_temp_path(hy_conf_t *cf, const hy_directive_t *d, void *conf);
-int hy_uconf_check_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf);
+int hy_uconf_set_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 
 #define HY_UCONF_OFF(T, M, F) (offsetof(T, M) + offsetof(hy_uconf_t, F))
 /* The table rows of the shared settings for module prefix P ("fastcgi"), location type T, member M. */
@@ -97,8 +103,8 @@ int hy_uconf_check_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf);
      .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, pass_request_body)},                                        \
     {.name = P "_socket_keepalive", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag,             \
      .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, socket_keepalive)},                                         \
-    {.name = P "_bind", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_12, .set = hy_uconf_check_bind,                    \
-     .conf = HY_CONF_LOC},                                                                                         \
+    {.name = P "_bind", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_12, .set = hy_uconf_set_bind,                      \
+     .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, bind)},                                                     \
     {.name = P "_limit_rate", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_size,                      \
      .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, limit_rate)},                                               \
     {.name = P "_temp_path", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1 | HY_ARGS_2 | HY_ARGS_3 | HY_ARGS_4,        \

@@ -274,6 +274,7 @@ def test_repeated_client_fields_are_joined(server, peer):
     ('scgi_buffers 1 4k; scgi_pass 127.0.0.1:9000;', 'there must be at least 2 "scgi_buffers"'),
     ('uwsgi_next_upstream error sometimes;', 'invalid value "sometimes"'),
     ('fastcgi_bind 127.0.0.1 opaque;', 'invalid parameter "opaque"'),
+    ('scgi_bind localhost;', 'invalid address "localhost"'),
 ])
 def test_bad_config(run_cli, prefix, rule, msg):
     conf = prefix.conf('http { server { listen 127.0.0.1:{port}; location / { %s } } }' % rule)
@@ -330,3 +331,32 @@ def test_params_inheritance_headers_and_variables(server, peer):
     env = env_lines(srv.get('/noheaders/x', headers={'X-Over': 'client'}))
     assert not [k for k in env if k.startswith('HTTP_')]
     assert env['FROM_HTTP'] == 'http-level'
+
+
+def test_bind_sets_the_local_address(server, peer_b):
+    srv = server('''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        location / {
+            fastcgi_param REQUEST_URI /conn;
+            fastcgi_bind 127.0.0.2;
+            fastcgi_pass %s;
+        }
+        location /var {
+            set $src 127.0.0.3;
+            fastcgi_param REQUEST_URI /conn;
+            fastcgi_bind $src;
+            fastcgi_pass %s;
+        }
+        location /off {
+            fastcgi_param REQUEST_URI /conn;
+            fastcgi_bind off;
+            fastcgi_pass %s;
+        }
+    }
+}
+''' % ((peer_b.addr,) * 3))
+    assert conn_info(srv.get('/').body)['src'] == '127.0.0.2'
+    assert conn_info(srv.get('/var').body)['src'] == '127.0.0.3'
+    assert conn_info(srv.get('/off').body)['src'] == '127.0.0.1'

@@ -4,7 +4,7 @@ connection a request came on and the BEGIN_REQUEST flags (fastcgi_keep_conn), st
 (*_request_buffering off), and chosen statuses and fields (X-Accel-Redirect, *_intercept_errors,
 *_next_upstream). Launchers return helpers.appservers.Backend objects.
 
-FastCGI peer paths (REQUEST_URI): /conn → "conn=<n> flags=<f> nreq=<k> name=<peer name>"; /status/NNN → that
+FastCGI peer paths (REQUEST_URI): /conn → "conn=<n> flags=<f> nreq=<k> name=<peer name> src=<client address>"; /status/NNN → that
 Status; /stderr/TEXT → TEXT on stderr, then "ok"; /accel/URI → X-Accel-Redirect: URI; /body → the body's length
 and md5, and a file BODYSTARTED in the peer's directory once the first STDIN bytes arrived.
 uwsgi peer: answers "m1=<modifier1> m2=<modifier2> <vars as K=V>" in an HTTP-like response.
@@ -74,7 +74,8 @@ def handle(c):
         uri = env.get(b'REQUEST_URI', b'').decode()
         err = b''
         if uri == '/conn':
-            head, text = b'Status: 200 OK\r\nContent-Type: text/plain\r\n\r\n', ('conn=%d flags=%d nreq=%d name=%s' % (conn_id, flags, nreq, name)).encode()
+            src = c.getpeername()[0] if c.family != socket.AF_UNIX else 'unix'
+            head, text = b'Status: 200 OK\r\nContent-Type: text/plain\r\n\r\n', ('conn=%d flags=%d nreq=%d name=%s src=%s' % (conn_id, flags, nreq, name, src)).encode()
         elif uri.startswith('/status/'):
             code = uri.split('/')[2].encode()
             head, text = b'Status: ' + code + b' Custom\r\nContent-Type: text/plain\r\n\r\n', b'app status ' + code + b' from ' + name.encode()
