@@ -32,8 +32,10 @@ static int fastcgi_handler(hy_req_t *req)
     if (u == NULL)
         return status;
     u->version = 11; /* FastCGI frames a body of unknown length itself: it may be streamed */
-    hy_fcgi_opts_t o = {.keep_conn = fl->keep_conn == 1, .catch_stderr = fl->catch_stderr,
-                        .params = &fl->app.params, .pass_headers = fl->app.uc.pass_request_headers};
+    hy_fcgi_opts_t o = {.keep_conn = fl->keep_conn == 1,
+                        .catch_stderr = fl->catch_stderr,
+                        .params = &fl->app.params,
+                        .pass_headers = fl->app.uc.pass_request_headers};
     hy_upstream_fcgi_init(u, &o);
     return hy_upstream_start(u);
 }
@@ -107,18 +109,27 @@ static int set_catch(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 }
 
 static const hy_directive_t fastcgi_directives[] = {
-    {.name = "fastcgi_pass", .ctx = HY_CTX_LOC | HY_CTX_LIF, .args = HY_ARGS_1, .set = set_pass,
-     .conf = HY_CONF_LOC},
-    {.name = "fastcgi_param", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_2 | HY_ARGS_3, .set = hy_uparams_set,
-     .conf = HY_CONF_LOC, .offset = offsetof(fcgi_loc_t, app.params)},
-    {.name = "fastcgi_index", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_str, .conf = HY_CONF_LOC,
+    {.name = "fastcgi_pass", .ctx = HY_CTX_LOC | HY_CTX_LIF, .args = HY_ARGS_1, .set = set_pass, .conf = HY_CONF_LOC},
+    {.name = "fastcgi_param",
+     .ctx = HY_CTX_HTTP_ANY,
+     .args = HY_ARGS_2 | HY_ARGS_3,
+     .set = hy_uparams_set,
+     .conf = HY_CONF_LOC,
+     .offset = offsetof(fcgi_loc_t, app.params)},
+    {.name = "fastcgi_index",
+     .ctx = HY_CTX_HTTP_ANY,
+     .args = HY_ARGS_1,
+     .set = hy_slot_str,
+     .conf = HY_CONF_LOC,
      .offset = FL(index)},
-    {.name = "fastcgi_split_path_info", .ctx = HY_CTX_LOC, .args = HY_ARGS_1, .set = set_split,
-     .conf = HY_CONF_LOC},
-    {.name = "fastcgi_keep_conn", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag,
-     .conf = HY_CONF_LOC, .offset = FL(keep_conn)},
-    {.name = "fastcgi_catch_stderr", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = set_catch,
-     .conf = HY_CONF_LOC},
+    {.name = "fastcgi_split_path_info", .ctx = HY_CTX_LOC, .args = HY_ARGS_1, .set = set_split, .conf = HY_CONF_LOC},
+    {.name = "fastcgi_keep_conn",
+     .ctx = HY_CTX_HTTP_ANY,
+     .args = HY_ARGS_FLAG,
+     .set = hy_slot_flag,
+     .conf = HY_CONF_LOC,
+     .offset = FL(keep_conn)},
+    {.name = "fastcgi_catch_stderr", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = set_catch, .conf = HY_CONF_LOC},
     HY_UCONF_DIRECTIVES("fastcgi", fcgi_loc_t, app.uc),
     {0},
 };
@@ -132,8 +143,8 @@ static void *create_loc(hy_conf_t *cf)
 }
 
 /* nginx's ngx_http_fastcgi_hide_headers */
-static const char *const hidden[] = {"Status", "X-Accel-Expires", "X-Accel-Redirect", "X-Accel-Limit-Rate",
-                                     "X-Accel-Buffering", "X-Accel-Charset"};
+static const char *const hidden[] = {
+    "Status", "X-Accel-Expires", "X-Accel-Redirect", "X-Accel-Limit-Rate", "X-Accel-Buffering", "X-Accel-Charset"};
 
 static int merge_loc(hy_conf_t *cf, void *parent, void *child)
 {

@@ -28,8 +28,12 @@ static int set_pass(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 
 static const hy_directive_t scgi_directives[] = {
     {.name = "scgi_pass", .ctx = HY_CTX_LOC | HY_CTX_LIF, .args = HY_ARGS_1, .set = set_pass, .conf = HY_CONF_LOC},
-    {.name = "scgi_param", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_2 | HY_ARGS_3, .set = hy_uparams_set,
-     .conf = HY_CONF_LOC, .offset = offsetof(scgi_loc_t, app.params)},
+    {.name = "scgi_param",
+     .ctx = HY_CTX_HTTP_ANY,
+     .args = HY_ARGS_2 | HY_ARGS_3,
+     .set = hy_uparams_set,
+     .conf = HY_CONF_LOC,
+     .offset = offsetof(scgi_loc_t, app.params)},
     HY_UCONF_DIRECTIVES("scgi", scgi_loc_t, app.uc),
     {0},
 };
@@ -42,8 +46,8 @@ static void *create_loc(hy_conf_t *cf)
 }
 
 /* nginx's ngx_http_scgi_hide_headers */
-static const char *const hidden[] = {"Status", "X-Accel-Expires", "X-Accel-Redirect", "X-Accel-Limit-Rate",
-                                     "X-Accel-Buffering", "X-Accel-Charset"};
+static const char *const hidden[] = {
+    "Status", "X-Accel-Expires", "X-Accel-Redirect", "X-Accel-Limit-Rate", "X-Accel-Buffering", "X-Accel-Charset"};
 
 static int merge_loc(hy_conf_t *cf, void *parent, void *child)
 {

@@ -17,8 +17,7 @@ static int uwsgi_handler(hy_req_t *req)
     hy_ureq_t *u = hy_app_exchange(req, &ul->app, &status);
     if (u == NULL)
         return status;
-    hy_upstream_uwsgi_init(u, &ul->app.params, ul->app.uc.pass_request_headers, (int)ul->modifier1,
-                           (int)ul->modifier2);
+    hy_upstream_uwsgi_init(u, &ul->app.params, ul->app.uc.pass_request_headers, (int)ul->modifier1, (int)ul->modifier2);
     return hy_upstream_start(u);
 }
 
@@ -32,12 +31,26 @@ static const int64_t modifier_bounds[] = {0, 255};
 
 static const hy_directive_t uwsgi_directives[] = {
     {.name = "uwsgi_pass", .ctx = HY_CTX_LOC | HY_CTX_LIF, .args = HY_ARGS_1, .set = set_pass, .conf = HY_CONF_LOC},
-    {.name = "uwsgi_param", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_2 | HY_ARGS_3, .set = hy_uparams_set,
-     .conf = HY_CONF_LOC, .offset = offsetof(uwsgi_loc_t, app.params)},
-    {.name = "uwsgi_modifier1", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_num, .conf = HY_CONF_LOC,
-     .offset = offsetof(uwsgi_loc_t, modifier1), .post = modifier_bounds},
-    {.name = "uwsgi_modifier2", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_num, .conf = HY_CONF_LOC,
-     .offset = offsetof(uwsgi_loc_t, modifier2), .post = modifier_bounds},
+    {.name = "uwsgi_param",
+     .ctx = HY_CTX_HTTP_ANY,
+     .args = HY_ARGS_2 | HY_ARGS_3,
+     .set = hy_uparams_set,
+     .conf = HY_CONF_LOC,
+     .offset = offsetof(uwsgi_loc_t, app.params)},
+    {.name = "uwsgi_modifier1",
+     .ctx = HY_CTX_HTTP_ANY,
+     .args = HY_ARGS_1,
+     .set = hy_slot_num,
+     .conf = HY_CONF_LOC,
+     .offset = offsetof(uwsgi_loc_t, modifier1),
+     .post = modifier_bounds},
+    {.name = "uwsgi_modifier2",
+     .ctx = HY_CTX_HTTP_ANY,
+     .args = HY_ARGS_1,
+     .set = hy_slot_num,
+     .conf = HY_CONF_LOC,
+     .offset = offsetof(uwsgi_loc_t, modifier2),
+     .post = modifier_bounds},
     HY_UCONF_DIRECTIVES("uwsgi", uwsgi_loc_t, app.uc),
     {0},
 };
@@ -51,8 +64,8 @@ static void *create_loc(hy_conf_t *cf)
 }
 
 /* nginx's ngx_http_uwsgi_hide_headers */
-static const char *const hidden[] = {"X-Accel-Expires", "X-Accel-Redirect", "X-Accel-Limit-Rate",
-                                     "X-Accel-Buffering", "X-Accel-Charset"};
+static const char *const hidden[] = {"X-Accel-Expires", "X-Accel-Redirect", "X-Accel-Limit-Rate", "X-Accel-Buffering",
+                                     "X-Accel-Charset"};
 
 static int merge_loc(hy_conf_t *cf, void *parent, void *child)
 {

@@ -18,17 +18,17 @@ typedef struct fcgi {
     unsigned char hdr[8];
     size_t hdr_have;
     int type;
-    size_t left, pad;       /* content bytes left in it, then padding bytes */
+    size_t left, pad; /* content bytes left in it, then padding bytes */
     bool in_rec;
     /* head phase */
-    size_t scan;            /* bytes of the input walked (the engine consumes them when the head is complete) */
-    char *hd;               /* STDOUT bytes so far */
+    size_t scan; /* bytes of the input walked (the engine consumes them when the head is complete) */
+    char *hd;    /* STDOUT bytes so far */
     size_t hd_len, hd_cap;
     /* STDERR record text gathered until the record ends */
     char *err;
     size_t err_len, err_cap;
     bool ended, failed;
-    hy_outq_t *out;         /* process_body's output */
+    hy_outq_t *out; /* process_body's output */
 } fcgi_t;
 
 static fcgi_t *st(hy_ureq_t *u)
@@ -122,8 +122,8 @@ static int create_request(hy_ureq_t *u, hy_outq_t *out)
     rec_header(end, FCGI_PARAMS, 0, 0);
     rec_header(end + 8, FCGI_STDIN, 0, 0);
     /* the empty STDIN ends the body: here, unless frame_body will be called for it */
-    bool framed = u->set_body.ptr != NULL || u->body_streamed ||
-                  (u->req->body_in != NULL && u->body_length != HY_UREQ_BODY_NONE);
+    bool framed =
+        u->set_body.ptr != NULL || u->body_streamed || (u->req->body_in != NULL && u->body_length != HY_UREQ_BODY_NONE);
     hy_outq_push_mem(out, (char *)end, framed ? 8 : 16, NULL, NULL);
     return 0;
 }

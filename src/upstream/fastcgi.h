@@ -6,10 +6,10 @@
 #include "params.h"
 
 typedef struct hy_fcgi_opts {
-    bool keep_conn;              /* fastcgi_keep_conn: FCGI_KEEP_CONN, the connection may be pooled */
+    bool keep_conn;                 /* fastcgi_keep_conn: FCGI_KEEP_CONN, the connection may be pooled */
     const hy_array_t *catch_stderr; /* hy_str_t: a stderr record holding one of them fails the try */
-    const hy_uparams_t *params;  /* evaluated into u->headers as the request is sent */
-    bool pass_headers;           /* fastcgi_pass_request_headers */
+    const hy_uparams_t *params;     /* evaluated into u->headers as the request is sent */
+    bool pass_headers;              /* fastcgi_pass_request_headers */
 } hy_fcgi_opts_t;
 
 /** Prepare u for the FastCGI codec (u->headers are the parameters, in order). */

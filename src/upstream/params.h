@@ -15,7 +15,7 @@ typedef struct hy_uparam {
 } hy_uparam_t;
 
 typedef struct hy_uparams {
-    hy_array_t *list;   /* hy_uparam_t; NULL: inherit */
+    hy_array_t *list; /* hy_uparam_t; NULL: inherit */
 } hy_uparams_t;
 
 /** The setter of *_param; d->offset locates the hy_uparams_t. */

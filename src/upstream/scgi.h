@@ -13,9 +13,9 @@ void hy_upstream_scgi_init(hy_ureq_t *u, const hy_uparams_t *params, bool pass_h
 
 /* The codec state of SCGI and uwsgi (u->codec_state). */
 typedef struct hy_upstream_raw {
-    int64_t left;   /* body bytes left when the head gave a Content-Length, else -1 */
+    int64_t left; /* body bytes left when the head gave a Content-Length, else -1 */
     bool no_body;
-    int mod1, mod2; /* uwsgi_modifier1/2 */
+    int mod1, mod2;             /* uwsgi_modifier1/2 */
     const hy_uparams_t *params; /* evaluated into u->headers as the request is sent */
     bool pass_headers;
 } hy_upstream_raw_t;

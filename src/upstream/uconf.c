@@ -8,18 +8,32 @@
 #include "../http/vars.h"
 
 const hy_enum_t hy_uconf_next_upstream_names[] = {
-    {"error", HY_UPS_FT_ERROR}, {"timeout", HY_UPS_FT_TIMEOUT}, {"invalid_header", HY_UPS_FT_INVALID_HEADER},
-    {"http_500", HY_UPS_FT_500}, {"http_502", HY_UPS_FT_502}, {"http_503", HY_UPS_FT_503},
-    {"http_504", HY_UPS_FT_504}, {"http_403", HY_UPS_FT_403}, {"http_404", HY_UPS_FT_404},
-    {"http_429", HY_UPS_FT_429}, {"non_idempotent", HY_UPS_FT_NON_IDEMPOTENT}, {"off", HY_UPS_FT_OFF},
-    {"updating", 0}, {NULL, 0},
+    {"error", HY_UPS_FT_ERROR},
+    {"timeout", HY_UPS_FT_TIMEOUT},
+    {"invalid_header", HY_UPS_FT_INVALID_HEADER},
+    {"http_500", HY_UPS_FT_500},
+    {"http_502", HY_UPS_FT_502},
+    {"http_503", HY_UPS_FT_503},
+    {"http_504", HY_UPS_FT_504},
+    {"http_403", HY_UPS_FT_403},
+    {"http_404", HY_UPS_FT_404},
+    {"http_429", HY_UPS_FT_429},
+    {"non_idempotent", HY_UPS_FT_NON_IDEMPOTENT},
+    {"off", HY_UPS_FT_OFF},
+    {"updating", 0},
+    {NULL, 0},
 };
 
 const hy_enum_t hy_uconf_ignore_names[] = {
-    {"X-Accel-Redirect", HY_UIGN_XA_REDIRECT}, {"X-Accel-Expires", HY_UIGN_XA_EXPIRES},
-    {"X-Accel-Limit-Rate", HY_UIGN_XA_LIMIT_RATE}, {"X-Accel-Buffering", HY_UIGN_XA_BUFFERING},
-    {"X-Accel-Charset", HY_UIGN_XA_CHARSET}, {"Expires", HY_UIGN_EXPIRES},
-    {"Cache-Control", HY_UIGN_CACHE_CONTROL}, {"Set-Cookie", HY_UIGN_SET_COOKIE}, {"Vary", HY_UIGN_VARY},
+    {"X-Accel-Redirect", HY_UIGN_XA_REDIRECT},
+    {"X-Accel-Expires", HY_UIGN_XA_EXPIRES},
+    {"X-Accel-Limit-Rate", HY_UIGN_XA_LIMIT_RATE},
+    {"X-Accel-Buffering", HY_UIGN_XA_BUFFERING},
+    {"X-Accel-Charset", HY_UIGN_XA_CHARSET},
+    {"Expires", HY_UIGN_EXPIRES},
+    {"Cache-Control", HY_UIGN_CACHE_CONTROL},
+    {"Set-Cookie", HY_UIGN_SET_COOKIE},
+    {"Vary", HY_UIGN_VARY},
     {NULL, 0},
 };
 
@@ -174,8 +188,8 @@ static bool list_has(const hy_array_t *a, hy_str_t name)
     return false;
 }
 
-int hy_uconf_merge(hy_conf_t *cf, hy_uconf_t *c, const hy_uconf_t *p, const char *module,
-                   const char *const *hidden, size_t nhidden)
+int hy_uconf_merge(hy_conf_t *cf, hy_uconf_t *c, const hy_uconf_t *p, const char *module, const char *const *hidden,
+                   size_t nhidden)
 {
     hy_merge_value(c->connect_timeout, p->connect_timeout, 60000);
     hy_merge_value(c->send_timeout, p->send_timeout, 60000);
@@ -242,8 +256,8 @@ void hy_uconf_apply(const hy_uconf_t *c, hy_ureq_t *u)
 
 bool hy_uconf_hidden(const hy_uconf_t *c, hy_str_t name)
 {
-    static const char *const hop[] = {"Connection", "Keep-Alive", "Transfer-Encoding", "Proxy-Connection", "TE",
-                                      "Trailer", "Content-Length"};
+    static const char *const hop[] = {"Connection", "Keep-Alive", "Transfer-Encoding", "Proxy-Connection",
+                                      "TE",         "Trailer",    "Content-Length"};
     for (size_t i = 0; i < HY_ARRAY_SIZE(hop); i++)
         if (hy_str_caseeq(name, hop[i]))
             return true;

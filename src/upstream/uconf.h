@@ -12,8 +12,14 @@
 
 /* *_ignore_headers bits */
 enum {
-    HY_UIGN_XA_REDIRECT = 0x1, HY_UIGN_XA_EXPIRES = 0x2, HY_UIGN_XA_LIMIT_RATE = 0x4, HY_UIGN_XA_BUFFERING = 0x8,
-    HY_UIGN_XA_CHARSET = 0x10, HY_UIGN_EXPIRES = 0x20, HY_UIGN_CACHE_CONTROL = 0x40, HY_UIGN_SET_COOKIE = 0x80,
+    HY_UIGN_XA_REDIRECT = 0x1,
+    HY_UIGN_XA_EXPIRES = 0x2,
+    HY_UIGN_XA_LIMIT_RATE = 0x4,
+    HY_UIGN_XA_BUFFERING = 0x8,
+    HY_UIGN_XA_CHARSET = 0x10,
+    HY_UIGN_EXPIRES = 0x20,
+    HY_UIGN_CACHE_CONTROL = 0x40,
+    HY_UIGN_SET_COOKIE = 0x80,
     HY_UIGN_VARY = 0x100,
 };
 
@@ -22,8 +28,8 @@ typedef struct hy_uconf {
     int buffering, request_buffering, intercept_errors, socket_keepalive;
     int pass_request_headers, pass_request_body;
     int64_t buffer_size, bufs_num, bufs_size;
-    int64_t limit_rate;                  /* bytes/s read from the upstream (0: no limit) */
-    hy_complex_t *bind;                  /* *_bind (NULL: inherit; the value "": off) */
+    int64_t limit_rate; /* bytes/s read from the upstream (0: no limit) */
+    hy_complex_t *bind; /* *_bind (NULL: inherit; the value "": off) */
     int next_upstream;
     int64_t next_tries, next_timeout;
     int ignore_headers;
@@ -38,8 +44,8 @@ extern const hy_enum_t hy_uconf_ignore_names[];
 void hy_uconf_init(hy_uconf_t *c);
 /** nginx's inheritance and defaults; `module` names the directives in messages ("fastcgi"); `hidden` is the
  * module's default list of hidden response fields. 0, or -1 after hy_conf_error. */
-int hy_uconf_merge(hy_conf_t *cf, hy_uconf_t *c, const hy_uconf_t *p, const char *module,
-                   const char *const *hidden, size_t nhidden);
+int hy_uconf_merge(hy_conf_t *cf, hy_uconf_t *c, const hy_uconf_t *p, const char *module, const char *const *hidden,
+                   size_t nhidden);
 /** Copy the settings into an exchange. */
 void hy_uconf_apply(const hy_uconf_t *c, hy_ureq_t *u);
 /** *_bind evaluated for the exchange's request into u->bind: 0, or 500 (logged) when it is no address. */
@@ -66,52 +72,141 @@ int hy_uconf_set_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 
 #define HY_UCONF_OFF(T, M, F) (offsetof(T, M) + offsetof(hy_uconf_t, F))
 /* The table rows of the shared settings for module prefix P ("fastcgi"), location type T, member M. */
-#define HY_UCONF_DIRECTIVES(P, T, M)                                                                                \
-    {.name = P "_connect_timeout", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_msec,                 \
-     .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, connect_timeout)},                                          \
-    {.name = P "_send_timeout", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_msec,                    \
-     .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, send_timeout)},                                             \
-    {.name = P "_read_timeout", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_msec,                    \
-     .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, read_timeout)},                                             \
-    {.name = P "_buffering", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag,                    \
-     .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, buffering)},                                                \
-    {.name = P "_request_buffering", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag,            \
-     .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, request_buffering)},                                        \
-    {.name = P "_buffer_size", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_size,                     \
-     .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, buffer_size)},                                              \
-    {.name = P "_buffers", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_2, .set = hy_uconf_set_bufs,                    \
-     .conf = HY_CONF_LOC, .offset = offsetof(T, M)},                                                               \
-    {.name = P "_busy_buffers_size", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_check_size,         \
-     .conf = HY_CONF_LOC},                                                                                         \
-    {.name = P "_next_upstream", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1MORE, .set = hy_uconf_set_mask,          \
-     .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, next_upstream), .post = hy_uconf_next_upstream_names},      \
-    {.name = P "_next_upstream_tries", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_num,              \
-     .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, next_tries)},                                               \
-    {.name = P "_next_upstream_timeout", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_msec,           \
-     .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, next_timeout)},                                             \
-    {.name = P "_hide_header", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_uconf_set_names,               \
-     .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, hide_names)},                                               \
-    {.name = P "_pass_header", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_uconf_set_names,               \
-     .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, pass_names)},                                               \
-    {.name = P "_ignore_headers", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1MORE, .set = hy_uconf_set_mask,         \
-     .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, ignore_headers), .post = hy_uconf_ignore_names},            \
-    {.name = P "_intercept_errors", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag,             \
-     .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, intercept_errors)},                                         \
-    {.name = P "_pass_request_headers", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag,         \
-     .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, pass_request_headers)},                                     \
-    {.name = P "_pass_request_body", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag,            \
-     .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, pass_request_body)},                                        \
-    {.name = P "_socket_keepalive", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag,             \
-     .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, socket_keepalive)},                                         \
-    {.name = P "_bind", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_12, .set = hy_uconf_set_bind,                      \
-     .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, bind)},                                                     \
-    {.name = P "_limit_rate", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_size,                      \
-     .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, limit_rate)},                                               \
-    {.name = P "_temp_path", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1 | HY_ARGS_2 | HY_ARGS_3 | HY_ARGS_4,        \
-     .set = hy_uconf_check_temp_path, .conf = HY_CONF_LOC},                                                        \
-    {.name = P "_max_temp_file_size", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_check_size,        \
-     .conf = HY_CONF_LOC},                                                                                         \
-    {.name = P "_temp_file_write_size", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_check_size,      \
-     .conf = HY_CONF_LOC}
+#define HY_UCONF_DIRECTIVES(P, T, M)                                                                                   \
+    {.name = P "_connect_timeout",                                                                                     \
+     .ctx = HY_CTX_HTTP_ANY,                                                                                           \
+     .args = HY_ARGS_1,                                                                                                \
+     .set = hy_slot_msec,                                                                                              \
+     .conf = HY_CONF_LOC,                                                                                              \
+     .offset = HY_UCONF_OFF(T, M, connect_timeout)},                                                                   \
+        {.name = P "_send_timeout",                                                                                    \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1,                                                                                            \
+         .set = hy_slot_msec,                                                                                          \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, send_timeout)},                                                                  \
+        {.name = P "_read_timeout",                                                                                    \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1,                                                                                            \
+         .set = hy_slot_msec,                                                                                          \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, read_timeout)},                                                                  \
+        {.name = P "_buffering",                                                                                       \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_FLAG,                                                                                         \
+         .set = hy_slot_flag,                                                                                          \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, buffering)},                                                                     \
+        {.name = P "_request_buffering",                                                                               \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_FLAG,                                                                                         \
+         .set = hy_slot_flag,                                                                                          \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, request_buffering)},                                                             \
+        {.name = P "_buffer_size",                                                                                     \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1,                                                                                            \
+         .set = hy_slot_size,                                                                                          \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, buffer_size)},                                                                   \
+        {.name = P "_buffers",                                                                                         \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_2,                                                                                            \
+         .set = hy_uconf_set_bufs,                                                                                     \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = offsetof(T, M)},                                                                                    \
+        {.name = P "_busy_buffers_size",                                                                               \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1,                                                                                            \
+         .set = hy_slot_check_size,                                                                                    \
+         .conf = HY_CONF_LOC},                                                                                         \
+        {.name = P "_next_upstream",                                                                                   \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1MORE,                                                                                        \
+         .set = hy_uconf_set_mask,                                                                                     \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, next_upstream),                                                                  \
+         .post = hy_uconf_next_upstream_names},                                                                        \
+        {.name = P "_next_upstream_tries",                                                                             \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1,                                                                                            \
+         .set = hy_slot_num,                                                                                           \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, next_tries)},                                                                    \
+        {.name = P "_next_upstream_timeout",                                                                           \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1,                                                                                            \
+         .set = hy_slot_msec,                                                                                          \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, next_timeout)},                                                                  \
+        {.name = P "_hide_header",                                                                                     \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1,                                                                                            \
+         .set = hy_uconf_set_names,                                                                                    \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, hide_names)},                                                                    \
+        {.name = P "_pass_header",                                                                                     \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1,                                                                                            \
+         .set = hy_uconf_set_names,                                                                                    \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, pass_names)},                                                                    \
+        {.name = P "_ignore_headers",                                                                                  \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1MORE,                                                                                        \
+         .set = hy_uconf_set_mask,                                                                                     \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, ignore_headers),                                                                 \
+         .post = hy_uconf_ignore_names},                                                                               \
+        {.name = P "_intercept_errors",                                                                                \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_FLAG,                                                                                         \
+         .set = hy_slot_flag,                                                                                          \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, intercept_errors)},                                                              \
+        {.name = P "_pass_request_headers",                                                                            \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_FLAG,                                                                                         \
+         .set = hy_slot_flag,                                                                                          \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, pass_request_headers)},                                                          \
+        {.name = P "_pass_request_body",                                                                               \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_FLAG,                                                                                         \
+         .set = hy_slot_flag,                                                                                          \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, pass_request_body)},                                                             \
+        {.name = P "_socket_keepalive",                                                                                \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_FLAG,                                                                                         \
+         .set = hy_slot_flag,                                                                                          \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, socket_keepalive)},                                                              \
+        {.name = P "_bind",                                                                                            \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_12,                                                                                           \
+         .set = hy_uconf_set_bind,                                                                                     \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, bind)},                                                                          \
+        {.name = P "_limit_rate",                                                                                      \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1,                                                                                            \
+         .set = hy_slot_size,                                                                                          \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, limit_rate)},                                                                    \
+        {.name = P "_temp_path",                                                                                       \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1 | HY_ARGS_2 | HY_ARGS_3 | HY_ARGS_4,                                                        \
+         .set = hy_uconf_check_temp_path,                                                                              \
+         .conf = HY_CONF_LOC},                                                                                         \
+        {.name = P "_max_temp_file_size",                                                                              \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1,                                                                                            \
+         .set = hy_slot_check_size,                                                                                    \
+         .conf = HY_CONF_LOC},                                                                                         \
+    {                                                                                                                  \
+        .name = P "_temp_file_write_size", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_check_size,       \
+        .conf = HY_CONF_LOC                                                                                            \
+    }
 
 #endif

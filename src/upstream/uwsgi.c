@@ -8,8 +8,7 @@
 
 typedef hy_upstream_raw_t uw_t;
 
-void hy_upstream_uwsgi_init(hy_ureq_t *u, const hy_uparams_t *params, bool pass_headers, int modifier1,
-                            int modifier2)
+void hy_upstream_uwsgi_init(hy_ureq_t *u, const hy_uparams_t *params, bool pass_headers, int modifier1, int modifier2)
 {
     uw_t *s = hy_pcalloc(u->req->pool, sizeof(*s));
     s->params = params;
