@@ -142,6 +142,7 @@ fuzz-smoke: fuzz-build
 bench: all
 	$(Q)bench/run.sh
 	$(Q)bench/proxy.sh
+	$(Q)bench/apps.sh
 
 # ---------------------------------------------------------------- installation
 # PREFIX=/usr: /usr/sbin/hayate, /etc/hayate/hayate.conf (+ mime.types, params, charset maps), /var/log/hayate, /run/hayate.pid,
@@ -176,7 +177,8 @@ install:
 	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/hayate/conf.d $(DESTDIR)$(DATADIR)/html $(DESTDIR)$(MANDIR)/man8 \
 	  $(DESTDIR)$(UNITDIR) $(DESTDIR)/etc/logrotate.d
 	install -d -m 0755 $(DESTDIR)$(LOGDIR)
-	install -m 0644 conf/mime.types conf/koi-win conf/koi-utf conf/win-utf dist/fastcgi_params dist/scgi_params dist/uwsgi_params $(DESTDIR)$(SYSCONFDIR)/hayate/
+	install -m 0644 conf/mime.types conf/koi-win conf/koi-utf conf/win-utf conf/fastcgi_params conf/fastcgi.conf \
+	  conf/scgi_params conf/uwsgi_params $(DESTDIR)$(SYSCONFDIR)/hayate/
 	[ -e $(DESTDIR)$(SYSCONFDIR)/hayate/hayate.conf ] || \
 	  $(SUBST) dist/hayate.conf >$(DESTDIR)$(SYSCONFDIR)/hayate/hayate.conf
 	install -m 0644 html/index.html $(DESTDIR)$(DATADIR)/html/

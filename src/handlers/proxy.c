@@ -97,7 +97,7 @@ static bool name_in(const hy_array_t *a, hy_str_t name)
 static void build_headers(hy_req_t *req, const proxy_loc_t *pl, hy_ureq_t *u)
 {
     const hy_array_t *set = pl->headers; /* merged: the level's own, then nginx's defaults not overridden */
-    size_t cap = set->nelts + (pl->pass_request_headers ? req->num_headers : 0);
+    size_t cap = set->nelts + (pl->uc.pass_request_headers ? req->num_headers : 0);
     hy_header_t *out = hy_palloc(req->pool, (cap + 1) * sizeof(*out));
     size_t n = 0;
     const proxy_hdr_t *h = set->elts;
@@ -108,14 +108,14 @@ static void build_headers(hy_req_t *req, const proxy_loc_t *pl, hy_ureq_t *u)
             continue; /* an empty value: the field is not sent */
         out[n++] = (hy_header_t){h[i].name, v};
     }
-    if (pl->pass_request_headers)
+    if (pl->uc.pass_request_headers)
         for (size_t i = 0; i < req->num_headers; i++) {
             hy_str_t nm = req->headers[i].name;
             if (name_in(set, nm) || hy_str_caseeq(nm, "Transfer-Encoding"))
                 continue;
             /* nginx sends the client's Content-Length even with proxy_pass_request_body off (configs clear it
              * with proxy_set_header Content-Length ""); otherwise the codec frames the body itself */
-            if (hy_str_caseeq(nm, "Content-Length") && pl->pass_request_body)
+            if (hy_str_caseeq(nm, "Content-Length") && pl->uc.pass_request_body)
                 continue;
             out[n++] = req->headers[i];
         }
@@ -127,16 +127,7 @@ static void build_headers(hy_req_t *req, const proxy_loc_t *pl, hy_ureq_t *u)
 
 static bool hidden(const proxy_loc_t *pl, hy_str_t name)
 {
-    static const char *const hop[] = {"Connection", "Keep-Alive", "Transfer-Encoding", "Proxy-Connection",
-                                      "TE",         "Trailer",    "Content-Length"};
-    for (size_t i = 0; i < HY_ARRAY_SIZE(hop); i++)
-        if (hy_str_caseeq(name, hop[i]))
-            return true;
-    const hy_str_t *h = pl->hide->elts;
-    for (size_t i = 0; i < pl->hide->nelts; i++)
-        if (hy_str_caseeq_str(h[i], name))
-            return true;
-    return false;
+    return hy_uconf_hidden(&pl->uc, name);
 }
 
 static int on_head(hy_ureq_t *u)
@@ -164,14 +155,14 @@ static int on_head(hy_ureq_t *u)
     bool seen_expires = false;
     for (size_t i = 0; i < u->headers_in->nelts; i++) {
         hy_str_t nm = h[i].name, v = h[i].value;
-        if (!(pl->ignore_headers & PROXY_IGN_XA_BUFFERING) && hy_str_caseeq(nm, "X-Accel-Buffering")) {
+        if (!(pl->uc.ignore_headers & HY_UIGN_XA_BUFFERING) && hy_str_caseeq(nm, "X-Accel-Buffering")) {
             if (hy_str_caseeq(v, "no"))
                 u->buffering = false;
             else if (hy_str_caseeq(v, "yes"))
                 u->buffering = true;
-        } else if (!(pl->ignore_headers & PROXY_IGN_XA_REDIRECT) && hy_str_caseeq(nm, "X-Accel-Redirect")) {
+        } else if (!(pl->uc.ignore_headers & HY_UIGN_XA_REDIRECT) && hy_str_caseeq(nm, "X-Accel-Redirect")) {
             accel_redirect = v;
-        } else if (!(pl->ignore_headers & PROXY_IGN_XA_LIMIT_RATE) && hy_str_caseeq(nm, "X-Accel-Limit-Rate")) {
+        } else if (!(pl->uc.ignore_headers & HY_UIGN_XA_LIMIT_RATE) && hy_str_caseeq(nm, "X-Accel-Limit-Rate")) {
             int64_t r = hy_parse_int(v.ptr, v.len);
             if (r >= 0) {
                 req->limit_rate = r;
@@ -281,28 +272,10 @@ static int proxy_handler(hy_req_t *req)
     u->group = g;
     u->data = (void *)pl;
     u->on_head = on_head;
-    u->connect_timeout_ms = pl->connect_timeout;
-    u->send_timeout_ms = pl->send_timeout;
-    u->read_timeout_ms = pl->read_timeout;
-    u->buffer_size = pl->buffer_size;
-    u->buffers_total = pl->bufs_num * pl->bufs_size;
-    u->buffering = pl->buffering;
-    u->request_buffering = pl->request_buffering;
-    u->pass_body = pl->pass_request_body;
-    u->intercept_errors = pl->intercept_errors;
-    u->socket_keepalive = pl->socket_keepalive;
-    u->limit_rate = pl->limit_rate;
-    if (pl->bind != NULL) {
-        hy_str_t b;
-        hy_vars_eval(req, pl->bind, &b);
-        if (b.len && hy_proxy_parse_bind(b, &u->bind, &u->bind_len) != 0) {
-            hy_req_log(req, HY_LOG_ERR, "invalid local address \"%.*s\"", (int)b.len, b.ptr);
-            return 500;
-        }
-    }
-    u->next_upstream = pl->next_upstream;
-    u->next_upstream_tries = pl->next_tries;
-    u->next_upstream_timeout_ms = pl->next_timeout;
+    hy_uconf_apply(&pl->uc, u);
+    int brc = hy_uconf_bind(&pl->uc, u);
+    if (brc != 0)
+        return brc;
     u->version = pl->http_version;
     u->method = req->method;
     if (pl->method != NULL)

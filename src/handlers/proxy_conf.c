@@ -315,17 +315,6 @@ static int set_header(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return hy_vars_compile(cf, a[2], &h->value);
 }
 
-static int set_name_list(hy_conf_t *cf, const hy_directive_t *d, void *conf)
-{
-    hy_array_t **slot = (hy_array_t **)((char *)conf + d->offset);
-    size_t n;
-    hy_str_t *a = hy_conf_args(cf, &n);
-    if (*slot == NULL)
-        *slot = hy_array_create(cf->pool, 4, sizeof(hy_str_t));
-    *(hy_str_t *)hy_array_push(*slot) = hy_str_dup(cf->pool, a[1]);
-    return 0;
-}
-
 /* proxy_set_body, proxy_method: one value with variables */
 static int set_complex(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
@@ -337,54 +326,6 @@ static int set_complex(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     *slot = hy_pcalloc(cf->pool, sizeof(**slot));
     return hy_vars_compile(cf, a[1], *slot);
 }
-
-static int set_bufs(hy_conf_t *cf, const hy_directive_t *d, void *conf)
-{
-    (void)d;
-    proxy_loc_t *pl = conf;
-    size_t n;
-    hy_str_t *a = hy_conf_args(cf, &n);
-    if (pl->bufs_num != HY_UNSET)
-        return hy_conf_error(cf, "\"proxy_buffers\" directive is duplicate");
-    int64_t num = hy_parse_int(a[1].ptr, a[1].len), size = hy_parse_size(a[2].ptr, a[2].len);
-    if (num <= 0)
-        return hy_conf_error(cf, "invalid value \"%s\"", a[1].ptr);
-    if (size <= 0)
-        return hy_conf_error(cf, "invalid value \"%s\"", a[2].ptr);
-    pl->bufs_num = num;
-    pl->bufs_size = size;
-    return 0;
-}
-
-static const hy_enum_t next_upstream_names[] = {
-    {"error", HY_UPS_FT_ERROR},
-    {"timeout", HY_UPS_FT_TIMEOUT},
-    {"invalid_header", HY_UPS_FT_INVALID_HEADER},
-    {"http_500", HY_UPS_FT_500},
-    {"http_502", HY_UPS_FT_502},
-    {"http_503", HY_UPS_FT_503},
-    {"http_504", HY_UPS_FT_504},
-    {"http_403", HY_UPS_FT_403},
-    {"http_404", HY_UPS_FT_404},
-    {"http_429", HY_UPS_FT_429},
-    {"non_idempotent", HY_UPS_FT_NON_IDEMPOTENT},
-    {"off", HY_UPS_FT_OFF},
-    {"updating", 0},
-    {NULL, 0},
-};
-
-static const hy_enum_t ignore_names[] = {
-    {"X-Accel-Redirect", PROXY_IGN_XA_REDIRECT},
-    {"X-Accel-Expires", PROXY_IGN_XA_EXPIRES},
-    {"X-Accel-Limit-Rate", PROXY_IGN_XA_LIMIT_RATE},
-    {"X-Accel-Buffering", PROXY_IGN_XA_BUFFERING},
-    {"X-Accel-Charset", PROXY_IGN_XA_CHARSET},
-    {"Expires", PROXY_IGN_EXPIRES},
-    {"Cache-Control", PROXY_IGN_CACHE_CONTROL},
-    {"Set-Cookie", PROXY_IGN_SET_COOKIE},
-    {"Vary", PROXY_IGN_VARY},
-    {NULL, 0},
-};
 
 static int set_redirect(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
@@ -474,92 +415,6 @@ static int set_cookie_rule(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return hy_vars_compile(cf, a[2], &r->to);
 }
 
-/* proxy_bind ADDRESS | off (variables allowed; "transparent" needs privileges hayate does not take: not yet) */
-static int set_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf)
-{
-    (void)d;
-    proxy_loc_t *pl = conf;
-    size_t n;
-    hy_str_t *a = hy_conf_args(cf, &n);
-    if (pl->bind != NULL)
-        return hy_conf_error(cf, "\"proxy_bind\" directive is duplicate");
-    if (n == 3) {
-        if (!hy_str_eq(a[2], "transparent"))
-            return hy_conf_error(cf, "invalid parameter \"%s\"", a[2].ptr);
-        return hy_conf_error(cf, "\"proxy_bind ... transparent\" is not supported by hayate yet");
-    }
-    pl->bind = hy_pcalloc(cf->pool, sizeof(*pl->bind));
-    if (hy_str_eq(a[1], "off"))
-        return hy_vars_compile(cf, (hy_str_t){"", 0}, pl->bind);
-    if (memchr(a[1].ptr, '$', a[1].len) == NULL) {
-        struct sockaddr_storage ss;
-        socklen_t l;
-        if (hy_proxy_parse_bind(a[1], &ss, &l) != 0)
-            return hy_conf_error(cf, "invalid address \"%s\"", a[1].ptr);
-    }
-    return hy_vars_compile(cf, a[1], pl->bind);
-}
-
-int hy_proxy_parse_bind(hy_str_t v, struct sockaddr_storage *ss, socklen_t *len)
-{
-    char host[64];
-    if (v.len == 0 || v.len >= sizeof(host))
-        return -1;
-    memcpy(host, v.ptr, v.len);
-    host[v.len] = '\0';
-    memset(ss, 0, sizeof(*ss));
-    struct sockaddr_in *s4 = (void *)ss;
-    struct sockaddr_in6 *s6 = (void *)ss;
-    if (inet_pton(AF_INET, host, &s4->sin_addr) == 1) {
-        s4->sin_family = AF_INET;
-        *len = sizeof(*s4);
-        return 0;
-    }
-    if (inet_pton(AF_INET6, host, &s6->sin6_addr) == 1) {
-        s6->sin6_family = AF_INET6;
-        *len = sizeof(*s6);
-        return 0;
-    }
-    return -1;
-}
-
-static int set_next_upstream(hy_conf_t *cf, const hy_directive_t *d, void *conf)
-{
-    proxy_loc_t *pl = conf;
-    size_t n;
-    hy_str_t *a = hy_conf_args(cf, &n);
-    int mask = 0;
-    for (size_t i = 1; i < n; i++) {
-        const hy_enum_t *e = d->post;
-        for (; e->name; e++)
-            if (hy_str_eq(a[i], e->name))
-                break;
-        if (e->name == NULL)
-            return hy_conf_error(cf, "invalid value \"%s\"", a[i].ptr);
-        mask |= e->value;
-    }
-    if (d->offset == PL(next_upstream) && (mask & HY_UPS_FT_OFF))
-        mask = HY_UPS_FT_OFF;
-    *(int *)((char *)conf + d->offset) = mask;
-    (void)pl;
-    return 0;
-}
-
-/* proxy_temp_path path [level1 [level2 [level3]]]: checked as nginx's ngx_conf_set_path_slot (levels of 1 or 2
- * digits); hayate keeps no proxied response in temp files yet */
-static int check_temp_path(hy_conf_t *cf, const hy_directive_t *d, void *conf)
-{
-    (void)d, (void)conf;
-    size_t n;
-    hy_str_t *a = hy_conf_args(cf, &n);
-    for (size_t i = 2; i < n; i++) {
-        int64_t v = hy_parse_int(a[i].ptr, a[i].len);
-        if (v < 1 || v > 2)
-            return hy_conf_error(cf, "invalid value \"%s\"", a[i].ptr);
-    }
-    return 0;
-}
-
 static const hy_enum_t http_versions[] = {{"1.0", 10}, {"1.1", 11}, {NULL, 0}};
 
 #define LOCS (HY_CTX_HTTP_ANY)
@@ -577,18 +432,6 @@ static const hy_directive_t proxy_directives[] = {
      .offset = PL(http_version),
      .post = http_versions},
     {.name = "proxy_set_header", .ctx = LOCS, .args = HY_ARGS_2, .set = set_header, .conf = HY_CONF_LOC},
-    {.name = "proxy_pass_request_headers",
-     .ctx = LOCS,
-     .args = HY_ARGS_FLAG,
-     .set = hy_slot_flag,
-     .conf = HY_CONF_LOC,
-     .offset = PL(pass_request_headers)},
-    {.name = "proxy_pass_request_body",
-     .ctx = LOCS,
-     .args = HY_ARGS_FLAG,
-     .set = hy_slot_flag,
-     .conf = HY_CONF_LOC,
-     .offset = PL(pass_request_body)},
     {.name = "proxy_set_body",
      .ctx = LOCS,
      .args = HY_ARGS_1,
@@ -601,94 +444,6 @@ static const hy_directive_t proxy_directives[] = {
      .set = set_complex,
      .conf = HY_CONF_LOC,
      .offset = PL(method)},
-    {.name = "proxy_hide_header",
-     .ctx = LOCS,
-     .args = HY_ARGS_1,
-     .set = set_name_list,
-     .conf = HY_CONF_LOC,
-     .offset = PL(hide_names)},
-    {.name = "proxy_pass_header",
-     .ctx = LOCS,
-     .args = HY_ARGS_1,
-     .set = set_name_list,
-     .conf = HY_CONF_LOC,
-     .offset = PL(pass_names)},
-    {.name = "proxy_ignore_headers",
-     .ctx = LOCS,
-     .args = HY_ARGS_1MORE,
-     .set = set_next_upstream,
-     .conf = HY_CONF_LOC,
-     .offset = PL(ignore_headers),
-     .post = ignore_names},
-    {.name = "proxy_connect_timeout",
-     .ctx = LOCS,
-     .args = HY_ARGS_1,
-     .set = hy_slot_msec,
-     .conf = HY_CONF_LOC,
-     .offset = PL(connect_timeout)},
-    {.name = "proxy_send_timeout",
-     .ctx = LOCS,
-     .args = HY_ARGS_1,
-     .set = hy_slot_msec,
-     .conf = HY_CONF_LOC,
-     .offset = PL(send_timeout)},
-    {.name = "proxy_read_timeout",
-     .ctx = LOCS,
-     .args = HY_ARGS_1,
-     .set = hy_slot_msec,
-     .conf = HY_CONF_LOC,
-     .offset = PL(read_timeout)},
-    {.name = "proxy_buffering",
-     .ctx = LOCS,
-     .args = HY_ARGS_FLAG,
-     .set = hy_slot_flag,
-     .conf = HY_CONF_LOC,
-     .offset = PL(buffering)},
-    {.name = "proxy_request_buffering",
-     .ctx = LOCS,
-     .args = HY_ARGS_FLAG,
-     .set = hy_slot_flag,
-     .conf = HY_CONF_LOC,
-     .offset = PL(request_buffering)},
-    {.name = "proxy_buffer_size",
-     .ctx = LOCS,
-     .args = HY_ARGS_1,
-     .set = hy_slot_size,
-     .conf = HY_CONF_LOC,
-     .offset = PL(buffer_size)},
-    {.name = "proxy_buffers", .ctx = LOCS, .args = HY_ARGS_2, .set = set_bufs, .conf = HY_CONF_LOC},
-    {.name = "proxy_busy_buffers_size", .ctx = LOCS, .args = HY_ARGS_1, .set = hy_slot_check_size, .conf = HY_CONF_LOC},
-    {.name = "proxy_next_upstream",
-     .ctx = LOCS,
-     .args = HY_ARGS_1MORE,
-     .set = set_next_upstream,
-     .conf = HY_CONF_LOC,
-     .offset = PL(next_upstream),
-     .post = next_upstream_names},
-    {.name = "proxy_next_upstream_tries",
-     .ctx = LOCS,
-     .args = HY_ARGS_1,
-     .set = hy_slot_num,
-     .conf = HY_CONF_LOC,
-     .offset = PL(next_tries)},
-    {.name = "proxy_next_upstream_timeout",
-     .ctx = LOCS,
-     .args = HY_ARGS_1,
-     .set = hy_slot_msec,
-     .conf = HY_CONF_LOC,
-     .offset = PL(next_timeout)},
-    {.name = "proxy_intercept_errors",
-     .ctx = LOCS,
-     .args = HY_ARGS_FLAG,
-     .set = hy_slot_flag,
-     .conf = HY_CONF_LOC,
-     .offset = PL(intercept_errors)},
-    {.name = "proxy_socket_keepalive",
-     .ctx = LOCS,
-     .args = HY_ARGS_FLAG,
-     .set = hy_slot_flag,
-     .conf = HY_CONF_LOC,
-     .offset = PL(socket_keepalive)},
     {.name = "proxy_cookie_domain",
      .ctx = LOCS,
      .args = HY_ARGS_12,
@@ -701,28 +456,7 @@ static const hy_directive_t proxy_directives[] = {
      .set = set_cookie_rule,
      .conf = HY_CONF_LOC,
      .offset = PL(cookie_paths)},
-    {.name = "proxy_temp_path",
-     .ctx = LOCS,
-     .args = HY_ARGS_1 | HY_ARGS_2 | HY_ARGS_3 | HY_ARGS_4,
-     .set = check_temp_path,
-     .conf = HY_CONF_LOC},
-    {.name = "proxy_max_temp_file_size",
-     .ctx = LOCS,
-     .args = HY_ARGS_1,
-     .set = hy_slot_check_size,
-     .conf = HY_CONF_LOC},
-    {.name = "proxy_temp_file_write_size",
-     .ctx = LOCS,
-     .args = HY_ARGS_1,
-     .set = hy_slot_check_size,
-     .conf = HY_CONF_LOC},
-    {.name = "proxy_limit_rate",
-     .ctx = LOCS,
-     .args = HY_ARGS_1,
-     .set = hy_slot_size,
-     .conf = HY_CONF_LOC,
-     .offset = PL(limit_rate)},
-    {.name = "proxy_bind", .ctx = LOCS, .args = HY_ARGS_12, .set = set_bind, .conf = HY_CONF_LOC},
+    HY_UCONF_DIRECTIVES("proxy", proxy_loc_t, uc),
     {.name = "proxy_redirect", .ctx = LOCS, .args = HY_ARGS_12, .set = set_redirect, .conf = HY_CONF_LOC},
     {0},
 };
@@ -732,17 +466,9 @@ static const hy_directive_t proxy_directives[] = {
 static void *create_loc(hy_conf_t *cf)
 {
     proxy_loc_t *pl = hy_pcalloc(cf->pool, sizeof(*pl));
+    hy_uconf_init(&pl->uc);
     pl->http_version = HY_UNSET;
-    pl->pass_request_headers = pl->pass_request_body = HY_UNSET;
-    pl->ignore_headers = HY_UNSET;
     pl->redirect = HY_UNSET;
-    pl->connect_timeout = pl->send_timeout = pl->read_timeout = HY_UNSET_MSEC;
-    pl->buffering = pl->request_buffering = pl->intercept_errors = pl->socket_keepalive = HY_UNSET;
-    pl->buffer_size = HY_UNSET_SIZE;
-    pl->bufs_num = HY_UNSET;
-    pl->next_upstream = HY_UNSET;
-    pl->next_tries = pl->next_timeout = HY_UNSET;
-    pl->limit_rate = HY_UNSET_SIZE;
     return pl;
 }
 
@@ -752,6 +478,7 @@ static const struct {
     {"Host", "$proxy_host"}, {"Connection", "close"}, {"TE", ""}, {"Keep-Alive", ""}, {"Expect", ""}, {"Upgrade", ""},
 };
 
+/* nginx's hidden response fields (proxy_hide_header adds, proxy_pass_header removes: upstream/uconf.c) */
 static const char *const default_hidden[] = {"Date",
                                              "Server",
                                              "X-Pad",
@@ -761,65 +488,16 @@ static const char *const default_hidden[] = {"Date",
                                              "X-Accel-Buffering",
                                              "X-Accel-Charset"};
 
-static bool list_has(const hy_array_t *a, hy_str_t name)
-{
-    if (a == NULL)
-        return false;
-    const hy_str_t *s = a->elts;
-    for (size_t i = 0; i < a->nelts; i++)
-        if (hy_str_caseeq_str(s[i], name))
-            return true;
-    return false;
-}
-
-/* nginx's hidden response fields, plus proxy_hide_header, minus proxy_pass_header */
-static hy_array_t *hidden_fields(hy_conf_t *cf, const proxy_loc_t *c)
-{
-    hy_array_t *hide = hy_array_create(cf->pool, 8, sizeof(hy_str_t));
-    for (size_t i = 0; i < HY_ARRAY_SIZE(default_hidden); i++) {
-        hy_str_t nm = {(char *)default_hidden[i], strlen(default_hidden[i])};
-        if (!list_has(c->pass_names, nm))
-            *(hy_str_t *)hy_array_push(hide) = nm;
-    }
-    if (c->hide_names)
-        for (size_t i = 0; i < c->hide_names->nelts; i++)
-            *(hy_str_t *)hy_array_push(hide) = ((hy_str_t *)c->hide_names->elts)[i];
-    return hide;
-}
-
 static int merge_loc(hy_conf_t *cf, void *parent, void *child)
 {
     proxy_loc_t *p = parent, *c = child;
     hy_merge_value(c->http_version, p->http_version, 10);
-    hy_merge_value(c->pass_request_headers, p->pass_request_headers, 1);
-    hy_merge_value(c->pass_request_body, p->pass_request_body, 1);
-    hy_merge_value(c->ignore_headers, p->ignore_headers, 0);
-    hy_merge_value(c->connect_timeout, p->connect_timeout, 60000);
-    hy_merge_value(c->send_timeout, p->send_timeout, 60000);
-    hy_merge_value(c->read_timeout, p->read_timeout, 60000);
-    hy_merge_value(c->buffering, p->buffering, 1);
-    hy_merge_value(c->request_buffering, p->request_buffering, 1);
-    hy_merge_value(c->intercept_errors, p->intercept_errors, 0);
-    hy_merge_value(c->socket_keepalive, p->socket_keepalive, 0);
-    hy_merge_value(c->buffer_size, p->buffer_size, 4096);
-    if (c->bufs_num == HY_UNSET) {
-        c->bufs_num = p->bufs_num == HY_UNSET ? 8 : p->bufs_num;
-        c->bufs_size = p->bufs_num == HY_UNSET ? 4096 : p->bufs_size;
-    }
-    hy_merge_value(c->next_upstream, p->next_upstream, HY_UPS_FT_ERROR | HY_UPS_FT_TIMEOUT);
-    if (c->next_upstream & HY_UPS_FT_OFF)
-        c->next_upstream = 0;
-    hy_merge_value(c->next_tries, p->next_tries, 0);
-    hy_merge_value(c->next_timeout, p->next_timeout, 0);
-    hy_merge_value(c->limit_rate, p->limit_rate, 0);
-    if (c->bufs_num < 2)
-        return hy_conf_error(cf, "there must be at least 2 \"proxy_buffers\"");
+    if (hy_uconf_merge(cf, &c->uc, &p->uc, "proxy", default_hidden, HY_ARRAY_SIZE(default_hidden)) != 0)
+        return -1;
     if (c->set_body == NULL)
         c->set_body = p->set_body;
     if (c->method == NULL)
         c->method = p->method;
-    if (c->bind == NULL)
-        c->bind = p->bind;
     if (c->cookie_domains == NULL)
         c->cookie_domains = p->cookie_domains;
     if (c->cookie_paths == NULL)
@@ -864,12 +542,6 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
                 return -1;
         }
     }
-    /* hidden response fields: nginx's defaults + proxy_hide_header - proxy_pass_header */
-    if (c->hide_names == NULL)
-        c->hide_names = p->hide_names;
-    if (c->pass_names == NULL)
-        c->pass_names = p->pass_names;
-    c->hide = hidden_fields(cf, c);
     return 0;
 }
 

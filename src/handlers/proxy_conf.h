@@ -6,21 +6,9 @@
 #include "../http/vars-t.h"
 #include "../core/regex.h"
 #include "../upstream/upstream.h"
+#include "../upstream/uconf.h"
 
 extern hy_module_t hy_http_proxy_module; /* proxy_conf.c: the directives; the handler is proxy.c */
-
-/* proxy_ignore_headers bits */
-enum {
-    PROXY_IGN_XA_REDIRECT = 0x1,
-    PROXY_IGN_XA_EXPIRES = 0x2,
-    PROXY_IGN_XA_LIMIT_RATE = 0x4,
-    PROXY_IGN_XA_BUFFERING = 0x8,
-    PROXY_IGN_XA_CHARSET = 0x10,
-    PROXY_IGN_EXPIRES = 0x20,
-    PROXY_IGN_CACHE_CONTROL = 0x40,
-    PROXY_IGN_SET_COOKIE = 0x80,
-    PROXY_IGN_VARY = 0x100,
-};
 
 typedef struct proxy_hdr {
     hy_str_t name;
@@ -34,6 +22,7 @@ typedef struct proxy_redirect {
 } proxy_redirect_t;
 
 typedef struct proxy_loc {
+    hy_uconf_t uc; /* the engine's settings, shared with the other upstream modules (upstream/uconf.h) */
     /* proxy_pass */
     hy_upstream_group_t *group; /* NULL with variables */
     hy_complex_t *url_cv;       /* proxy_pass with variables */
@@ -47,24 +36,12 @@ typedef struct proxy_loc {
     int http_version;
     hy_array_t *set_headers; /* proxy_hdr_t as written at this level; NULL: inherit */
     hy_array_t *headers;     /* merged with nginx's defaults */
-    int pass_request_headers, pass_request_body;
     hy_complex_t *set_body;
     hy_complex_t *method; /* proxy_method (NULL: the client's) */
     /* response */
-    hy_array_t *hide_names, *pass_names; /* hy_str_t as written; NULL: inherit */
-    hy_array_t *hide;                    /* effective hidden fields */
-    int ignore_headers;
     int redirect;                              /* -1 unset, 0 off, 1 default only, 2 the list */
     hy_array_t *redirects;                     /* proxy_redirect_t */
     hy_array_t *cookie_domains, *cookie_paths; /* proxy_redirect_t; NULL: inherit; empty: off */
-    /* engine */
-    int64_t connect_timeout, send_timeout, read_timeout;
-    int buffering, request_buffering, intercept_errors, socket_keepalive;
-    int64_t buffer_size, bufs_num, bufs_size;
-    int next_upstream;
-    int64_t next_tries, next_timeout;
-    int64_t limit_rate; /* proxy_limit_rate */
-    hy_complex_t *bind; /* proxy_bind (NULL: inherit; value "": off) */
 } proxy_loc_t;
 
 typedef struct hy_proxy_url {
@@ -86,9 +63,6 @@ hy_upstream_group_t *hy_proxy_group_literal(hy_req_t *req, const hy_proxy_url_t 
 hy_str_t hy_proxy_rewrite_location(hy_req_t *req, const proxy_loc_t *pl, hy_str_t v);
 hy_str_t hy_proxy_rewrite_refresh(hy_req_t *req, const proxy_loc_t *pl, hy_str_t v);
 hy_str_t hy_proxy_rewrite_cookie(hy_req_t *req, const proxy_loc_t *pl, hy_str_t v);
-
-/** proxy_bind's address (IPv4 or IPv6 literal, no port). 0 or -1. */
-int hy_proxy_parse_bind(hy_str_t v, struct sockaddr_storage *ss, socklen_t *len);
 
 /* proxy.c */
 int hy_proxy__set_handler(hy_conf_t *cf);

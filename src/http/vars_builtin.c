@@ -417,6 +417,8 @@ static void get_content_length(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
     const hy_str_t *h = first_header(req, "content-length");
     if (h)
         set_str(v, *h);
+    else if (req->body_in != NULL && req->body_in->complete && req->body_in->mode == HY_BODY_BUFFER)
+        set_int(req, v, req->body_in->received); /* a chunked body read whole: its size, as nginx */
     else
         not_found(v);
 }
@@ -734,7 +736,7 @@ static const builtin_t builtins[] = {
     {"query_string", get_field, F_ARGS, HY_VAR_NOCACHE},
     {"is_args", get_is_args, 0, HY_VAR_NOCACHE},
     {"content_type", get_content_type, 0, 0},
-    {"content_length", get_content_length, 0, 0},
+    {"content_length", get_content_length, 0, HY_VAR_NOCACHE},
     {"host", get_host, 0, 0},
     {"hostname", get_hostname, 0, 0},
     {"server_name", get_server_name, 0, 0},

@@ -24,6 +24,9 @@
 #include "../handlers/try_files.h"
 #include "../handlers/empty_gif.h"
 #include "../handlers/proxy.h"
+#include "../handlers/fastcgi.h"
+#include "../handlers/uwsgi.h"
+#include "../handlers/scgi.h"
 #include "../upstream/upstream.h"
 #include "../http/split_clients.h"
 #include "../http/referer.h"
@@ -64,6 +67,9 @@ hy_module_t *hy_modules[] = {
     &hy_http_upstream_module,  /* before vars: defines $upstream_*; before proxy: resolves the groups it names */
     &hy_http_upstream_metrics_module, /* init_worker: per-peer series and the metrics families */
     &hy_http_proxy_module,     /* a location's own content handler; before vars: defines $proxy_* */
+    &hy_http_fastcgi_module,   /* a location's own content handler; before vars: $fastcgi_script_name ... */
+    &hy_http_uwsgi_module,     /* a location's own content handler */
+    &hy_http_scgi_module,      /* a location's own content handler */
     &hy_http_error_page_module,
     &hy_http_access_module,     /* ACCESS phase: allow/deny first, as nginx checks the address before the user */
     &hy_http_auth_basic_module, /* ACCESS phase, after access */

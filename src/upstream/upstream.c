@@ -360,7 +360,10 @@ static void send_request(hy_ureq_t *u)
             f->refs = 1;
             f->size = fstat(b->fd, &stt) == 0 ? stt.st_size : 0;
             f->on_free = file_free;
-            hy_outq_push_file(&c->sock.outq, f, 0, f->size);
+            if (u->codec->frame_file)
+                u->codec->frame_file(u, &c->sock.outq, f, f->size);
+            else
+                hy_outq_push_file(&c->sock.outq, f, 0, f->size);
             hy_file_unref(f);
         } else if (b->mem_len) {
             u->codec->frame_body(u, &c->sock.outq, b->mem, b->mem_len, false);

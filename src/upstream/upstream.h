@@ -24,6 +24,8 @@
  *                   framing is broken or the upstream closed too early ("upstream prematurely closed").
  *   reusable        after *done: may the connection carry another request (keep-alive)?
  *   reinit          forget the parse state before a retry on another connection (optional).
+ *   frame_file      wrap a request body the client's reader kept in a file (size bytes) into `out` (optional;
+ *                   without it the file goes up as it is: h1, uwsgi, SCGI; FastCGI: STDIN records around it).
  * Codecs keep their state in u->codec_state (request pool). */
 #ifndef HY_UPSTREAM_UPSTREAM_H
 #define HY_UPSTREAM_UPSTREAM_H
@@ -46,6 +48,7 @@ typedef struct hy_upstream_codec {
     int (*process_body)(hy_ureq_t *u, hy_buf_t *in, bool eof, hy_outq_t *out, bool *done);
     bool (*reusable)(const hy_ureq_t *u);
     void (*reinit)(hy_ureq_t *u);
+    void (*frame_file)(hy_ureq_t *u, hy_outq_t *out, hy_file_t *f, int64_t size);
 } hy_upstream_codec_t;
 
 /* ---- peers and groups (upstream/group.c) */

@@ -183,6 +183,9 @@ class Server:
         self.stdout_path = stdout_path
         self.stderr_path = stderr_path
         self.conns = []
+        # a regex for [alert]/[crit] lines a test provokes on purpose (nginx logs a refused unix-socket
+        # connect at crit); teardown fails on any other
+        self.ignore_log = None
         self.stopped = False
         self.proto = 'h1'  # 'h2': get()/head() go over h2c with prior knowledge (the `proto` fixture)
 
@@ -253,7 +256,8 @@ class Server:
     def check_logs(self):
         problems = []
         log = self.error_log()
-        bad = [l for l in log.splitlines() if '[alert]' in l or '[crit]' in l]
+        bad = [l for l in log.splitlines() if ('[alert]' in l or '[crit]' in l)
+               and not (self.ignore_log and re.search(self.ignore_log, l))]
         if bad:
             problems.append('error log has alert/crit lines:\n' + '\n'.join(bad[:20]))
         err = self.stderr()

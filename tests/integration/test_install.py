@@ -88,9 +88,9 @@ def test_make_install_layout(root, prefix, sysconf):
     assert rc == 0, out
     binary = root + prefix + '/sbin/hayate'
     for p in (binary, root + sysconf + '/hayate/hayate.conf', root + sysconf + '/hayate/mime.types',
-              root + sysconf + '/hayate/fastcgi_params', root + sysconf + '/hayate/uwsgi_params',
-              root + sysconf + '/hayate/scgi_params', root + sysconf + '/hayate/koi-utf',
-              root + sysconf + '/hayate/koi-win', root + sysconf + '/hayate/win-utf',
+              root + sysconf + '/hayate/fastcgi_params', root + sysconf + '/hayate/fastcgi.conf',
+              root + sysconf + '/hayate/uwsgi_params', root + sysconf + '/hayate/scgi_params',
+              root + sysconf + '/hayate/koi-utf', root + sysconf + '/hayate/koi-win', root + sysconf + '/hayate/win-utf',
               root + prefix + '/share/hayate/html/index.html',
               root + prefix + '/share/man/man8/hayate.8', root + '/etc/logrotate.d/hayate'):
         assert os.path.isfile(p), (p, sorted(glob.glob(root + '/**', recursive=True)))

@@ -1,0 +1,138 @@
+#!/bin/bash
+# bench/apps.sh — hayate and nginx in front of real app servers (issue 13; `make bench` runs it after run.sh). The
+# front (one worker) is pinned to CPU $BENCH_SERVER_CPU (0); wrk and the app server share CPU $BENCH_CLIENT_CPU (1).
+# Reports req/s and the front's CPU per request (utime+stime of its master and worker from /proc, over the
+# measured run), as bench/proxy.sh does. Scenarios:
+#   seed004-uwsgi  `include uwsgi_params; uwsgi_pass app;` to uWSGI (python3 plugin, hello-world WSGI app,
+#                  --master --workers=$BENCH_APP_WORKERS) on a unix socket; wrk -t1 -c64
+#   php-fcgi       `include fastcgi.conf; fastcgi_pass unix:...;` to PHP-FPM (static pool) running hello.php
+#   php-fcgi-ka    the same with upstream keepalive (half the workers: a pooled connection holds an FPM worker)
+#                  and fastcgi_keep_conn on
+#   usage: bench/apps.sh [--quick] [--only ID[,ID]]   (env: HY_BIN, NGINX_BIN, BENCH_SECONDS, BENCH_ROUNDS)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+. "$here/lib.sh"
+HY_BIN=${HY_BIN:-$root/build/hayate}
+NGINX_BIN=${NGINX_BIN:-/usr/sbin/nginx}
+secs=${BENCH_SECONDS:-10}
+rounds=${BENCH_ROUNDS:-1}
+workers=${BENCH_APP_WORKERS:-4}
+scpu=${BENCH_SERVER_CPU:-0} ccpu=${BENCH_CLIENT_CPU:-1}
+only=
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --quick) secs=3 ;;
+    --only) only=$2; shift ;;
+    --only=*) only=${1#--only=} ;;
+    *) sed -n 2,12p "$0" >&2; exit 2 ;;
+    esac
+    shift
+done
+command -v wrk >/dev/null || { echo "apps bench: wrk is missing" >&2; exit 1; }
+prefix=$(mktemp -d /tmp/hy-apps-bench.XXXXXX) keep=0 pids=()
+trap 'bench_cleanup apps-bench' EXIT
+chmod 755 "$prefix"
+mkdir -p "$prefix/front/logs" "$prefix/front/conf" "$prefix/php"
+# the same parameters for both fronts ($hayate_version is hayate's own variable)
+for f in uwsgi_params fastcgi.conf; do sed 's|hayate/\$hayate_version|hayate|' "$root/conf/$f" >"$prefix/front/conf/$f"; done
+fport=$(free_port 18800)
+
+# uWSGI with seed 004's hello-world app
+cat >"$prefix/hello.py" <<'APP'
+def app(environ, start_response):
+    body = b"Hello, World"
+    start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", str(len(body)))])
+    return [body]
+APP
+usock=$prefix/app.sock
+if command -v uwsgi >/dev/null; then
+    (cd "$prefix" && exec taskset -c "$ccpu" uwsgi --plugin python3 -s "$usock" --master --workers="$workers" \
+        --pythonpath "$prefix" --wsgi=hello:app --die-on-term --disable-logging --listen 1024 --chmod-socket=666) >"$prefix/uwsgi.log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 100); do [ -S "$usock" ] && break; sleep 0.1; done
+fi
+
+# PHP-FPM with hello.php
+psock=$prefix/php.sock
+echo '<?php echo "Hello, World";' >"$prefix/php/hello.php"
+fpm=$(command -v php-fpm8.2 || echo /usr/sbin/php-fpm8.2)
+if [ -x "$fpm" ]; then
+    cat >"$prefix/php-fpm.conf" <<CONF
+[global]
+pid = $prefix/php-fpm.pid
+error_log = $prefix/php-fpm.log
+daemonize = no
+[www]
+user = root
+group = root
+listen = $psock
+listen.backlog = 1024
+listen.mode = 0666
+pm = static
+pm.max_children = $workers
+CONF
+    taskset -c "$ccpu" "$fpm" -R -F -n -y "$prefix/php-fpm.conf" >"$prefix/php-fpm.out" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 100); do [ -S "$psock" ] && break; sleep 0.1; done
+fi
+
+front_conf() { # ID -> the front's http{} server part
+    case "$1" in
+    seed004-uwsgi) echo "upstream app { server unix:$usock; }
+        server { listen 127.0.0.1:$fport backlog=4096; location / { include uwsgi_params; uwsgi_pass app; } }" ;;
+    php-fcgi) echo "server { listen 127.0.0.1:$fport backlog=4096; root $prefix/php;
+        location ~ \\.php\$ { include fastcgi.conf; fastcgi_pass unix:$psock; } }" ;;
+    php-fcgi-ka) echo "upstream php { server unix:$psock; keepalive $((workers / 2)); }
+        server { listen 127.0.0.1:$fport backlog=4096; root $prefix/php;
+        location ~ \\.php\$ { include fastcgi.conf; fastcgi_keep_conn on; fastcgi_pass php; } }" ;;
+    esac
+}
+url_of() { case "$1" in seed004*) echo /hello ;; *) echo /hello.php ;; esac; }
+
+ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
+one() { # BINARY ID -> "req/s µs-per-request non2xx"
+    local bin=$1 id=$2
+    cat >"$prefix/front/conf/f.conf" <<CONF
+worker_processes 1; error_log logs/error.log; pid logs/f.pid; daemon on;
+events { worker_connections 20000; }
+http { access_log off; $(front_conf "$id") }
+CONF
+    rm -f "$prefix/front/logs/f.pid"
+    taskset -c "$scpu" "$bin" -p "$prefix/front/" -c conf/f.conf || return 1
+    for _ in $(seq 50); do [ -s "$prefix/front/logs/f.pid" ] && break; sleep 0.1; done
+    local m; m=$(cat "$prefix/front/logs/f.pid")
+    for _ in $(seq 50); do pgrep -P "$m" >/dev/null && break; sleep 0.1; done # the worker is forked
+    local procs="$m $(pgrep -P "$m" | tr '\n' ' ')"
+    local u; u=http://127.0.0.1:$fport$(url_of "$id")
+    [ -n "${BENCH_DEBUG:-}" ] && curl -s -i "$u" | head -12 >&2
+    taskset -c "$ccpu" wrk -t1 -c64 -d2s "$u" >/dev/null
+    local c0 out c1 n bad; c0=$(ticks $procs)
+    out=$(taskset -c "$ccpu" wrk -t1 -c64 -d"${secs}s" "$u")
+    c1=$(ticks $procs)
+    n=$(echo "$out" | awk '/requests in/{print $1}')
+    bad=$(echo "$out" | awk '/Non-2xx/{print $NF}' | head -1)
+    bench_stop apps-bench "$m"
+    awk -v n="$n" -v d=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v bad="${bad:-0}" \
+        -v rps="$(echo "$out" | awk '/Requests\/sec/{print $2}')" \
+        'BEGIN { printf "%.0f %.1f %s\n", rps, d * 1e6 / hz / n, bad }'
+}
+
+printf '| scenario | nginx req/s | nginx µs CPU/req | hayate req/s | hayate µs CPU/req | CPU/req hayate/nginx | non-2xx (nginx/hayate) |\n'
+printf '|---|---:|---:|---:|---:|---:|---|\n'
+for id in seed004-uwsgi php-fcgi php-fcgi-ka; do
+    [ -n "$only" ] && [[ ",$only," != *",$id,"* ]] && continue
+    [[ $id == seed004* ]] && [ ! -S "$usock" ] && { echo "| $id | (uwsgi missing) |||||"; continue; }
+    [[ $id == php* ]] && [ ! -S "$psock" ] && { echo "| $id | (php-fpm missing) |||||"; continue; }
+    bn= bh=
+    for r in $(seq "$rounds"); do
+        read -r nr nc nb < <(one "$NGINX_BIN" "$id") || exit 1
+        read -r hr hc hb < <(one "$HY_BIN" "$id") || exit 1
+        # the round with the lowest CPU per request of each server is kept
+        if [ -z "$bn" ] || awk -v a="$nc" -v b="$(echo "$bn" | cut -d' ' -f2)" 'BEGIN{exit !(a<b)}'; then bn="$nr $nc $nb"; fi
+        if [ -z "$bh" ] || awk -v a="$hc" -v b="$(echo "$bh" | cut -d' ' -f2)" 'BEGIN{exit !(a<b)}'; then bh="$hr $hc $hb"; fi
+    done
+    read -r nr nc nb <<<"$bn"; read -r hr hc hb <<<"$bh"
+    printf '| %s | %s | %s | %s | %s | %s | %s / %s |\n' "$id" "$nr" "$nc" "$hr" "$hc" \
+        "$(awk -v a="$hc" -v b="$nc" 'BEGIN{printf "%.2f", a/b}')" "$nb" "$hb"
+done
