@@ -79,6 +79,15 @@ class Backend:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(timeout=10)
+            # the leader is gone; its workers (which hold the listening socket too) may not be yet: a restart
+            # binding the same port before they are would find it taken
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                try:
+                    os.killpg(self.proc.pid, 0)
+                except ProcessLookupError:
+                    break
+                time.sleep(0.02)
         self.proc = None
         self.logf.close()
 
