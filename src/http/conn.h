@@ -23,6 +23,9 @@ typedef void (*hy_req_proceed_cb)(hy_req_t *req);
 /* What a protocol implements. Request-level hooks take the request, connection-level ones the connection. */
 typedef struct hy_conn_ops {
     const char *name; /* "HTTP/1.1", "HTTP/2.0" */
+    /** Several requests share the socket at once (HTTP/2): no module may take over its reads while a request
+     * waits (HTTP/1.x lets limit_req watch the socket for the client's close; HTTP/2 resets the stream itself). */
+    bool multiplexed;
     /** Put the response head (first call) and the body segments queued in req->body on the wire.
      * is_final: nothing more will come; the protocol finishes the exchange when written. */
     void (*send)(hy_req_t *req, bool is_final);

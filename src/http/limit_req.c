@@ -59,6 +59,7 @@ typedef struct lr_ctx { /* per request */
     hy_timer_t timer;
     hy_loop_t *loop;
     hy_sock_cb saved_on_read; /* the protocol's read callback and data, while the request waits */
+    bool hooked;              /* the socket's reads are ours while the request waits (HTTP/1.x only) */
     void *saved_data;
     bool saved_reading, waiting;
     lr_node_t **held; /* per limit: the node held between lookup and accounting */
@@ -245,7 +246,7 @@ static void stop_waiting(lr_ctx_t *ctx)
     if (!ctx->waiting)
         return;
     ctx->waiting = false;
-    if (ctx->req->sr != NULL) /* nothing was hooked on a subrequest's shadow connection */
+    if (!ctx->hooked) /* nothing was hooked: a subrequest's shadow connection, or an HTTP/2 stream */
         return;
     s->on_read = ctx->saved_on_read;
     s->data = ctx->saved_data;
@@ -301,7 +302,10 @@ static int delay_request(hy_req_t *req, lr_ctx_t *ctx, int64_t delay_ms)
     ctx->saved_data = s->data;
     ctx->saved_reading = s->is_reading;
     ctx->waiting = true;
-    if (req->sr == NULL) { /* a subrequest's connection is a shadow without a socket (http/subrequest.h) */
+    /* a subrequest's connection is a shadow without a socket (http/subrequest.h); an HTTP/2 socket carries other
+     * streams (the protocol resets this one if the client goes, and the pool clean-up unlinks the timer) */
+    ctx->hooked = req->sr == NULL && !(req->conn->ops && req->conn->ops->multiplexed);
+    if (ctx->hooked) {
         s->data = ctx;
         hy_sock_read_start(s, on_client_read);
     }

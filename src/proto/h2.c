@@ -656,7 +656,7 @@ static void h2_shutdown(hy_conn_t *c)
 }
 
 static const hy_conn_ops_t h2_ops = {
-    .name = "HTTP/2.0", .send = hy_h2_send, .abort = hy_h2_abort, .read_body = hy_h2_read_body, .shutdown = h2_shutdown,
+    .name = "HTTP/2.0", .multiplexed = true, .send = hy_h2_send, .abort = hy_h2_abort, .read_body = hy_h2_read_body, .shutdown = h2_shutdown,
     .close = h2_close,
 };
 

@@ -148,6 +148,28 @@ def test_multiplexed_and_small_window(server, cert):
     c.close()
 
 
+def test_limit_req_delay_on_multiplexed_streams(server, cert):
+    """limit_req delays some streams of one connection while others go on; the delayed ones finish, and a client
+    resetting a delayed stream leaves the connection usable (limit_req must not take over the shared socket)."""
+    s = server(conf(cert, http_extra='limit_req_zone $binary_remote_addr zone=lr:1m rate=5r/s;',
+                    server_extra='location /lim/ { limit_req zone=lr burst=10; alias {html}/; }'), files=files())
+    c = H2(s.port)
+    sids = [c.request('/lim/index.html') for _ in range(4)]  # 1 at once, the others 200 ms apart
+    other = c.request('/index.html')
+    assert c.response(other)[2] == b'hello\n'  # not held behind the delayed streams
+    for sid in sids:
+        st, _, body = c.response(sid, timeout=10)
+        assert st == 200 and body == b'hello\n'
+    delayed = [c.request('/lim/index.html') for _ in range(3)]
+    c.conn.reset_stream(delayed[-1])  # the client gives up on a stream that waits
+    c.flush()
+    for sid in delayed[:-1]:
+        assert c.response(sid, timeout=10)[0] == 200
+    assert c.get('/ret')[2] == b'proto=HTTP/2.0 h2=h2c\n'
+    c.close()
+    assert s.alive()
+
+
 def test_request_body_and_range(server, cert):
     s = server(conf(cert), files=files())
     c = H2(s.port)
