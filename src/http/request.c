@@ -113,11 +113,12 @@ void hy_req_log(hy_req_t *req, int level, const char *fmt, ...)
 
 void **hy_req_ctx(hy_req_t *req, const hy_module_t *m)
 {
+    static size_t nmodules; /* the list is fixed at build time: counted once */
     if (req->ctx == NULL) {
-        int n = 0;
-        while (hy_modules[n])
-            n++;
-        req->ctx = hy_pcalloc(req->pool, sizeof(void *) * (size_t)n);
+        if (nmodules == 0)
+            while (hy_modules[nmodules])
+                nmodules++;
+        req->ctx = hy_pcalloc(req->pool, sizeof(void *) * nmodules);
     }
     return &req->ctx[m->index];
 }

@@ -111,7 +111,7 @@ static void idle_del(h1conn_t *h)
  * connection between two requests holds no arena (C10K memory), yet the next request anywhere in the worker
  * gets one without two mallocs and two frees. Bounded, so a burst's arenas are freed when it ends. */
 #define POOL_CACHE_MAX 32
-#define REQ_POOL_SIZE 4096
+#define REQ_POOL_SIZE 8192 /* one chunk holds a request with limits, auth and a proxied head: no malloc per request */
 static hy_pool_t *pool_cache[POOL_CACHE_MAX];
 static int pool_cache_n;
 

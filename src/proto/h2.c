@@ -31,7 +31,7 @@
 
 #define FLUSH_BLOCK 16384
 #define OUTQ_HIGH (256 * 1024) /* stop pulling frames from nghttp2 above this many queued bytes */
-#define REQ_POOL_SIZE 4096
+#define REQ_POOL_SIZE 8192 /* one chunk holds a request with limits, auth and a proxied head: no malloc per request */
 #define MAX_CONTINUATIONS 16   /* CONTINUATION frames in one header block */
 #define FRAME_BUDGET 500       /* control frames allowed before any request (below nghttp2's 1000 queued ACKs) */
 #define FRAME_BUDGET_PER_REQ 8 /* ... plus these per request served */
