@@ -1,2 +1,0 @@
-build-x/src/conf/compat.o: src/conf/compat.c src/conf/compat.h
-src/conf/compat.h:
