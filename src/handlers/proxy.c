@@ -134,19 +134,7 @@ static int on_head(hy_ureq_t *u)
 {
     hy_req_t *req = u->req;
     const proxy_loc_t *pl = u->data;
-    req->status = u->status;
-    if (u->status_line.len) {
-        char *p = hy_palloc(req->pool, u->status_line.len + 5);
-        p[0] = (char)('0' + u->status / 100), p[1] = (char)('0' + u->status / 10 % 10);
-        p[2] = (char)('0' + u->status % 10), p[3] = ' ';
-        memcpy(p + 4, u->status_line.ptr, u->status_line.len);
-        req->status_line = (hy_str_t){p, u->status_line.len + 4};
-    } else if (hy_http_reason(u->status) == NULL) {
-        char *p = hy_palloc(req->pool, 4);
-        p[0] = (char)('0' + u->status / 100), p[1] = (char)('0' + u->status / 10 % 10);
-        p[2] = (char)('0' + u->status % 10);
-        req->status_line = (hy_str_t){p, 3};
-    }
+    hy_uconf_head_status(u);
     req->content_type = HY_STR_NULL;
     req->content_length_n = u->resp_chunked ? -1 : u->resp_length;
     req->last_modified = -1;
@@ -155,22 +143,7 @@ static int on_head(hy_ureq_t *u)
     bool seen_expires = false;
     for (size_t i = 0; i < u->headers_in->nelts; i++) {
         hy_str_t nm = h[i].name, v = h[i].value;
-        if (!(pl->uc.ignore_headers & HY_UIGN_XA_BUFFERING) && hy_str_caseeq(nm, "X-Accel-Buffering")) {
-            if (hy_str_caseeq(v, "no"))
-                u->buffering = false;
-            else if (hy_str_caseeq(v, "yes"))
-                u->buffering = true;
-        } else if (!(pl->uc.ignore_headers & HY_UIGN_XA_REDIRECT) && hy_str_caseeq(nm, "X-Accel-Redirect")) {
-            accel_redirect = v;
-        } else if (!(pl->uc.ignore_headers & HY_UIGN_XA_LIMIT_RATE) && hy_str_caseeq(nm, "X-Accel-Limit-Rate")) {
-            int64_t r = hy_parse_int(v.ptr, v.len);
-            if (r >= 0) {
-                req->limit_rate = r;
-                req->limit_rate_set = true;
-            } else if (!hy_str_caseeq(v, "off")) {
-                hy_req_log(req, HY_LOG_ERR, "upstream sent invalid \"X-Accel-Limit-Rate\" header");
-            }
-        }
+        hy_uconf_accel_field(u, &pl->uc, nm, v, &accel_redirect);
         if (hidden(pl, nm))
             continue;
         if (hy_str_caseeq(nm, "Content-Type")) {
@@ -198,28 +171,8 @@ static int on_head(hy_ureq_t *u)
             hy_req_add_header(req, nm, v);
         }
     }
-    if (accel_redirect.len) { /* nginx honours it whatever the status */
-        hy_str_t uri = hy_str_dup(req->pool, accel_redirect);
-        req->headers_out = NULL;
-        req->content_type = HY_STR_NULL;
-        req->location = HY_STR_NULL;
-        req->status_line = HY_STR_NULL;
-        req->etag = HY_STR_NULL;
-        req->last_modified = -1;
-        req->content_length_n = -1;
-        if (req->method_id != HY_M_HEAD) {
-            req->method_id = HY_M_GET;
-            req->method = HY_STR("GET");
-        }
-        if (uri.ptr[0] == '@') {
-            hy_req_named_redirect(req, uri);
-        } else {
-            hy_str_t path, args;
-            hy_req_split_args(uri, &path, &args);
-            hy_req_internal_redirect(req, path, args);
-        }
-        return -1;
-    }
+    if (accel_redirect.len) /* nginx honours it whatever the status */
+        return hy_uconf_accel_redirect(req, accel_redirect);
     return 0;
 }
 

@@ -354,10 +354,9 @@ int hy_uconf_parse_cgi_head(hy_ureq_t *u, char *p, size_t n)
     return 0;
 }
 
-int hy_uconf_on_head(hy_ureq_t *u)
+void hy_uconf_head_status(hy_ureq_t *u)
 {
     hy_req_t *req = u->req;
-    const hy_uconf_t *c = u->data;
     req->status = u->status;
     if (u->status_line.len) {
         char *p = hy_palloc(req->pool, u->status_line.len + 5);
@@ -371,6 +370,58 @@ int hy_uconf_on_head(hy_ureq_t *u)
         p[2] = (char)('0' + u->status % 10);
         req->status_line = (hy_str_t){p, 3};
     }
+}
+
+void hy_uconf_accel_field(hy_ureq_t *u, const hy_uconf_t *c, hy_str_t nm, hy_str_t v, hy_str_t *redirect)
+{
+    hy_req_t *req = u->req;
+    if (!(c->ignore_headers & HY_UIGN_XA_BUFFERING) && hy_str_caseeq(nm, "X-Accel-Buffering")) {
+        if (hy_str_caseeq(v, "no"))
+            u->buffering = false;
+        else if (hy_str_caseeq(v, "yes"))
+            u->buffering = true;
+    } else if (!(c->ignore_headers & HY_UIGN_XA_REDIRECT) && hy_str_caseeq(nm, "X-Accel-Redirect")) {
+        *redirect = v;
+    } else if (!(c->ignore_headers & HY_UIGN_XA_LIMIT_RATE) && hy_str_caseeq(nm, "X-Accel-Limit-Rate")) {
+        int64_t r = hy_parse_int(v.ptr, v.len);
+        if (r >= 0) {
+            req->limit_rate = r;
+            req->limit_rate_set = true;
+        } else if (!hy_str_caseeq(v, "off")) {
+            hy_req_log(req, HY_LOG_ERR, "upstream sent invalid \"X-Accel-Limit-Rate\" header");
+        }
+    }
+}
+
+int hy_uconf_accel_redirect(hy_req_t *req, hy_str_t accel_redirect)
+{
+    hy_str_t uri = hy_str_dup(req->pool, accel_redirect);
+    req->headers_out = NULL;
+    req->content_type = HY_STR_NULL;
+    req->location = HY_STR_NULL;
+    req->status_line = HY_STR_NULL;
+    req->etag = HY_STR_NULL;
+    req->last_modified = -1;
+    req->content_length_n = -1;
+    if (req->method_id != HY_M_HEAD) {
+        req->method_id = HY_M_GET;
+        req->method = HY_STR("GET");
+    }
+    if (uri.ptr[0] == '@') {
+        hy_req_named_redirect(req, uri);
+    } else {
+        hy_str_t path, args;
+        hy_req_split_args(uri, &path, &args);
+        hy_req_internal_redirect(req, path, args);
+    }
+    return -1;
+}
+
+int hy_uconf_on_head(hy_ureq_t *u)
+{
+    hy_req_t *req = u->req;
+    const hy_uconf_t *c = u->data;
+    hy_uconf_head_status(u);
     req->content_type = HY_STR_NULL;
     req->content_length_n = u->resp_length;
     req->last_modified = -1;
@@ -378,22 +429,7 @@ int hy_uconf_on_head(hy_ureq_t *u)
     hy_str_t accel_redirect = HY_STR_NULL;
     for (size_t i = 0; i < u->headers_in->nelts; i++) {
         hy_str_t nm = h[i].name, v = h[i].value;
-        if (!(c->ignore_headers & HY_UIGN_XA_BUFFERING) && hy_str_caseeq(nm, "X-Accel-Buffering")) {
-            if (hy_str_caseeq(v, "no"))
-                u->buffering = false;
-            else if (hy_str_caseeq(v, "yes"))
-                u->buffering = true;
-        } else if (!(c->ignore_headers & HY_UIGN_XA_REDIRECT) && hy_str_caseeq(nm, "X-Accel-Redirect")) {
-            accel_redirect = v;
-        } else if (!(c->ignore_headers & HY_UIGN_XA_LIMIT_RATE) && hy_str_caseeq(nm, "X-Accel-Limit-Rate")) {
-            int64_t r = hy_parse_int(v.ptr, v.len);
-            if (r >= 0) {
-                req->limit_rate = r;
-                req->limit_rate_set = true;
-            } else if (!hy_str_caseeq(v, "off")) {
-                hy_req_log(req, HY_LOG_ERR, "upstream sent invalid \"X-Accel-Limit-Rate\" header");
-            }
-        }
+        hy_uconf_accel_field(u, c, nm, v, &accel_redirect);
         if (hy_uconf_hidden(c, nm))
             continue;
         if (hy_str_caseeq(nm, "Content-Type"))
@@ -405,27 +441,7 @@ int hy_uconf_on_head(hy_ureq_t *u)
         else
             hy_req_add_header(req, nm, v);
     }
-    if (accel_redirect.len) { /* nginx honours it whatever the status */
-        hy_str_t uri = hy_str_dup(req->pool, accel_redirect);
-        req->headers_out = NULL;
-        req->content_type = HY_STR_NULL;
-        req->location = HY_STR_NULL;
-        req->status_line = HY_STR_NULL;
-        req->etag = HY_STR_NULL;
-        req->last_modified = -1;
-        req->content_length_n = -1;
-        if (req->method_id != HY_M_HEAD) {
-            req->method_id = HY_M_GET;
-            req->method = HY_STR("GET");
-        }
-        if (uri.ptr[0] == '@') {
-            hy_req_named_redirect(req, uri);
-        } else {
-            hy_str_t path, args;
-            hy_req_split_args(uri, &path, &args);
-            hy_req_internal_redirect(req, path, args);
-        }
-        return -1;
-    }
+    if (accel_redirect.len) /* nginx honours it whatever the status */
+        return hy_uconf_accel_redirect(req, accel_redirect);
     return 0;
 }

@@ -56,6 +56,13 @@ int hy_uconf_parse_bind(hy_str_t v, struct sockaddr_storage *ss, socklen_t *len)
 bool hy_uconf_hidden(const hy_uconf_t *c, hy_str_t name);
 /** on_head for the CGI-like modules: u->data is the location's hy_uconf_t. Fills the client's response from
  * the upstream's head: status (and reason), fields not hidden, X-Accel-Redirect/-Limit-Rate/-Buffering. */
+/** The shared parts of a response head's handling (the proxy's and the app modules' on_head): the client's status
+ * and status line from the upstream's; one upstream field's X-Accel-Buffering/-Redirect/-Limit-Rate meaning (unless
+ * ignored; a redirect target goes to *redirect); the X-Accel-Redirect itself (the response is dropped and the
+ * request redirected to the URI or named location; returns -1, the engine's "redirected"). */
+void hy_uconf_head_status(hy_ureq_t *u);
+void hy_uconf_accel_field(hy_ureq_t *u, const hy_uconf_t *c, hy_str_t nm, hy_str_t v, hy_str_t *redirect);
+int hy_uconf_accel_redirect(hy_req_t *req, hy_str_t target);
 int hy_uconf_on_head(hy_ureq_t *u);
 /** A CGI response head ("Status:" field, or an HTTP status line as uwsgi apps send; without either: 302 when
  * there is a Location, else 200) in p[0..n) (kept: the fields point into it) into u->status, u->status_line,
