@@ -26,5 +26,7 @@ static inline hy_file_t *hy_file_ref(hy_file_t *f)
 }
 /** Drop a reference; at zero, on_free (or close + free). */
 void hy_file_unref(hy_file_t *f);
+/** Read exactly n bytes at off (pread, EINTR retried): false on an error or a short file. */
+bool hy_file_read_at(hy_file_t *f, int64_t off, void *dst, size_t n);
 
 #endif

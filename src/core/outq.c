@@ -1,4 +1,5 @@
 /* outq.c — output segment queue with a free list of segment objects. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -7,6 +8,21 @@
 #include "mem.h"
 
 static hy_seg_t *free_segs;
+
+bool hy_file_read_at(hy_file_t *f, int64_t off, void *dst, size_t n)
+{
+    char *d = dst;
+    while (n > 0) {
+        ssize_t r = pread(f->fd, d, n, off);
+        if (r <= 0) {
+            if (r < 0 && errno == EINTR)
+                continue;
+            return false;
+        }
+        d += r, n -= (size_t)r, off += r;
+    }
+    return true;
+}
 
 void hy_file_unref(hy_file_t *f)
 {

@@ -287,20 +287,6 @@ static void header_filter(hy_req_t *req)
 
 /* ---------------- body filter ---------------- */
 
-static bool read_at(hy_file_t *f, int64_t off, uint8_t *dst, size_t n)
-{
-    while (n > 0) {
-        ssize_t r = pread(f->fd, dst, n, off);
-        if (r <= 0) {
-            if (r < 0 && errno == EINTR)
-                continue;
-            return false;
-        }
-        dst += r, n -= (size_t)r, off += r;
-    }
-    return true;
-}
-
 #define READ_CHUNK (64 * 1024)
 
 static void push_recoded(cs_ctx_t *ctx, hy_outq_t *out, const uint8_t *src, size_t n)
@@ -329,7 +315,7 @@ static int recode_queue(hy_req_t *req, cs_ctx_t *ctx)
             rbuf = hy_alloc(READ_CHUNK);
         for (int64_t done = 0; done < s->file.len;) {
             size_t n = (size_t)HY_MIN((int64_t)READ_CHUNK, s->file.len - done);
-            if (!read_at(s->file.file, s->file.off + done, rbuf, n)) {
+            if (!hy_file_read_at(s->file.file, s->file.off + done, rbuf, n)) {
                 hy_req_log(req, HY_LOG_CRIT, "pread() failed while recoding (%d: %s)", errno, strerror(errno));
                 free(rbuf);
                 hy_outq_clear(&out);

@@ -46,29 +46,6 @@ static gunzip_loc_t *req_conf(hy_req_t *req)
     return l && l->loc_conf ? l->loc_conf[IDX] : NULL;
 }
 
-static void del_header(hy_req_t *req, const char *name)
-{
-    if (req->headers_out == NULL)
-        return;
-    hy_header_t *h = req->headers_out->elts;
-    size_t k = 0;
-    for (size_t i = 0; i < req->headers_out->nelts; i++)
-        if (!hy_str_caseeq(h[i].name, name))
-            h[k++] = h[i];
-    req->headers_out->nelts = k;
-}
-
-static const hy_str_t *out_header(hy_req_t *req, const char *name)
-{
-    if (req->headers_out == NULL)
-        return NULL;
-    hy_header_t *h = req->headers_out->elts;
-    for (size_t i = 0; i < req->headers_out->nelts; i++)
-        if (hy_str_caseeq(h[i].name, name))
-            return &h[i].value;
-    return NULL;
-}
-
 static void free_ctx(void *arg)
 {
     gunzip_ctx_t *ctx = arg;
@@ -78,20 +55,6 @@ static void free_ctx(void *arg)
     hy_outq_clear(&ctx->src);
     free(ctx->in);
     ctx->in = NULL;
-}
-
-static bool read_file(hy_file_t *f, int64_t off, char *dst, size_t n)
-{
-    while (n > 0) {
-        ssize_t r = pread(f->fd, dst, n, off);
-        if (r <= 0) {
-            if (r < 0 && errno == EINTR)
-                continue;
-            return false;
-        }
-        dst += r, n -= (size_t)r, off += r;
-    }
-    return true;
 }
 
 /* Refill the input from the front of src (when the previous input is used up); false when src is empty. */
@@ -107,7 +70,7 @@ static int refill(gunzip_ctx_t *ctx, hy_outq_t *src)
             memcpy(ctx->in, s->mem.ptr, n);
         } else {
             n = (size_t)HY_MIN(s->file.len, (int64_t)READ_CHUNK);
-            if (n && !read_file(s->file.file, s->file.off, ctx->in, n))
+            if (n && !hy_file_read_at(s->file.file, s->file.off, ctx->in, n))
                 return -1;
         }
         if (n == 0) { /* an empty segment: hy_outq_consume cannot drop it */
@@ -243,27 +206,12 @@ static void body_filter(hy_req_t *req, bool is_final)
         free_ctx(ctx);
 }
 
-static void weaken_etag(hy_req_t *req)
-{
-    hy_str_t et = req->etag;
-    if (et.len == 0 || (et.len > 2 && et.ptr[0] == 'W' && et.ptr[1] == '/'))
-        return;
-    if (et.ptr[0] != '"') {
-        req->etag = HY_STR_NULL;
-        return;
-    }
-    char *w = hy_palloc(req->pool, et.len + 2);
-    w[0] = 'W', w[1] = '/';
-    memcpy(w + 2, et.ptr, et.len);
-    req->etag = (hy_str_t){w, et.len + 2};
-}
-
 static void header_filter(hy_req_t *req)
 {
     gunzip_loc_t *lc = req_conf(req);
     if (lc == NULL || lc->enable != 1)
         return;
-    const hy_str_t *ce = out_header(req, "Content-Encoding");
+    const hy_str_t *ce = hy_req_out_header(req, "Content-Encoding");
     if (ce == NULL || !hy_str_caseeq(*ce, "gzip"))
         return;
     hy_gzip_mark_vary(req);
@@ -271,11 +219,11 @@ static void header_filter(hy_req_t *req)
         return;
     gunzip_ctx_t *ctx = hy_pcalloc(req->pool, sizeof(*ctx));
     *hy_req_ctx(req, &hy_http_gunzip_module) = ctx;
-    del_header(req, "Content-Encoding");
-    del_header(req, "Content-Length");
+    hy_req_del_header(req, "Content-Encoding");
+    hy_req_del_header(req, "Content-Length");
     req->content_length_n = -1;
     req->accept_ranges = false;
-    weaken_etag(req);
+    hy_req_weaken_etag(req);
     if (req->header_only)
         return;
     if (inflateInit2(&ctx->zs, 16 + MAX_WBITS) != Z_OK) {

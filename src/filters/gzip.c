@@ -109,17 +109,6 @@ static bool has_req_header(hy_req_t *req, const char *name)
     return false;
 }
 
-static const hy_str_t *out_header(hy_req_t *req, const char *name)
-{
-    if (req->headers_out == NULL)
-        return NULL;
-    hy_header_t *h = req->headers_out->elts;
-    for (size_t i = 0; i < req->headers_out->nelts; i++)
-        if (hy_str_caseeq(h[i].name, name))
-            return &h[i].value;
-    return NULL;
-}
-
 /* a token (case-insensitive) in a comma/space separated list such as Cache-Control */
 static bool has_token(hy_str_t v, const char *tok)
 {
@@ -171,7 +160,7 @@ static bool client_ok(hy_req_t *req, gz_loc_t *lc, gz_ctx_t *ctx)
             goto ok;
         if ((p & PROXIED_AUTH) && has_req_header(req, "Authorization"))
             goto ok;
-        const hy_str_t *e = out_header(req, "Expires");
+        const hy_str_t *e = hy_req_out_header(req, "Expires");
         if (e) {
             if (!(p & PROXIED_EXPIRED))
                 return false;
@@ -180,7 +169,7 @@ static bool client_ok(hy_req_t *req, gz_loc_t *lc, gz_ctx_t *ctx)
                 return false;
             goto ok;
         }
-        const hy_str_t *cc = out_header(req, "Cache-Control");
+        const hy_str_t *cc = hy_req_out_header(req, "Cache-Control");
         if (cc) {
             if (((p & PROXIED_NO_CACHE) && has_token(*cc, "no-cache")) ||
                 ((p & PROXIED_NO_STORE) && has_token(*cc, "no-store")) ||
@@ -190,7 +179,7 @@ static bool client_ok(hy_req_t *req, gz_loc_t *lc, gz_ctx_t *ctx)
         }
         /* nginx tests the Last-Modified header element, which only a proxied response has at this point:
          * a static file's own modification time does not count */
-        if ((p & PROXIED_NO_LM) && out_header(req, "Last-Modified"))
+        if ((p & PROXIED_NO_LM) && hy_req_out_header(req, "Last-Modified"))
             return false;
         if ((p & PROXIED_NO_ETAG) && req->etag.len)
             return false;
@@ -242,7 +231,7 @@ static unsigned eligible(hy_req_t *req, gz_loc_t *lc, int64_t length)
     /* HEAD is not excluded: nginx sets header_only after the filters, so HEAD gets GET's headers */
     if (req->status != 200 && req->status != 403 && req->status != 404)
         return 0;
-    const hy_str_t *ce = out_header(req, "Content-Encoding");
+    const hy_str_t *ce = hy_req_out_header(req, "Content-Encoding");
     if (ce && ce->len)
         return 0;
     unsigned set = 0;
@@ -273,21 +262,6 @@ static void push_free(void *arg, char *buf, size_t len)
     hy_outq_push_mem(arg, buf, len, free, buf);
 }
 
-/* Read n bytes of a file segment at off into dst; false on a short read. */
-static bool read_file(hy_file_t *f, int64_t off, char *dst, size_t n)
-{
-    while (n > 0) {
-        ssize_t r = pread(f->fd, dst, n, off);
-        if (r <= 0) {
-            if (r < 0 && errno == EINTR)
-                continue;
-            return false;
-        }
-        dst += r, n -= (size_t)r, off += r;
-    }
-    return true;
-}
-
 /* Feed every segment of q to a stream (final: finish it), output appended to out. */
 static int stream_queue(hy_zstream_t *zs, hy_outq_t *q, bool final, hy_outq_t *out)
 {
@@ -302,7 +276,7 @@ static int stream_queue(hy_zstream_t *zs, hy_outq_t *q, bool final, hy_outq_t *o
             buf = hy_alloc(READ_CHUNK);
         for (int64_t done = 0; done < s->file.len && rc == 0;) {
             size_t n = (size_t)HY_MIN((int64_t)READ_CHUNK, s->file.len - done);
-            if (!read_file(s->file.file, s->file.off + done, buf, n))
+            if (!hy_file_read_at(s->file.file, s->file.off + done, buf, n))
                 rc = -1;
             else
                 rc = hy_zstream_write(zs, buf, n, false, push_free, out);
@@ -328,7 +302,7 @@ static char *gather(hy_req_t *req, size_t total, bool *owned)
             memcpy(p, s->mem.ptr, s->mem.len);
             p += s->mem.len;
         } else {
-            if (!read_file(s->file.file, s->file.off, p, (size_t)s->file.len)) {
+            if (!hy_file_read_at(s->file.file, s->file.off, p, (size_t)s->file.len)) {
                 free(buf);
                 return NULL;
             }
@@ -415,21 +389,6 @@ static void free_stream(void *arg)
     ctx->zs = NULL;
 }
 
-static void weaken_etag(hy_req_t *req)
-{
-    hy_str_t et = req->etag;
-    if (et.len == 0 || (et.len > 2 && et.ptr[0] == 'W' && et.ptr[1] == '/'))
-        return;
-    if (et.ptr[0] != '"') {
-        req->etag = HY_STR_NULL;
-        return;
-    }
-    char *w = hy_palloc(req->pool, et.len + 2);
-    w[0] = 'W', w[1] = '/';
-    memcpy(w + 2, et.ptr, et.len);
-    req->etag = (hy_str_t){w, et.len + 2};
-}
-
 /* ---------------- a large complete body: streamed with backpressure ---------------- */
 
 #define BATCH_OUT 65536 /* compressed bytes handed to the protocol per batch (at least one codec chunk) */
@@ -457,7 +416,7 @@ static int big_batch(gz_ctx_t *ctx, hy_outq_t *out)
             rc = hy_zstream_write(ctx->zs, s->mem.ptr, n, false, push_free, out);
         } else {
             n = (size_t)HY_MIN(s->file.len, (int64_t)READ_CHUNK);
-            if (!read_file(s->file.file, s->file.off, ctx->rbuf, n))
+            if (!hy_file_read_at(s->file.file, s->file.off, ctx->rbuf, n))
                 return -1;
             rc = hy_zstream_write(ctx->zs, ctx->rbuf, n, false, push_free, out);
         }
@@ -569,7 +528,7 @@ static void header_filter(hy_req_t *req)
             hy_req_add_header(req, HY_STR("Content-Encoding"),
                               (hy_str_t){(char *)hy_codec_name(codec), strlen(hy_codec_name(codec))});
             req->accept_ranges = false;
-            weaken_etag(req);
+            hy_req_weaken_etag(req);
         }
     }
     if (ctx->vary && !ctx->vary_added && lc->vary == 1) {

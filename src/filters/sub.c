@@ -73,29 +73,6 @@ static sub_loc_t *req_conf(hy_req_t *req)
     return l && l->loc_conf ? l->loc_conf[IDX] : NULL;
 }
 
-static const hy_str_t *out_header(hy_req_t *req, const char *name)
-{
-    if (req->headers_out == NULL)
-        return NULL;
-    hy_header_t *h = req->headers_out->elts;
-    for (size_t i = 0; i < req->headers_out->nelts; i++)
-        if (hy_str_caseeq(h[i].name, name))
-            return &h[i].value;
-    return NULL;
-}
-
-static void del_header(hy_req_t *req, const char *name)
-{
-    if (req->headers_out == NULL)
-        return;
-    hy_header_t *h = req->headers_out->elts;
-    size_t k = 0;
-    for (size_t i = 0; i < req->headers_out->nelts; i++)
-        if (!hy_str_caseeq(h[i].name, name))
-            h[k++] = h[i];
-    req->headers_out->nelts = k;
-}
-
 static bool type_ok(const sub_loc_t *lc, hy_str_t ct)
 {
     if (lc->types_any)
@@ -232,20 +209,6 @@ static void scan(hy_req_t *req, sub_ctx_t *ctx, const char *data, size_t len, bo
     free(joined);
 }
 
-static bool read_file(hy_file_t *f, int64_t off, char *dst, size_t n)
-{
-    while (n > 0) {
-        ssize_t r = pread(f->fd, dst, n, off);
-        if (r <= 0) {
-            if (r < 0 && errno == EINTR)
-                continue;
-            return false;
-        }
-        dst += r, n -= (size_t)r, off += r;
-    }
-    return true;
-}
-
 static bool exhausted(const sub_ctx_t *ctx)
 {
     return ctx->active == 0 && ctx->pend_len == 0;
@@ -281,7 +244,7 @@ static int run(hy_req_t *req, sub_ctx_t *ctx, hy_outq_t *src, bool final, size_t
             n = (size_t)HY_MIN(s->file.len, (int64_t)READ_CHUNK);
             if (ctx->rbuf == NULL)
                 ctx->rbuf = hy_alloc(READ_CHUNK);
-            if (n && !read_file(s->file.file, s->file.off, ctx->rbuf, n))
+            if (n && !hy_file_read_at(s->file.file, s->file.off, ctx->rbuf, n))
                 return -1;
             scan(req, ctx, ctx->rbuf, n, false, out);
         }
@@ -372,27 +335,12 @@ static void body_filter(hy_req_t *req, bool is_final)
 
 /* ---------------- header filter ---------------- */
 
-static void weaken_etag(hy_req_t *req)
-{
-    hy_str_t et = req->etag;
-    if (et.len == 0 || (et.len > 2 && et.ptr[0] == 'W' && et.ptr[1] == '/'))
-        return;
-    if (et.ptr[0] != '"') {
-        req->etag = HY_STR_NULL;
-        return;
-    }
-    char *w = hy_palloc(req->pool, et.len + 2);
-    w[0] = 'W', w[1] = '/';
-    memcpy(w + 2, et.ptr, et.len);
-    req->etag = (hy_str_t){w, et.len + 2};
-}
-
 static void header_filter(hy_req_t *req)
 {
     sub_loc_t *lc = req_conf(req);
     if (lc == NULL || lc->pairs == NULL || req->content_length_n == 0 || !type_ok(lc, req->content_type))
         return;
-    const hy_str_t *ce = out_header(req, "Content-Encoding");
+    const hy_str_t *ce = hy_req_out_header(req, "Content-Encoding");
     if (ce && ce->len && !hy_str_caseeq(*ce, "identity"))
         return;
     sub_pair_t *pairs = lc->pairs->elts;
@@ -429,14 +377,14 @@ static void header_filter(hy_req_t *req)
     *hy_req_ctx(req, &hy_http_sub_module) = ctx;
     req->content_length_n = -1;
     req->accept_ranges = false; /* nginx's range filter offers no ranges on a body of unknown length */
-    del_header(req, "Content-Length");
+    hy_req_del_header(req, "Content-Length");
     if (lc->last_modified != 1) {
         req->last_modified = -1;
-        del_header(req, "Last-Modified");
+        hy_req_del_header(req, "Last-Modified");
         req->etag = HY_STR_NULL;
-        del_header(req, "ETag");
+        hy_req_del_header(req, "ETag");
     } else {
-        weaken_etag(req);
+        hy_req_weaken_etag(req);
     }
 }
 

@@ -111,6 +111,44 @@ void hy_req_log(hy_req_t *req, int level, const char *fmt, ...)
     hy_log_scoped(lc ? lc->error_log_scope : 0, level, req->conn->id, "%s%s", msg, ctx);
 }
 
+const hy_str_t *hy_req_out_header(hy_req_t *req, const char *name)
+{
+    if (req->headers_out == NULL)
+        return NULL;
+    hy_header_t *h = req->headers_out->elts;
+    for (size_t i = 0; i < req->headers_out->nelts; i++)
+        if (hy_str_caseeq(h[i].name, name))
+            return &h[i].value;
+    return NULL;
+}
+
+void hy_req_del_header(hy_req_t *req, const char *name)
+{
+    if (req->headers_out == NULL)
+        return;
+    hy_header_t *h = req->headers_out->elts;
+    size_t k = 0;
+    for (size_t i = 0; i < req->headers_out->nelts; i++)
+        if (!hy_str_caseeq(h[i].name, name))
+            h[k++] = h[i];
+    req->headers_out->nelts = k;
+}
+
+void hy_req_weaken_etag(hy_req_t *req)
+{
+    hy_str_t et = req->etag;
+    if (et.len == 0 || (et.len > 2 && et.ptr[0] == 'W' && et.ptr[1] == '/'))
+        return;
+    if (et.ptr[0] != '"') {
+        req->etag = HY_STR_NULL;
+        return;
+    }
+    char *w = hy_palloc(req->pool, et.len + 2);
+    w[0] = 'W', w[1] = '/';
+    memcpy(w + 2, et.ptr, et.len);
+    req->etag = (hy_str_t){w, et.len + 2};
+}
+
 void **hy_req_ctx(hy_req_t *req, const hy_module_t *m)
 {
     static size_t nmodules; /* the list is fixed at build time: counted once */

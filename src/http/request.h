@@ -183,6 +183,13 @@ void hy_req_finalize_head(hy_req_t *req);
 void hy_req_insert_header(hy_req_t *req, size_t ix, hy_str_t name, hy_str_t value);
 /** The value of a field of the finalised head (case-insensitive; '_' in name matches '-'), or NULL. */
 const hy_str_t *hy_req_sent_header(hy_req_t *req, hy_str_t name);
+/** The value of a response field in req->headers_out (before the head is finalised; case-insensitive), or NULL. */
+const hy_str_t *hy_req_out_header(hy_req_t *req, const char *name);
+/** Remove every response field of that name from req->headers_out. */
+void hy_req_del_header(hy_req_t *req, const char *name);
+/** A filter that changes the body keeps a strong ETag only as a weak one (W/"..."); an ETag that is neither is
+ * dropped (nginx's ngx_http_weak_etag). */
+void hy_req_weaken_etag(hy_req_t *req);
 /** Add a response header (name and value must outlive the request: literals or pool memory). */
 void hy_req_add_header(hy_req_t *req, hy_str_t name, hy_str_t value);
 /** Reason phrase for a status ("OK", "Not Found"...), or NULL for unknown codes. */
