@@ -124,29 +124,15 @@ static int parse_head(hy_ureq_t *u, char *p, size_t n)
     int64_t clen = -1;
     bool chunked = false, conn_close = version == 10, conn_keep = false;
     for (char *q = eol + 1; q < end;) {
-        char *nl = memchr(q, '\n', (size_t)(end - q));
-        if (nl == NULL)
+        hy_str_t name, value;
+        int f = hy_upstream_field(&q, end, true, &name, &value);
+        if (f < 0)
             return -1;
-        char *e = nl > q && nl[-1] == '\r' ? nl - 1 : nl;
-        if (e == q)
+        if (f == 0)
             break;
-        char *colon = memchr(q, ':', (size_t)(e - q));
-        if (colon == NULL || colon == q)
-            return -1;
-        for (char *c = q; c < colon; c++)
-            if (*c <= ' ' || *c == 0x7f)
-                return -1;
-        char *v = colon + 1, *ve = e;
-        while (v < ve && (*v == ' ' || *v == '\t'))
-            v++;
-        while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
-            ve--;
-        for (char *c = v; c < ve; c++)
-            if ((unsigned char)*c < ' ' && *c != '\t')
-                return -1;
         hy_header_t *h = hy_array_push(u->headers_in);
-        h->name = (hy_str_t){q, (size_t)(colon - q)};
-        h->value = (hy_str_t){v, (size_t)(ve - v)};
+        h->name = name;
+        h->value = value;
         if (hy_str_caseeq(h->name, "Content-Length")) { /* a second one, even equal, is refused (nginx) */
             int64_t x = hy_parse_int(h->value.ptr, h->value.len);
             if (x < 0 || clen >= 0 || chunked)
@@ -164,7 +150,6 @@ static int parse_head(hy_ureq_t *u, char *p, size_t n)
             if (list_has(h->value, "upgrade"))
                 u->upgrade = true;
         }
-        q = nl + 1;
     }
     if (version == 10 && conn_keep)
         conn_close = false;

@@ -312,25 +312,12 @@ int hy_uconf_parse_cgi_head(hy_ureq_t *u, char *p, size_t n)
     }
     bool location = false;
     while (q < end) {
-        char *nl = memchr(q, '\n', (size_t)(end - q));
-        if (nl == NULL)
+        hy_str_t name, value;
+        int f = hy_upstream_field(&q, end, false, &name, &value);
+        if (f < 0)
             return -1;
-        char *e = nl > q && nl[-1] == '\r' ? nl - 1 : nl;
-        if (e == q)
+        if (f == 0)
             break;
-        char *colon = memchr(q, ':', (size_t)(e - q));
-        if (colon == NULL || colon == q)
-            return -1;
-        for (char *c = q; c < colon; c++)
-            if (*c <= ' ' || *c == 0x7f)
-                return -1;
-        char *v = colon + 1, *ve = e;
-        while (v < ve && (*v == ' ' || *v == '\t'))
-            v++;
-        while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
-            ve--;
-        hy_str_t name = {q, (size_t)(colon - q)}, value = {v, (size_t)(ve - v)};
-        q = nl + 1;
         if (hy_str_caseeq(name, "Status")) {
             int s = three_digits(value.ptr, value.len);
             if (s < 0)

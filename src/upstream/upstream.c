@@ -26,6 +26,34 @@ hy_ureq_t *hy_upstream_of(hy_req_t *req)
     return req->ctx ? *hy_req_ctx(req, &hy_http_upstream_module) : NULL;
 }
 
+int hy_upstream_field(char **pos, char *end, bool strict_value, hy_str_t *name, hy_str_t *value)
+{
+    char *q = *pos, *nl = memchr(q, '\n', (size_t)(end - q));
+    if (nl == NULL)
+        return -1;
+    char *e = nl > q && nl[-1] == '\r' ? nl - 1 : nl;
+    if (e == q)
+        return 0;
+    char *colon = memchr(q, ':', (size_t)(e - q));
+    if (colon == NULL || colon == q)
+        return -1;
+    for (char *c = q; c < colon; c++)
+        if (*c <= ' ' || *c == 0x7f)
+            return -1;
+    char *v = colon + 1, *ve = e;
+    while (v < ve && (*v == ' ' || *v == '\t'))
+        v++;
+    while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+        ve--;
+    for (char *c = v; strict_value && c < ve; c++)
+        if ((unsigned char)*c < ' ' && *c != '\t')
+            return -1;
+    *name = (hy_str_t){q, (size_t)(colon - q)};
+    *value = (hy_str_t){v, (size_t)(ve - v)};
+    *pos = nl + 1;
+    return 1;
+}
+
 const hy_str_t *hy_upstream_header(hy_ureq_t *u, hy_str_t name)
 {
     if (u == NULL || u->headers_in == NULL)

@@ -267,6 +267,10 @@ hy_ureq_t *hy_upstream_create(hy_req_t *req);
 int hy_upstream_start(hy_ureq_t *u);
 /** The exchange of a request (for the $upstream_* variables), or NULL. */
 hy_ureq_t *hy_upstream_of(hy_req_t *req);
+/** One "Name: value" line of a response head at *pos (before end), for the codecs: 1 a field (name, value trimmed;
+ * *pos moves past its line), 0 the empty line ending the head, -1 invalid (no line end, no name, a space or control
+ * in the name, or with strict_value a control character in the value). */
+int hy_upstream_field(char **pos, char *end, bool strict_value, hy_str_t *name, hy_str_t *value);
 /** A response header field of the upstream (case-insensitive; '_' matches '-'), or NULL. */
 const hy_str_t *hy_upstream_header(hy_ureq_t *u, hy_str_t name);
 
