@@ -74,6 +74,7 @@ run: deps
 	$(BIN) -p $(CURDIR)/ -g 'daemon off;'
 
 unit: $(UNIT_BIN)
+	$(Q)/usr/bin/python3 tools/layers.py src
 	$(Q)tools/run-unit.sh $(UNIT_BIN)
 
 integration: $(BIN)
