@@ -5,9 +5,11 @@
 #   SCENARIO: http (612-byte file, keep-alive), https (same over TLS 1.3, ECDSA P-256, keep-alive),
 #             tls12 / tls13 (a new handshake per request, ab without -k), gzip (40 KiB of HTML, gzip level 6,
 #             keep-alive, gzip_http_version 1.0 for ab; hayate: after the first request its compressed-response
-#             cache answers, nginx compresses every time)
+#             cache answers, nginx compresses every time), limit (http behind a limit_req whose rate never rejects:
+#             what limit_req adds to a request, issue 14's 5% budget)
 # BINARY may be hayate or nginx (Debian's /usr/sbin/nginx): both read the same one-location config, run as a
-# single process (master_process off). Two runs of ab -c4 (1,000 and 6,000 requests); the difference of the two
+# single process (master_process off). KEEP=1 keeps the callgrind outputs (cg.1000, cg.6000) in the printed directory.
+# Two runs of ab -c4 (1,000 and 6,000 requests); the difference of the two
 # totals over 5,000 cancels start-up and shutdown. Needs valgrind and ab (apache2-utils).
 set -u
 [ $# -ge 1 ] || { sed -n 2,9p "$0" >&2; exit 2; }
@@ -15,7 +17,7 @@ bin=$1 scen=${2:-http}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 for t in valgrind callgrind_annotate ab; do command -v $t >/dev/null || { echo "instr: $t is missing" >&2; exit 1; }; done
-prefix=$(mktemp -d /tmp/hy-instr.XXXXXX) keep=0 pids=()
+prefix=$(mktemp -d /tmp/hy-instr.XXXXXX) keep=${KEEP:-0} pids=()
 trap 'bench_cleanup instr' EXIT
 chmod 755 "$prefix"
 mkdir -p "$prefix/html" "$prefix/logs" "$prefix/conf"
@@ -24,9 +26,11 @@ awk 'BEGIN { srand(3); nw = split("the quick brown fox jumps over lazy dog lorem
     for (n = 0; n < 41500;) { line = "<p>"; k = 5 + int(rand() * 20)
         for (i = 0; i < k; i++) line = line w[1 + int(rand() * nw)] " "
         line = line "</p>\n"; printf "%s", line; n += length(line) } }' | head -c 40960 >"$prefix/html/40k.html"
-port=$(free_port 18700)
+port=$(free_port 18700) httpx=
 case "$scen" in
 http) listen="listen 127.0.0.1:$port;" url=http://127.0.0.1:$port/small.html ab=(-k) ;;
+limit) listen="listen 127.0.0.1:$port; limit_req zone=bench burst=1000 nodelay;" url=http://127.0.0.1:$port/small.html ab=(-k)
+    httpx='limit_req_zone $server_name zone=bench:1m rate=10000000r/s;' ;;
 gzip) listen="listen 127.0.0.1:$port; gzip on; gzip_comp_level 6; gzip_http_version 1.0;" url=http://127.0.0.1:$port/40k.html
     ab=(-k -H 'Accept-Encoding: gzip') ;;
 https | tls12 | tls13)
@@ -44,7 +48,7 @@ worker_processes 1;
 error_log logs/error.log;
 pid logs/i.pid;
 events { worker_connections 1024; }
-http { access_log off; server { $listen root html; location / {} } }
+http { access_log off; $httpx server { $listen root html; location / {} } }
 CONF
 total() { # N -> instructions of a whole run answering N requests
     local out="$prefix/cg.$1"

@@ -72,7 +72,6 @@ void hy_mem_trim(void)
 typedef struct chunk {
     struct chunk *next;
     size_t cap; /* usable bytes after the header */
-    size_t used;
     _Alignas(16) char data[];
 } chunk_t;
 
@@ -83,6 +82,7 @@ typedef struct cleanup {
 } cleanup_t;
 
 struct hy_pool {
+    hy_pool_span_t span; /* first member (mem.h): the free part of head */
     chunk_t *head;     /* owned: current chunk (allocation happens here first) */
     chunk_t *first;    /* owned: the chunk kept across resets */
     cleanup_t *cleanups;
@@ -94,7 +94,6 @@ static chunk_t *chunk_new(size_t cap)
     chunk_t *c = hy_alloc(sizeof(chunk_t) + cap);
     c->next = NULL;
     c->cap = cap;
-    c->used = 0;
     return c;
 }
 
@@ -104,40 +103,27 @@ hy_pool_t *hy_pool_create(size_t first_chunk)
     if (first_chunk < 256)
         first_chunk = 256;
     p->first = p->head = chunk_new(first_chunk);
+    p->span = (hy_pool_span_t){p->first->data, p->first->data + first_chunk};
     p->cleanups = NULL;
     p->chunk_size = first_chunk < 4096 ? 4096 : first_chunk;
     return p;
 }
 
-void *hy_palloc(hy_pool_t *p, size_t n)
+void *hy_palloc_slow(hy_pool_t *p, size_t n)
 {
-    n = (n + 15) & ~(size_t)15;
-    chunk_t *c = p->head;
-    if (HY_LIKELY(c->cap - c->used >= n)) {
-        void *r = c->data + c->used;
-        c->used += n;
-        return r;
-    }
+    /* n is rounded to 16 by hy_palloc */
     if (n > p->chunk_size / 4) {
         /* a big block gets its own chunk, linked behind the head so the head keeps its free space */
         chunk_t *big = chunk_new(n);
-        big->used = n;
-        big->next = c->next;
-        c->next = big;
+        big->next = p->head->next;
+        p->head->next = big;
         return big->data;
     }
     chunk_t *nc = chunk_new(p->chunk_size);
-    nc->next = c;
+    nc->next = p->head;
     p->head = nc;
-    nc->used = n;
+    p->span = (hy_pool_span_t){nc->data + n, nc->data + p->chunk_size};
     return nc->data;
-}
-
-void *hy_pcalloc(hy_pool_t *p, size_t n)
-{
-    void *r = hy_palloc(p, n);
-    memset(r, 0, n);
-    return r;
 }
 
 char *hy_pstrndup(hy_pool_t *p, const char *s, size_t n)
@@ -180,8 +166,8 @@ void hy_pool_reset(hy_pool_t *p)
         c = next;
     }
     p->first->next = NULL;
-    p->first->used = 0;
     p->head = p->first;
+    p->span = (hy_pool_span_t){p->first->data, p->first->data + p->first->cap};
 }
 
 void hy_pool_destroy(hy_pool_t *p)

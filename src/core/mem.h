@@ -24,10 +24,37 @@ void hy_mem_trim(void);
 
 /** Create an arena whose first chunk holds `first_chunk` bytes. Owned by the caller; free with hy_pool_destroy. */
 hy_pool_t *hy_pool_create(size_t first_chunk);
+/** The free span [pos, end) of an arena's current chunk. It is the first member of every hy_pool_t, so that
+ * the common allocation below is inlined at its caller (a call cost ~20 instructions, the bump ~6, and a
+ * request makes a dozen); everything else about an arena stays private to mem.c. */
+typedef struct hy_pool_span {
+    char *pos; /* 16-byte aligned */
+    char *end;
+} hy_pool_span_t;
+
+/** hy_palloc when the current chunk has no room: a new chunk (or a chunk of its own for a big block). */
+void *hy_palloc_slow(hy_pool_t *p, size_t n);
+
 /** Allocate n bytes, 16-byte aligned, from the arena. Dies on OOM. Memory lives until reset/destroy. */
-void *hy_palloc(hy_pool_t *p, size_t n);
-/** hy_palloc + zero fill. */
-void *hy_pcalloc(hy_pool_t *p, size_t n);
+static inline void *hy_palloc(hy_pool_t *p, size_t n)
+{
+    hy_pool_span_t *s = (hy_pool_span_t *)(void *)p;
+    n = (n + 15) & ~(size_t)15;
+    if (HY_LIKELY((size_t)(s->end - s->pos) >= n)) {
+        void *r = s->pos;
+        s->pos += n;
+        return r;
+    }
+    return hy_palloc_slow(p, n);
+}
+
+/** hy_palloc + zero fill (inlined too: a constant size becomes a few stores). */
+static inline void *hy_pcalloc(hy_pool_t *p, size_t n)
+{
+    void *r = hy_palloc(p, n);
+    __builtin_memset(r, 0, n);
+    return r;
+}
 /** Copy n bytes of s into the arena and NUL-terminate. */
 char *hy_pstrndup(hy_pool_t *p, const char *s, size_t n);
 /** Register fn(arg) to run (LIFO) when the arena is reset or destroyed; for fds and refcounts. */

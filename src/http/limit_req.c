@@ -329,11 +329,13 @@ static int handler(hy_req_t *req)
     const lr_limit_t *limits = lc->limits->elts;
     size_t nl = lc->limits->nelts;
     lr_ctx_t *ctx = *slot;
-    if (ctx == NULL) {
-        ctx = *slot = hy_pcalloc(req->pool, sizeof(*ctx));
+    if (ctx == NULL) { /* one allocation for the context and its held-node slots */
+        ctx = *slot = hy_pcalloc(req->pool, sizeof(*ctx) + sizeof(lr_node_t *) * nl);
         ctx->req = req;
+        ctx->held = (lr_node_t **)(ctx + 1);
+    } else {
+        ctx->held = hy_pcalloc(req->pool, sizeof(lr_node_t *) * nl);
     }
-    ctx->held = hy_pcalloc(req->pool, sizeof(lr_node_t *) * nl);
     int64_t excess = 0;
     int rc = -1; /* declined: no limit had a key */
     size_t n;

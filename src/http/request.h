@@ -93,6 +93,7 @@ struct hy_req {
     uint64_t start_ms;              /* wall-clock ms when the first byte of the head was parsed ($request_time) */
     uint64_t conn_requests;         /* number of this request on its connection, from 1 ($connection_requests) */
     void **ctx;                     /* per-module request state, indexed by module index (NULL until used) */
+    void *vars_cache;               /* the variable values computed so far (http/vars.c), NULL until one is read */
     bool logged, filters_started;
     bool pipelined;                 /* parsed from bytes that arrived with the previous request ($pipe) */
     struct hy_req_body *body_in;    /* the request body reader (http/body.h), NULL until a handler asks */
