@@ -12,6 +12,8 @@ struct hy_file {
     unsigned refs;
     int64_t size;
     int64_t mtime;
+    int64_t mtime_nsec; /* st_mtim.tv_nsec: with ctime_ns, tells a rewrite within the same second */
+    int64_t ctime_ns;   /* st_ctim in ns: any write, truncate, chmod or chown moves it */
     dev_t dev;
     ino_t ino;
     bool is_dir;

@@ -24,6 +24,11 @@ enum { HY_SATISFY_ALL = 0, HY_SATISFY_ANY };
 #define HY_KEEPALIVE_DISABLE_MSIE6 1
 #define HY_KEEPALIVE_DISABLE_SAFARI 2
 
+/* Entries of the open-file cache a location has when no open_file_cache is configured at any level: the files
+ * are stat(2)ed on every use, so every request sees the file as it is (nginx's behaviour with the cache off),
+ * without the open(2)/close(2) and, for files up to 32 KiB, the read (http/open_file_cache.c). */
+#define HY_OFC_IMPLICIT_MAX 256
+
 typedef struct hy_http_loc_conf hy_http_loc_conf_t;
 
 /* A location's own content handler (nginx's clcf->handler: proxy_pass, stub_status ...): when set, it takes the
@@ -58,6 +63,7 @@ struct hy_http_loc_conf {
     hy_mime_map_t *types;   /* NULL → inherit */
     hy_str_t default_type;
     int64_t open_file_cache_max;      /* 0 = off; -1 unset */
+    bool open_file_cache_implicit;    /* no open_file_cache anywhere above: hayate's default cache (stat on each use) */
     int64_t open_file_cache_inactive_ms;
     int64_t open_file_cache_valid_ms, open_file_cache_min_uses;
     int open_file_cache_errors;

@@ -155,9 +155,15 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     }
     hy_merge_str(c->default_type, p->default_type, "text/plain");
     if (c->open_file_cache_max == HY_UNSET) {
-        c->open_file_cache_max = p->open_file_cache_max == HY_UNSET ? 0 : p->open_file_cache_max;
-        c->open_file_cache_inactive_ms = p->open_file_cache_inactive_ms == HY_UNSET ? 60000
-                                                                                     : p->open_file_cache_inactive_ms;
+        if (p->open_file_cache_max == HY_UNSET) { /* nowhere configured: the implicit cache (open_file_cache.h) */
+            c->open_file_cache_max = HY_OFC_IMPLICIT_MAX;
+            c->open_file_cache_inactive_ms = 60000;
+            c->open_file_cache_implicit = true;
+        } else {
+            c->open_file_cache_max = p->open_file_cache_max;
+            c->open_file_cache_inactive_ms = p->open_file_cache_inactive_ms;
+            c->open_file_cache_implicit = p->open_file_cache_implicit;
+        }
     }
     hy_merge_value(c->open_file_cache_valid_ms, p->open_file_cache_valid_ms, 60000);
     hy_merge_value(c->open_file_cache_min_uses, p->open_file_cache_min_uses, 1);

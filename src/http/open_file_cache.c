@@ -87,6 +87,8 @@ static hy_file_t *file_open(const char *path, int *err)
     f->refs = 1;
     f->size = st.st_size;
     f->mtime = st.st_mtime;
+    f->mtime_nsec = st.st_mtim.tv_nsec;
+    f->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
     f->dev = st.st_dev;
     f->ino = st.st_ino;
     f->is_dir = S_ISDIR(st.st_mode);
@@ -137,11 +139,27 @@ static void push_body(hy_req_t *req, hy_file_t *f, int64_t off, int64_t len)
 }
 
 /* Returns a new reference (caller unrefs), or NULL with *err. */
+static bool same_file(const hy_file_t *f, const struct stat *st)
+{
+    return st->st_ino == f->ino && st->st_dev == f->dev && st->st_size == f->size && st->st_mtime == f->mtime &&
+           st->st_mtim.tv_nsec == f->mtime_nsec &&
+           (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec == f->ctime_ns;
+}
+
 hy_file_t *hy_ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_t len, int *err)
 {
     if (lc->open_file_cache_max <= 0)
         return file_open(path, err);
+    /* the implicit cache (no open_file_cache configured): checked by stat(2) on every use, errors not kept,
+     * the fd kept from the first use — what a request sees is what nginx without a cache shows */
+    const bool implicit = lc->open_file_cache_implicit;
+    const int64_t valid_ms = implicit ? 0 : lc->open_file_cache_valid_ms;
+    const int64_t min_uses = implicit ? 1 : lc->open_file_cache_min_uses;
+    const int cache_errors = implicit ? 0 : lc->open_file_cache_errors;
     uint64_t now = hy_clock_now_ms();
+    /* as nginx: each use also closes up to two entries unused for longer than `inactive` (oldest first) */
+    for (int i = 0; i < 2 && lru_tail && now - lru_tail->last_use_ms > (uint64_t)lc->open_file_cache_inactive_ms; i++)
+        ofc_remove(lru_tail);
     uint32_t h = (uint32_t)hy_hash(path, len, false);
     ofc_entry_t *e = ofc_table[h & (OFC_BUCKETS - 1)];
     while (e && !(e->hash == h && e->path_len == len && memcmp(e->path, path, len) == 0))
@@ -163,11 +181,11 @@ hy_file_t *hy_ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_t le
                 return NULL;
             }
         }
-        /* revalidate: same file (inode, size, mtime) keeps the open fd */
+        /* revalidate: the same file, unchanged (inode, size, mtime and ctime to the nanosecond), keeps the open
+         * fd and the bytes of a small one */
         struct stat st;
-        if (e->file && stat(path, &st) == 0 && st.st_ino == e->file->ino && st.st_dev == e->file->dev &&
-            st.st_size == e->file->size && st.st_mtime == e->file->mtime) {
-            e->valid_until_ms = now + (uint64_t)lc->open_file_cache_valid_ms;
+        if (e->file && stat(path, &st) == 0 && same_file(e->file, &st)) {
+            e->valid_until_ms = now + (uint64_t)valid_ms;
             return hy_file_ref(e->file);
         }
         if (e->file)
@@ -175,18 +193,18 @@ hy_file_t *hy_ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_t le
         e->file = file_open(path, &e->err);
         if (e->file)
             load_small(e->file);
-        if (e->file == NULL && !lc->open_file_cache_errors) {
+        if (e->file == NULL && !cache_errors) {
             *err = e->err;
             ofc_remove(e);
             return NULL;
         }
-        e->valid_until_ms = now + (uint64_t)lc->open_file_cache_valid_ms;
+        e->valid_until_ms = now + (uint64_t)valid_ms;
         if (e->file == NULL) {
             *err = e->err;
             return NULL;
         }
         e->err = 0;
-        if (e->uses < lc->open_file_cache_min_uses) { /* nginx: the fd stays open from min_uses accesses on */
+        if (e->uses < min_uses) { /* nginx: the fd stays open from min_uses accesses on */
             hy_file_t *once = e->file;
             e->file = NULL;
             return once;
@@ -194,7 +212,7 @@ hy_file_t *hy_ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_t le
         return hy_file_ref(e->file);
     }
     hy_file_t *f = file_open(path, err);
-    if (f == NULL && !lc->open_file_cache_errors)
+    if (f == NULL && !cache_errors)
         return NULL;
     if (f)
         load_small(f);
@@ -204,11 +222,11 @@ hy_file_t *hy_ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_t le
     e->path = hy_strndup(path, len);
     e->path_len = len;
     e->hash = h;
-    e->file = f && lc->open_file_cache_min_uses <= 1 ? hy_file_ref(f) : NULL; /* else counted, not kept */
+    e->file = f && min_uses <= 1 ? hy_file_ref(f) : NULL; /* else counted, not kept */
     e->err = f ? 0 : *err;
     e->uses = 1;
     e->last_use_ms = now;
-    e->valid_until_ms = now + (uint64_t)lc->open_file_cache_valid_ms;
+    e->valid_until_ms = now + (uint64_t)valid_ms;
     e->hnext = ofc_table[h & (OFC_BUCKETS - 1)];
     ofc_table[h & (OFC_BUCKETS - 1)] = e;
     lru_push(e);

@@ -2,6 +2,8 @@
 cache; cached errors with open_file_cache_errors."""
 import os
 
+import pytest
+
 from conftest import simple
 
 
@@ -95,3 +97,101 @@ def test_cache_conditional_and_range(server):
     assert s.get('/f.txt', headers={'If-None-Match': etag}).status == 304
     r = s.get('/f.txt', headers={'Range': 'bytes=2-4'})
     assert r.status == 206 and r.body == b'234'
+
+
+# ---------------------------------------------------------------- the implicit cache (no open_file_cache)
+# hayate keeps served files open when open_file_cache is configured nowhere, checking them with stat(2) on
+# every use (DIFFERENCES.md): a request must still see the file exactly as it is on disk.
+
+def fds_to(srv, path):
+    """How many descriptors of the server's processes point at `path` (deleted or not)."""
+    from helpers.process import children
+    n = 0
+    for pid in [srv.proc.pid] + children(srv.proc.pid):
+        try:
+            fds = os.listdir('/proc/%d/fd' % pid)
+        except FileNotFoundError:
+            continue
+        for fd in fds:
+            try:
+                link = os.readlink('/proc/%d/fd/%s' % (pid, fd))
+            except OSError:
+                continue
+            if link == path or link == path + ' (deleted)':
+                n += 1
+    return n
+
+
+def get_close(srv, path):
+    """One request on its own connection, read to the server's close: the request is over on the server."""
+    c = srv.conn()
+    r = c.request(('GET %s HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n' % path).encode())
+    c.close()
+    return r
+
+
+@pytest.mark.hayate_only  # nginx without open_file_cache closes the file after each request
+def test_implicit_cache_keeps_the_file_open(server):
+    s = server(simple('root {html};'), files={'html/f.txt': 'kept open'})
+    path = os.path.join(s.html, 'f.txt')
+    assert get_close(s, '/f.txt').body == b'kept open'
+    assert fds_to(s, path) == 1
+    assert get_close(s, '/f.txt').body == b'kept open'
+    assert fds_to(s, path) == 1  # the same descriptor, not a second one
+
+
+def test_cache_off_keeps_nothing_open(server):
+    s = server(simple('root {html};\n        open_file_cache off;'), files={'html/f.txt': 'closed'})
+    assert get_close(s, '/f.txt').body == b'closed'
+    assert fds_to(s, os.path.join(s.html, 'f.txt')) == 0
+
+
+def test_implicit_cache_sees_a_rewrite_in_the_same_second(server):
+    # same inode, same size, same second: only the nanoseconds of mtime/ctime tell the change
+    s = server(simple('root {html};'), files={'html/f.txt': 'AAAA'})
+    path = os.path.join(s.html, 'f.txt')
+    assert get_close(s, '/f.txt').body == b'AAAA'
+    for i, body in enumerate([b'BBBB', b'CCCC', b'DDDD']):
+        with open(path, 'r+b') as f:
+            f.write(body)
+        r = get_close(s, '/f.txt')
+        assert r.body == body, (i, r.body)
+
+
+def test_implicit_cache_sees_replace_truncate_and_delete(server):
+    s = server(simple('root {html};'), files={'html/f.txt': 'version one'})
+    path = os.path.join(s.html, 'f.txt')
+    assert get_close(s, '/f.txt').body == b'version one'
+    replace(path, b'version 2')
+    r = get_close(s, '/f.txt')
+    assert r.body == b'version 2' and r.header('Content-Length') == '9'
+    with open(path, 'r+b') as f:
+        f.truncate(3)
+    assert get_close(s, '/f.txt').body == b'ver'
+    os.unlink(path)
+    assert get_close(s, '/f.txt').status == 404
+    assert fds_to(s, path) == 0  # the descriptor of the deleted file went with its entry
+
+
+def test_implicit_cache_sees_a_chmod(server):
+    s = server(simple('root {html};'), files={'html/f.txt': 'readable'})
+    path = os.path.join(s.html, 'f.txt')
+    assert get_close(s, '/f.txt').body == b'readable'
+    os.chmod(path, 0)
+    try:
+        if os.geteuid() == 0 and not children_run_unprivileged(s):
+            return  # a worker running as root reads a mode-0 file: nothing to tell apart
+        assert get_close(s, '/f.txt').status == 403
+    finally:
+        os.chmod(path, 0o644)
+    assert get_close(s, '/f.txt').body == b'readable'
+
+
+def children_run_unprivileged(srv):
+    from helpers.process import children
+    for pid in children(srv.proc.pid) or [srv.proc.pid]:
+        with open('/proc/%d/status' % pid) as f:
+            for line in f:
+                if line.startswith('Uid:') and line.split()[2] == '0':
+                    return False
+    return True
