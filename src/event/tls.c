@@ -34,6 +34,10 @@ typedef struct tls_conn {
     size_t record_max;
     bool peeked;     /* the first byte was checked for a plain HTTP request */
     bool failed;     /* a fatal error: no close_notify may be sent (RFC 8446 §6.2) */
+    uint8_t early;   /* TLS 1.3 0-RTT, see "Early data" below: EARLY_NONE, EARLY_READING, EARLY_FINISHED */
+    bool early_checked; /* SSL_read_early_data gave its first answer in the handshake step */
+    char *ebuf;      /* owned: early data read while the handshake step ran, not yet given to the reader */
+    size_t elen, eoff;
     char error[200]; /* OpenSSL's reason for a failed handshake, for the caller's log line */
 } tls_conn_t;
 
@@ -48,10 +52,79 @@ static inline void clear_errors(void)
         ERR_clear_error();
 }
 
+/* Early data (TLS 1.3 0-RTT), when the SSL_CTX allows it (SSL_get_max_early_data > 0, ssl_early_data on):
+ *   EARLY_NONE      no early data on this connection (not offered, rejected, or not enabled): the handshake
+ *                   completes in tls_handshake as usual;
+ *   EARLY_READING   the client's early data was accepted and the handshake step returned as soon as its first
+ *                   bytes arrived (kept in ebuf): the protocol reads and answers them while the handshake is
+ *                   still open — tls_read goes on with SSL_read_early_data, tls_flush writes with
+ *                   SSL_write_early_data (0.5-RTT data);
+ *   EARLY_FINISHED  SSL_read_early_data said the early data ended: SSL_read_ex completes the handshake (the
+ *                   client's Finished) and reads on; writes stay early until the handshake is complete.
+ * Requests read while the handshake is open are the replayable ones: $ssl_early_data is "1" for them. */
+enum { EARLY_NONE, EARLY_READING, EARLY_FINISHED };
+#define EARLY_MAX 16384 /* what http/ssl_module.c allows (SSL_CTX_set_max_early_data) */
+
+static void count_handshake(tls_conn_t *t)
+{
+    hy_stats_add(&hy_stats_me->tls_handshakes, 1);
+    if (SSL_session_reused(t->ssl))
+        hy_stats_add(&hy_stats_me->tls_resumed, 1);
+}
+
+/* SSL_read_early_data into buf: bytes (> 0), 0 when the early data has ended (EARLY_FINISHED), or a -errno. */
+static ssize_t read_early(tls_conn_t *t, char *buf, size_t len, bool *want_write)
+{
+    size_t n = 0;
+    clear_errors();
+    switch (SSL_read_early_data(t->ssl, buf, len, &n)) {
+    case SSL_READ_EARLY_DATA_SUCCESS:
+        t->early = EARLY_READING;
+        return (ssize_t)n > 0 ? (ssize_t)n : -EAGAIN;
+    case SSL_READ_EARLY_DATA_FINISH:
+        t->early = t->early == EARLY_READING ? EARLY_FINISHED : EARLY_NONE;
+        return 0;
+    default: {
+        int e = SSL_get_error(t->ssl, 0);
+        if (e == SSL_ERROR_WANT_READ)
+            return -EAGAIN;
+        if (e == SSL_ERROR_WANT_WRITE) {
+            *want_write = true;
+            return -EAGAIN;
+        }
+        t->failed = true;
+        if (e == SSL_ERROR_SYSCALL)
+            return errno ? -errno : -ECONNRESET;
+        hy_tls_error_text(t->error, sizeof(t->error));
+        return -EPROTO;
+    }
+    }
+}
+
 static ssize_t tls_read(hy_sock_t *s, char *buf, size_t len)
 {
     tls_conn_t *t = s->tls;
     size_t total = 0;
+    if (HY_UNLIKELY(t->early != EARLY_NONE)) {
+        if (t->eoff < t->elen) { /* what the handshake step read */
+            size_t k = HY_MIN(len, t->elen - t->eoff);
+            memcpy(buf, t->ebuf + t->eoff, k);
+            t->eoff += k;
+            return (ssize_t)k;
+        }
+        if (t->early == EARLY_READING) {
+            bool ww = false;
+            ssize_t r = read_early(t, buf, len, &ww);
+            if (r != 0)
+                return r;
+        }
+        if (SSL_is_init_finished(t->ssl)) { /* the client's Finished arrived through SSL_read_ex below */
+            free(t->ebuf);
+            t->ebuf = NULL;
+            t->early = EARLY_NONE;
+            count_handshake(t);
+        }
+    }
     /* drain what OpenSSL holds already, so that a short result means "nothing more buffered" to the caller
      * (sock.c stops reading on a short read); not the kernel's queue: that would cost a read() ending in EAGAIN
      * per request, and the level-triggered loop tells us when more arrived */
@@ -135,7 +208,9 @@ static int tls_flush(hy_sock_t *s)
         }
         size_t n = 0, len = t->wbuf.len;
         clear_errors();
-        int r = SSL_write_ex(t->ssl, hy_buf_data(&t->wbuf), len, &n);
+        int r = HY_UNLIKELY(t->early != EARLY_NONE && !SSL_is_init_finished(t->ssl))
+                    ? SSL_write_early_data(t->ssl, hy_buf_data(&t->wbuf), len, &n) /* 0.5-RTT data */
+                    : SSL_write_ex(t->ssl, hy_buf_data(&t->wbuf), len, &n);
         if (r != 1) {
             int e = SSL_get_error(t->ssl, r);
             if (e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ)
@@ -155,6 +230,7 @@ static int tls_flush(hy_sock_t *s)
 
 static void conn_free(tls_conn_t *t)
 {
+    free(t->ebuf);
     SSL_free(t->ssl);
     hy_buf_release(&t->wbuf);
     free(t);
@@ -190,12 +266,30 @@ static int tls_handshake(hy_sock_t *s)
             return 0;
         }
     }
+    if (!t->early_checked && SSL_get_max_early_data(t->ssl) > 0) {
+        /* early data enabled: SSL_read_early_data must be the first call (it runs the handshake up to the
+         * client's Finished); the first accepted bytes end the step, the protocol reads them from ebuf */
+        char tmp[EARLY_MAX];
+        ssize_t n = read_early(t, tmp, sizeof(tmp), &s->hs_want_write);
+        if (n > 0) {
+            t->ebuf = hy_alloc((size_t)n);
+            memcpy(t->ebuf, tmp, (size_t)n);
+            t->elen = (size_t)n, t->eoff = 0;
+            t->early_checked = true;
+            return 0;
+        }
+        if (n < 0) {
+            if (n != -EAGAIN)
+                hy_stats_add(&hy_stats_me->tls_failed, 1);
+            return (int)n;
+        }
+        t->early_checked = true; /* none (or none more): the handshake completes as usual */
+    }
     clear_errors();
     int r = SSL_do_handshake(t->ssl);
     if (r == 1) {
-        hy_stats_add(&hy_stats_me->tls_handshakes, 1);
-        if (SSL_session_reused(t->ssl))
-            hy_stats_add(&hy_stats_me->tls_resumed, 1);
+        t->early = EARLY_NONE;
+        count_handshake(t);
         return 0;
     }
     int e = SSL_get_error(t->ssl, r);

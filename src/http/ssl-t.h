@@ -32,6 +32,7 @@ typedef struct hy_http_ssl_srv_conf {
     hy_str_t ciphers, ecdh_curve, dhparam;
     hy_array_t *conf_commands; /* name/value pairs */
     int prefer_server_ciphers, reject_handshake, session_tickets;
+    int early_data; /* ssl_early_data: TLS 1.3 0-RTT accepted (event/tls.c reads it; $ssl_early_data) */
     int64_t buffer_size, handshake_timeout_ms, session_timeout_s;
     int cache_mode;               /* enum hy_ssl_cache_mode */
     int64_t builtin_size;         /* builtin:N (HY_UNSET: OpenSSL's default 20480) */

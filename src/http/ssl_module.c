@@ -61,6 +61,7 @@ static void *create_srv(hy_conf_t *cf)
     c->prefer_server_ciphers = HY_UNSET;
     c->reject_handshake = HY_UNSET;
     c->session_tickets = HY_UNSET;
+    c->early_data = HY_UNSET;
     c->buffer_size = HY_UNSET_SIZE;
     c->handshake_timeout_ms = HY_UNSET_MSEC;
     c->session_timeout_s = HY_UNSET;
@@ -220,18 +221,6 @@ static int set_crl(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return set_path_str(cf, &((hy_http_ssl_srv_conf_t *)conf)->crl, d->name);
 }
 
-static int set_early_data(hy_conf_t *cf, const hy_directive_t *d, void *conf)
-{
-    size_t n;
-    hy_str_t *a = hy_conf_args(cf, &n);
-    (void)d, (void)conf;
-    if (hy_str_eq(a[1], "on")) /* TLS 1.3 0-RTT needs replay protection we do not have yet */
-        return hy_conf_error(cf, "\"ssl_early_data on\" is not supported by hayate yet");
-    if (!hy_str_eq(a[1], "off")) /* nothing is stored: off is the only behaviour there is */
-        return hy_conf_error(cf, "invalid value \"%.*s\" in \"%s\" directive, it must be \"on\" or \"off\"",
-                             (int)a[1].len, a[1].ptr, d->name);
-    return 0;
-}
 
 /* nginx parses the responder as an http:// URL (only when it would query it); hayate checks the prefix always. */
 static int set_stapling_responder(hy_conf_t *cf, const hy_directive_t *d, void *conf)
@@ -512,6 +501,13 @@ static int on_cert(SSL *ssl, void *arg)
     return rc;
 }
 
+/* No request is taken from a client that has not authenticated yet where the server asks for a certificate. */
+static int allow_early_data(SSL *ssl, void *arg)
+{
+    (void)arg;
+    return (SSL_get_verify_mode(ssl) & SSL_VERIFY_PEER) ? 0 : 1;
+}
+
 static int build_ctx(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
 {
     SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
@@ -569,6 +565,15 @@ static int build_ctx(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
     SSL_CTX_set_alpn_select_cb(ctx, on_alpn, NULL);
     if (hy_http_ssl_session_setup(cf, c) != 0)
         return -1;
+    if (c->early_data) {
+        /* TLS 1.3 0-RTT, up to one record (nginx's amount). OpenSSL's replay protection comes with a nonzero
+         * max_early_data: tickets become single-use session-cache entries, and our zone's get/remove callbacks
+         * (http/ssl_session.c) carry the removal to every worker; without a session cache nothing resumes, so
+         * nothing arrives early */
+        SSL_CTX_set_max_early_data(ctx, 16384);
+        SSL_CTX_set_recv_max_early_data(ctx, 16384);
+        SSL_CTX_set_allow_early_data_cb(ctx, allow_early_data, NULL);
+    }
     if (c->conf_commands) {
         SSL_CONF_CTX *cctx = SSL_CONF_CTX_new();
         SSL_CONF_CTX_set_flags(cctx, SSL_CONF_FLAG_FILE | SSL_CONF_FLAG_SERVER | SSL_CONF_FLAG_CERTIFICATE |
@@ -616,6 +621,7 @@ static int merge_srv(hy_conf_t *cf, void *parent, void *child)
     hy_merge_value(c->reject_handshake, p->reject_handshake, 0);
     hy_merge_value(c->session_timeout_s, p->session_timeout_s, 300);
     hy_merge_value(c->session_tickets, p->session_tickets, 1);
+    hy_merge_value(c->early_data, p->early_data, 0);
     if (c->cache_mode == HY_UNSET) {
         c->cache_mode = p->cache_mode == HY_UNSET ? HY_SSL_CACHE_NONE : p->cache_mode;
         c->builtin_size = p->builtin_size;
@@ -900,8 +906,10 @@ static void get_ssl_var(hy_req_t *req, hy_var_value_t *v, uintptr_t what)
         v->not_found = true;
         return;
     }
-    if (what == V_EARLY_DATA) { /* "1" while a request arrives in 0-RTT data: never, early data is off */
-        v->ptr = "", v->len = 0;
+    if (what == V_EARLY_DATA) { /* nginx (OpenSSL): "1" while the handshake is not finished, i.e. the request came
+                                  * in 0-RTT data and the client has not proved it is not a replay */
+        if (!SSL_is_init_finished(ssl))
+            v->ptr = "1", v->len = 1;
         return;
     }
     if (what >= V_CLIENT_VERIFY) {
@@ -1132,7 +1140,7 @@ static const hy_directive_t directives[] = {
      .set = set_trusted_certificate,
      SSRV(trusted_certificate)},
     {.name = "ssl_crl", .ctx = SCTX, .args = HY_ARGS_1, .set = set_crl, SSRV(crl)},
-    {.name = "ssl_early_data", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = set_early_data},
+    {.name = "ssl_early_data", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag, SSRV(early_data)},
     {.name = "ssl_stapling", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag, SSRV(stapling)},
     {.name = "ssl_stapling_file", .ctx = SCTX, .args = HY_ARGS_1, .set = set_stapling_file, SSRV(stapling_file)},
     {.name = "ssl_stapling_verify", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag, SSRV(stapling_verify)},

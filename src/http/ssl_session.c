@@ -226,6 +226,8 @@ static SSL_SESSION *on_get_session(SSL *ssl, const unsigned char *id, int len, i
         if ((*pp)->expire_s > hy_clock_time()) {
             der_len = (*pp)->der_len;
             memcpy(buf, (*pp)->der, der_len);
+            if (SSL_get_max_early_data(ssl) > 0 && SSL_version(ssl) == TLS1_3_VERSION)
+                unlink_node(slab, c->sh, *pp); /* single use: 0-RTT replay protection (see session setup) */
         } else {
             unlink_node(slab, c->sh, *pp);
         }
@@ -443,6 +445,17 @@ int hy_http_ssl_session_setup(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
         }
         break;
     }
+    }
+    if (c->early_data && c->cache_zone) {
+        /* 0-RTT with the shared cache: OpenSSL's replay protection lives in each process's internal cache, which
+         * a ticket used on another worker would not pass through. Instead TLS 1.3 tickets are references to
+         * the zone (stateful: SSL_OP_NO_TICKET), which OpenSSL uses once (its remove callback drops a resumed
+         * one), and on_get_session already removes a TLS 1.3 session as it hands it out, under the zone's lock,
+         * so two workers cannot both resume it in the moment between lookup and removal: each ticket resumes
+         * once, on whichever worker, and early data is never accepted twice. (With the builtin cache alone
+         * OpenSSL's own protection holds: a session lives in one worker.) */
+        SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET | SSL_OP_NO_ANTI_REPLAY);
+        return 0;
     }
     if (!c->session_tickets) {
         SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
