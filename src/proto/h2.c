@@ -85,7 +85,6 @@ static void stream_free(h2stream_t *st)
     hy_outq_clear(&st->out);
     if (hy_timer_is_linked(&st->rate_timer))
         hy_timer_unlink(h->c->sock.loop, &st->rate_timer);
-    h->prio_kick = true; /* streams it held back (h2_stream.c, prio_blocked) may go */
     free(st->rb);
     st->rb = NULL;
     hy_loop_free_later(h->c->sock.loop, pool_give, st->req.pool);
@@ -228,9 +227,6 @@ static int on_ext_chunk(nghttp2_session *ng, const nghttp2_frame_hd *hd, const u
     h->ext_len += len;
     return 0;
 }
-
-static void calm_down(h2conn_t *h, const char *fmt, const char *what);
-static bool count_frame(h2conn_t *h, int which);
 
 /* PRIORITY_UPDATE (RFC 9218 §7.1): on stream 0, naming a request stream; an open stream is rescheduled, an idle
  * one keeps the signal for its request (a few at most), a closed one ignores it, as does a value that does not
@@ -379,8 +375,6 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *
         return count_frame(h, CNT_SETTINGS) ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
     case NGHTTP2_PING:
         return count_frame(h, CNT_PING) ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
-    case NGHTTP2_PRIORITY:
-        return count_frame(h, CNT_PRIORITY) ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
     case NGHTTP2_WINDOW_UPDATE:
         return count_frame(h, CNT_WINDOW_UPDATE) ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
     default:
@@ -392,7 +386,10 @@ static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void 
 {
     (void)ng;
     h2conn_t *h = user;
-    if (hd->type == NGHTTP2_PRIORITY_UPDATE) {
+    if (hd->type == NGHTTP2_PRIORITY) { /* counted here: with RFC 9218 on, nghttp2 drops them unannounced */
+        if (!count_frame(h, CNT_PRIORITY))
+            return NGHTTP2_ERR_CALLBACK_FAILURE;
+    } else if (hd->type == NGHTTP2_PRIORITY_UPDATE) {
         h->ext_len = 0;
         h->ext_over = false;
     } else if (hd->type == NGHTTP2_HEADERS) {
@@ -499,8 +496,6 @@ static void flush(h2conn_t *h)
     size_t blen = 0;
     while (s->outq.bytes + blen < OUTQ_HIGH) {
         const uint8_t *data;
-        if (h->prio_kick)
-            hy_h2_prio_resume(h);
         hy_ng_ssize n = hy_ng_mem_send(h->ng, &data);
         if (n < 0) {
             hy_log_conn(HY_LOG_ERR, h->c->id, "nghttp2_session_mem_send() failed: %s", nghttp2_strerror((int)n));

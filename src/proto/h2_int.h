@@ -32,7 +32,6 @@ typedef struct h2conn {
     uint32_t continuations;
     size_t header_limit, field_limit;
     bool closed, goaway, fatal, in_recv, magic_done, preface_done, error_logged, lingering;
-    bool prio_kick; /* a stream finished, paused or changed priority: the streams it held back may go again */
     uint64_t linger_deadline;
     struct {
         int32_t id;
@@ -60,11 +59,9 @@ struct h2stream {
     uint64_t body_last_ms; /* when body bytes last arrived, or the handler asked (client_body_timeout) */
     bool linked, started, head_sent, final, deferred, want_proceed, reset, eof_sent;
     bool rb_end, end_delivered, body_reading, body_waiting, too_large;
-    /* RFC 9218 scheduling (h2_stream.c, prio_blocked) */
+    /* RFC 9218 (h2_stream.c, hy_h2_set_priority) */
     hy_h2_prio_t prio;
     hy_str_t prio_field; /* the priority header field(s) while the head arrives */
-    bool has_data;       /* a data provider was submitted: DATA frames (or an empty END_STREAM) will follow */
-    bool prio_gated;     /* deferred behind a non-incremental stream of the same urgency with a lower id */
     /* limit_rate, per stream as in nginx: body bytes framed since the request started */
     bool rate_wait;
     hy_timer_t rate_timer;
@@ -90,11 +87,9 @@ void hy_h2_body_fail(h2stream_t *st, int status);
 /** Hand buffered request body bytes to the core until it is all taken or the handler pauses. */
 void hy_h2_feed_body(h2stream_t *st);
 int hy_h2_on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *data, size_t len, void *user);
-/** Set a stream's priority (RFC 9218): nghttp2's scheduler orders urgencies and interleaves incremental
- * streams; held-back streams are reconsidered. */
+/** Set a stream's priority (RFC 9218) for nghttp2's scheduler, which from then on ignores its own reading of the
+ * client's signals for the stream. */
 void hy_h2_set_priority(h2stream_t *st, hy_h2_prio_t prio);
-/** Resume the streams held back by prio_blocked (run by the flush before it asks nghttp2 for frames). */
-void hy_h2_prio_resume(h2conn_t *h);
 /** Connection defer: runs the proceed of streams whose segments were all framed (backpressure). */
 void hy_h2_on_proceed_defer(hy_defer_t *d);
 

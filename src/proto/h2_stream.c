@@ -21,44 +21,10 @@ static bool connection_field(hy_str_t n)
 }
 
 /* ---- RFC 9218 scheduling ----
- * nghttp2 (SETTINGS_NO_RFC7540_PRIORITIES=1 submitted) keeps one queue per urgency, serves the most urgent
- * first and interleaves the incremental streams of one urgency frame by frame. What it does not do is keep
- * non-incremental streams of one urgency in stream order (it orders them by when their data became ready,
- * again after each pause): the data provider holds a stream back while a non-incremental stream of the same
- * urgency with a lower id can send, and the held-back streams are reconsidered (hy_h2_prio_resume) when a
- * stream ends, pauses (no data yet, limit_rate, no window) or changes priority. */
-
-/* the stream can send DATA now as far as we know: a body (or its end) is waiting, no pause, a window */
-static bool can_send(h2stream_t *t)
-{
-    if (t->reset || !t->has_data || t->eof_sent || t->rate_wait || t->deferred)
-        return false;
-    if (t->out.head == NULL)
-        return t->final; /* only the END_STREAM flag, which needs no window */
-    return nghttp2_session_get_stream_remote_window_size(t->h->ng, t->id) > 0;
-}
-
-static bool prio_blocked(h2stream_t *st)
-{
-    if (st->prio.incremental)
-        return false;
-    for (h2stream_t *t = st->h->streams; t; t = t->next)
-        if (t->id < st->id && !t->prio.incremental && t->prio.urgency == st->prio.urgency && can_send(t))
-            return true;
-    return false;
-}
-
-void hy_h2_prio_resume(h2conn_t *h)
-{
-    h->prio_kick = false;
-    for (h2stream_t *st = h->streams; st; st = st->next) {
-        if (st->prio_gated) {
-            st->prio_gated = false;
-            if (!st->reset)
-                nghttp2_session_resume_data(h->ng, st->id);
-        }
-    }
-}
+ * nghttp2 does it (SETTINGS_NO_RFC7540_PRIORITIES=1 submitted): one queue per urgency, the most urgent served
+ * first, the incremental streams of one urgency interleaved frame by frame, the non-incremental ones one after
+ * the other in stream order (test_h2_priority.py checks the three). The client's signals are read here: the
+ * priority header (h2.c, start_priority) and PRIORITY_UPDATE frames (h2.c, unpack_ext). */
 
 void hy_h2_set_priority(h2stream_t *st, hy_h2_prio_t prio)
 {
@@ -66,7 +32,6 @@ void hy_h2_set_priority(h2stream_t *st, hy_h2_prio_t prio)
     nghttp2_extpri pri = {.urgency = prio.urgency, .inc = prio.incremental};
     /* ours is the only reading of the client's signals: nghttp2's own of the header is switched off */
     nghttp2_session_change_extpri_stream_priority(st->h->ng, st->id, &pri, 1);
-    st->h->prio_kick = true;
     hy_h2_schedule_flush(st->h);
 }
 
@@ -97,7 +62,6 @@ static size_t rate_allow(h2stream_t *st, size_t length)
         return HY_MIN(length, (size_t)allowed);
     int64_t chunk = HY_MAX(HY_MIN(rate / 20, 16384), 1);
     st->rate_wait = true;
-    st->h->prio_kick = true;
     if (st->rate_timer.cb == NULL) {
         st->rate_timer.cb = on_rate_timer;
         st->rate_timer.data = st;
@@ -109,12 +73,8 @@ static size_t rate_allow(h2stream_t *st, size_t length)
 static hy_ng_ssize read_body_cb(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t length, uint32_t *flags,
                                 nghttp2_data_source *src, void *user)
 {
-    (void)id, (void)user;
+    (void)ng, (void)id, (void)user;
     h2stream_t *st = src->ptr;
-    if (prio_blocked(st)) {
-        st->prio_gated = true;
-        return NGHTTP2_ERR_DEFERRED;
-    }
     if (length > st->chunk_size)
         length = st->chunk_size;
     if (st->out.head && (length = rate_allow(st, length)) == 0)
@@ -147,7 +107,6 @@ static hy_ng_ssize read_body_cb(nghttp2_session *ng, int32_t id, uint8_t *buf, s
     if (st->out.head == NULL) {
         if (st->final) {
             *flags |= NGHTTP2_DATA_FLAG_EOF;
-            st->h->prio_kick = true;
         } else {
             if (st->req._proceed && !st->want_proceed) {
                 st->want_proceed = true;
@@ -155,12 +114,9 @@ static hy_ng_ssize read_body_cb(nghttp2_session *ng, int32_t id, uint8_t *buf, s
             }
             if (o == 0) {
                 st->deferred = true;
-                st->h->prio_kick = true;
                 return NGHTTP2_ERR_DEFERRED;
             }
         }
-    } else if ((int64_t)o >= nghttp2_session_get_stream_remote_window_size(ng, st->id)) {
-        st->h->prio_kick = true; /* its window is used up: nghttp2 pauses it, the streams behind it may go */
     }
     return (hy_ng_ssize)o;
 }
@@ -207,7 +163,6 @@ static void submit_head(h2stream_t *st)
         rv = hy_ng_submit_response(st->h->ng, st->id, nv, k, NULL);
     } else {
         hy_ng_data_provider dp = {.source.ptr = st, .read_callback = read_body_cb};
-        st->has_data = true;
         rv = hy_ng_submit_response(st->h->ng, st->id, nv, k, &dp);
     }
     if (rv != 0)
