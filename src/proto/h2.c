@@ -207,7 +207,8 @@ static void start_priority(h2conn_t *h, h2stream_t *st)
     for (size_t i = 0; i < h->prio_npending; i++) {
         if (h->prio_pending[i].id == st->id) {
             prio = h->prio_pending[i].prio;
-            memmove(&h->prio_pending[i], &h->prio_pending[i + 1], (h->prio_npending - i - 1) * sizeof(h->prio_pending[0]));
+            memmove(&h->prio_pending[i], &h->prio_pending[i + 1],
+                    (h->prio_npending - i - 1) * sizeof(h->prio_pending[0]));
             h->prio_npending--;
             break;
         }
