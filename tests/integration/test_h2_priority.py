@@ -375,3 +375,34 @@ def test_misdirected_request_421(server, cert):
         c.close()
     assert 'client attempted to request the server name for which the negotiated protocol is disabled' in \
         s.error_log()
+
+
+def test_misdirected_request_421_client_verification(server, cert):
+    """As over HTTP/1: when the server the :authority names verifies client certificates and is not the one the SNI
+    name chose, an HTTP/2 request is answered 421 (nginx's h2_ssl_verify_client.t)."""
+    s = server('''
+http {
+    ssl_certificate %s;
+    ssl_certificate_key %s;
+    ssl_verify_client optional_no_ca;
+    server {
+        listen 127.0.0.1:{port} ssl http2;
+        server_name localhost;
+        ssl_client_certificate %s;
+        location / { return 200 "localhost\\n"; }
+    }
+    server {
+        listen 127.0.0.1:{port} ssl http2;
+        server_name example.com;
+        location / { return 200 "example\\n"; }
+    }
+}
+''' % (cert[0], cert[1], cert[0]))
+    c = H2(s.port, tls=True)  # SNI localhost
+    st, _, body = c.get('/', authority='localhost')
+    assert st == 200 and body == b'localhost\n'
+    st, _, _ = c.get('/', authority='example.com')
+    assert st == 421
+    c.close()
+    assert 'client attempted to request the server name different from the one that was negotiated' in \
+        s.error_log()
