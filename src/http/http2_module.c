@@ -3,7 +3,10 @@
 #include <stddef.h>
 #include "http2_module.h"
 #include "request.h"
+#include "phases.h"
+#include "core.h"
 #include "vars.h"
+#include "../core/log.h"
 #include "../conf/cycle.h"
 
 hy_module_t hy_http_v2_module;
@@ -139,9 +142,32 @@ static void get_http2(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
     }
 }
 
+/* nginx 1.25.1+: an HTTP/2 request whose Host picks a server with http2 off (on an address whose listen has no
+ * http2 parameter) is answered 421, so that the client retries it on a connection of its own */
+static int misdirected_phase(hy_req_t *req)
+{
+    if (req->version != 20 || hy_http2_enabled(req->conn->addr, req->srv))
+        return HY_DECLINED;
+    hy_req_log(req, HY_LOG_INFO,
+               "client attempted to request the server name for which the negotiated protocol is disabled");
+    return 421;
+}
+
 static int postconfiguration(hy_conf_t *cf)
 {
     hy_vars_define(cf, HY_STR("http2"), get_http2, 0, 0);
+    /* the check costs nothing unless a server has http2 on and another has it off */
+    hy_http_main_conf_t *cm = cf->main_conf[hy_http_core_module.index];
+    hy_http_srv_conf_t **srvs = cm->servers->elts;
+    bool on = false, off = false;
+    for (size_t i = 0; i < cm->servers->nelts; i++) {
+        if (hy_http2_srv_conf(srvs[i])->enable == 1)
+            on = true;
+        else
+            off = true;
+    }
+    if (on && off && hy_http_phase_add(cf, HY_PHASE_POST_READ, misdirected_phase) != 0)
+        return -1;
     hy_http2_main_conf_t *m = cf->main_conf[hy_http_v2_module.index];
     if (m->recv_buffer_size == HY_UNSET_SIZE)
         m->recv_buffer_size = 262144;

@@ -83,6 +83,8 @@ static void stream_free(h2stream_t *st)
     if (st->started && !st->req.logged)
         hy_req_log_phase(&st->req);
     hy_outq_clear(&st->out);
+    if (hy_timer_is_linked(&st->rate_timer))
+        hy_timer_unlink(h->c->sock.loop, &st->rate_timer);
     free(st->rb);
     st->rb = NULL;
     hy_loop_free_later(h->c->sock.loop, pool_give, st->req.pool);
@@ -130,6 +132,7 @@ static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame, voi
     st->id = frame->hd.stream_id;
     st->headers = hy_array_create(pool, 16, sizeof(hy_header_t));
     st->body_max = -1;
+    st->prio = (hy_h2_prio_t){HY_H2_URGENCY_DEFAULT, false};
     nghttp2_session_set_stream_user_data(ng, st->id, st);
     st->linked = true;
     st->next = h->streams;
@@ -175,10 +178,99 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame, const uint
             st->scheme = v;
         return 0;
     }
+    if (hy_str_eq(n, "priority")) { /* RFC 9218: several fields make one list (start_request parses it) */
+        if (st->prio_field.ptr == NULL) {
+            st->prio_field = v;
+        } else {
+            size_t l = st->prio_field.len + 2 + v.len;
+            char *j = hy_palloc(p, l);
+            memcpy(j, st->prio_field.ptr, st->prio_field.len);
+            memcpy(j + st->prio_field.len, ", ", 2);
+            memcpy(j + st->prio_field.len + 2, v.ptr, v.len);
+            st->prio_field = (hy_str_t){j, l};
+        }
+    }
     hy_header_t *hd = hy_array_push(st->headers);
     hd->name = n;
     hd->value = v;
     return 0;
+}
+
+/* ---- RFC 9218 priority signals: the request's priority header, then PRIORITY_UPDATE frames ---- */
+
+static void start_priority(h2conn_t *h, h2stream_t *st)
+{
+    hy_h2_prio_t prio = {HY_H2_URGENCY_DEFAULT, false};
+    if (st->prio_field.len)
+        hy_h2_prio_parse(st->prio_field.ptr, st->prio_field.len, &prio); /* a malformed one: the defaults */
+    /* a PRIORITY_UPDATE that came before the request is the more recent signal (RFC 9218 §7.1) */
+    for (size_t i = 0; i < h->prio_npending; i++) {
+        if (h->prio_pending[i].id == st->id) {
+            prio = h->prio_pending[i].prio;
+            memmove(&h->prio_pending[i], &h->prio_pending[i + 1],
+                    (h->prio_npending - i - 1) * sizeof(h->prio_pending[0]));
+            h->prio_npending--;
+            break;
+        }
+    }
+    hy_h2_set_priority(st, prio);
+}
+
+static int on_ext_chunk(nghttp2_session *ng, const nghttp2_frame_hd *hd, const uint8_t *data, size_t len, void *user)
+{
+    (void)ng, (void)hd;
+    h2conn_t *h = user;
+    if (h->ext_over || h->ext_len + len > sizeof(h->ext)) {
+        h->ext_over = true;
+        return 0;
+    }
+    memcpy(h->ext + h->ext_len, data, len);
+    h->ext_len += len;
+    return 0;
+}
+
+/* PRIORITY_UPDATE (RFC 9218 §7.1): on stream 0, naming a request stream; an open stream is rescheduled, an idle
+ * one keeps the signal for its request (a few at most), a closed one ignores it, as does a value that does not
+ * parse. Consumed here: nghttp2 sees no frame. */
+static int unpack_ext(nghttp2_session *ng, void **payload, const nghttp2_frame_hd *hd, void *user)
+{
+    (void)payload;
+    h2conn_t *h = user;
+    if (hd->type != NGHTTP2_PRIORITY_UPDATE)
+        return NGHTTP2_ERR_CANCEL;
+    if (!count_frame(h, CNT_PRIORITY))
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    uint32_t id = 0;
+    if (h->ext_len >= 4)
+        id = ((uint32_t)(uint8_t)h->ext[0] << 24 | (uint32_t)(uint8_t)h->ext[1] << 16 |
+              (uint32_t)(uint8_t)h->ext[2] << 8 | (uint8_t)h->ext[3]) & 0x7fffffff;
+    if (hd->stream_id != 0 || id == 0) {
+        hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid PRIORITY_UPDATE frame, client: %s", h->c->peer_text);
+        h->error_logged = true;
+        nghttp2_session_terminate_session(ng, NGHTTP2_PROTOCOL_ERROR);
+        return NGHTTP2_ERR_CANCEL;
+    }
+    hy_h2_prio_t prio = {HY_H2_URGENCY_DEFAULT, false};
+    if (h->ext_over || (id & 1) == 0 || !hy_h2_prio_parse(h->ext + 4, h->ext_len - 4, &prio))
+        return NGHTTP2_ERR_CANCEL;
+    h2stream_t *st = nghttp2_session_get_stream_user_data(ng, (int32_t)id);
+    if (st) {
+        if (!st->reset)
+            hy_h2_set_priority(st, prio);
+    } else if ((int32_t)id > nghttp2_session_get_last_proc_stream_id(ng)) {
+        size_t i;
+        for (i = 0; i < h->prio_npending && h->prio_pending[i].id != (int32_t)id; i++)
+            ;
+        if (i == PRIO_PENDING_MAX) { /* full: the oldest goes */
+            memmove(&h->prio_pending[0], &h->prio_pending[1], (PRIO_PENDING_MAX - 1) * sizeof(h->prio_pending[0]));
+            i = PRIO_PENDING_MAX - 1;
+        } else if (i == h->prio_npending) {
+            h->prio_npending++;
+        }
+        h->prio_pending[i].id = (int32_t)id;
+        h->prio_pending[i].prio = prio;
+    }
+    return NGHTTP2_ERR_CANCEL;
 }
 
 static void start_request(h2conn_t *h, h2stream_t *st, bool end_stream)
@@ -196,6 +288,8 @@ static void start_request(h2conn_t *h, h2stream_t *st, bool end_stream)
     req->keepalive = true;
     hy_conn_count_request(h->c);
     st->started = true;
+    st->rate_start_ms = hy_clock_now_ms();
+    start_priority(h, st);
     st->rb_end = end_stream;
     /* :authority stands for Host (RFC 9113 §8.3.1); a Host field the client sent as well is kept first */
     bool has_host = false;
@@ -282,8 +376,6 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *
         return count_frame(h, CNT_SETTINGS) ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
     case NGHTTP2_PING:
         return count_frame(h, CNT_PING) ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
-    case NGHTTP2_PRIORITY:
-        return count_frame(h, CNT_PRIORITY) ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
     case NGHTTP2_WINDOW_UPDATE:
         return count_frame(h, CNT_WINDOW_UPDATE) ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
     default:
@@ -295,7 +387,13 @@ static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void 
 {
     (void)ng;
     h2conn_t *h = user;
-    if (hd->type == NGHTTP2_HEADERS) {
+    if (hd->type == NGHTTP2_PRIORITY) { /* counted here: with RFC 9218 on, nghttp2 drops them unannounced */
+        if (!count_frame(h, CNT_PRIORITY))
+            return NGHTTP2_ERR_CALLBACK_FAILURE;
+    } else if (hd->type == NGHTTP2_PRIORITY_UPDATE) {
+        h->ext_len = 0;
+        h->ext_over = false;
+    } else if (hd->type == NGHTTP2_HEADERS) {
         h->continuations = 0;
     } else if (hd->type == NGHTTP2_CONTINUATION && ++h->continuations > MAX_CONTINUATIONS) {
         calm_down(h, "client sent too many CONTINUATION frames (flood)%s", "");
@@ -676,11 +774,14 @@ static void setup_once(void)
     nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, on_frame_send);
     nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks, on_begin_frame);
     nghttp2_session_callbacks_set_error_callback2(callbacks, on_error);
+    nghttp2_session_callbacks_set_on_extension_chunk_recv_callback(callbacks, on_ext_chunk);
+    nghttp2_session_callbacks_set_unpack_extension_callback(callbacks, unpack_ext);
     nghttp2_option_new(&options);
     nghttp2_option_set_no_auto_window_update(options, 1);
     nghttp2_option_set_no_closed_streams(options, 1);
     nghttp2_option_set_no_recv_client_magic(options, 1); /* client_preface() checks it */
     hy_ng_option_set_max_continuations(options, 4 * MAX_CONTINUATIONS); /* ours (logged) decides first */
+    nghttp2_option_set_user_recv_extension_type(options, NGHTTP2_PRIORITY_UPDATE); /* unpack_ext reads it */
 }
 
 void hy_h2_attach(hy_conn_t *c)
@@ -707,6 +808,7 @@ void hy_h2_attach(hy_conn_t *c)
         {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, (uint32_t)h->h2sc->max_concurrent_streams},
         {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, (uint32_t)h->h2sc->body_preread_size},
         {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, (uint32_t)h->header_limit},
+        {NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES, 1}, /* RFC 9218 replaces the RFC 7540 tree (h2_stream.c) */
     };
     nghttp2_submit_settings(h->ng, NGHTTP2_FLAG_NONE, iv, HY_ARRAY_SIZE(iv));
     nghttp2_session_set_local_window_size(h->ng, NGHTTP2_FLAG_NONE, 0, NGHTTP2_MAX_WINDOW_SIZE);

@@ -4,11 +4,15 @@
 #define HY_PROTO_H2_INT_H
 
 #include "h2_compat.h"
+#include "h2_prio.h"
 #include "../http/conn.h"
 #include "../http/request.h"
 #include "../http/http2_module.h"
 
 enum { CNT_SETTINGS, CNT_PING, CNT_PRIORITY, CNT_WINDOW_UPDATE, CNT_EMPTY_DATA, CNT_N };
+
+#define PRIO_PENDING_MAX 8 /* PRIORITY_UPDATEs kept for streams whose request has not arrived yet */
+#define PRIO_FIELD_MAX 1024 /* a longer PRIORITY_UPDATE field value is ignored */
 
 typedef struct h2stream h2stream_t;
 
@@ -29,6 +33,14 @@ typedef struct h2conn {
     size_t header_limit, field_limit;
     bool closed, goaway, fatal, in_recv, magic_done, preface_done, error_logged, lingering;
     uint64_t linger_deadline;
+    struct {
+        int32_t id;
+        hy_h2_prio_t prio;
+    } prio_pending[PRIO_PENDING_MAX]; /* PRIORITY_UPDATEs for idle streams (RFC 9218 §7.1), oldest first */
+    size_t prio_npending;
+    char ext[4 + PRIO_FIELD_MAX]; /* the PRIORITY_UPDATE frame being received */
+    size_t ext_len;
+    bool ext_over;
 } h2conn_t;
 
 struct h2stream {
@@ -47,6 +59,14 @@ struct h2stream {
     uint64_t body_last_ms; /* when body bytes last arrived, or the handler asked (client_body_timeout) */
     bool linked, started, head_sent, final, deferred, want_proceed, reset, eof_sent;
     bool rb_end, end_delivered, body_reading, body_waiting, too_large;
+    /* RFC 9218 (h2_stream.c, hy_h2_set_priority) */
+    hy_h2_prio_t prio;
+    hy_str_t prio_field; /* the priority header field(s) while the head arrives */
+    /* limit_rate, per stream as in nginx: body bytes framed since the request started */
+    bool rate_wait;
+    hy_timer_t rate_timer;
+    uint64_t rate_start_ms;
+    int64_t rate_sent;
 };
 
 static inline h2stream_t *stream_of(hy_req_t *req)
@@ -67,6 +87,9 @@ void hy_h2_body_fail(h2stream_t *st, int status);
 /** Hand buffered request body bytes to the core until it is all taken or the handler pauses. */
 void hy_h2_feed_body(h2stream_t *st);
 int hy_h2_on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *data, size_t len, void *user);
+/** Set a stream's priority (RFC 9218) for nghttp2's scheduler, which from then on ignores its own reading of the
+ * client's signals for the stream. */
+void hy_h2_set_priority(h2stream_t *st, hy_h2_prio_t prio);
 /** Connection defer: runs the proceed of streams whose segments were all framed (backpressure). */
 void hy_h2_on_proceed_defer(hy_defer_t *d);
 

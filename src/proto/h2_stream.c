@@ -20,6 +20,56 @@ static bool connection_field(hy_str_t n)
            hy_str_caseeq(n, "upgrade") || hy_str_caseeq(n, "proxy-connection");
 }
 
+/* ---- RFC 9218 scheduling ----
+ * nghttp2 does it (SETTINGS_NO_RFC7540_PRIORITIES=1 submitted): one queue per urgency, the most urgent served
+ * first, the incremental streams of one urgency interleaved frame by frame, the non-incremental ones one after
+ * the other in stream order (test_h2_priority.py checks the three). The client's signals are read here: the
+ * priority header (h2.c, start_priority) and PRIORITY_UPDATE frames (h2.c, unpack_ext). */
+
+void hy_h2_set_priority(h2stream_t *st, hy_h2_prio_t prio)
+{
+    st->prio = prio;
+    nghttp2_extpri pri = {.urgency = prio.urgency, .inc = prio.incremental};
+    /* ours is the only reading of the client's signals: nghttp2's own of the header is switched off */
+    nghttp2_session_change_extpri_stream_priority(st->h->ng, st->id, &pri, 1);
+    hy_h2_schedule_flush(st->h);
+}
+
+/* ---- limit_rate ---- */
+
+static void on_rate_timer(hy_timer_t *t)
+{
+    h2stream_t *st = t->data;
+    st->rate_wait = false;
+    if (st->reset || st->h->closed)
+        return;
+    nghttp2_session_resume_data(st->h->ng, st->id);
+    hy_h2_schedule_flush(st->h);
+}
+
+/* How many body bytes the stream may frame now under limit_rate (nginx's per-request arithmetic: the rate times
+ * the seconds since the request started, plus one second's worth, plus limit_rate_after); when none, the stream
+ * pauses until a useful chunk may go (about 50 ms worth), and 0 is returned. */
+static size_t rate_allow(h2stream_t *st, size_t length)
+{
+    int64_t rate = st->req.limit_rate;
+    if (rate <= 0)
+        return length;
+    int64_t after = HY_MAX(st->req.limit_rate_after, 0);
+    uint64_t elapsed = hy_clock_now_ms() - st->rate_start_ms;
+    int64_t allowed = after + rate + (int64_t)((uint64_t)rate * elapsed / 1000) - st->rate_sent;
+    if (allowed > 0)
+        return HY_MIN(length, (size_t)allowed);
+    int64_t chunk = HY_MAX(HY_MIN(rate / 20, 16384), 1);
+    st->rate_wait = true;
+    if (st->rate_timer.cb == NULL) {
+        st->rate_timer.cb = on_rate_timer;
+        st->rate_timer.data = st;
+    }
+    hy_timer_link(st->h->c->sock.loop, &st->rate_timer, (uint64_t)((-allowed + chunk) * 1000 / rate + 1));
+    return 0;
+}
+
 static hy_ng_ssize read_body_cb(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t length, uint32_t *flags,
                                 nghttp2_data_source *src, void *user)
 {
@@ -27,6 +77,8 @@ static hy_ng_ssize read_body_cb(nghttp2_session *ng, int32_t id, uint8_t *buf, s
     h2stream_t *st = src->ptr;
     if (length > st->chunk_size)
         length = st->chunk_size;
+    if (st->out.head && (length = rate_allow(st, length)) == 0)
+        return NGHTTP2_ERR_DEFERRED;
     size_t o = 0;
     while (o < length && st->out.head) {
         hy_seg_t *s = st->out.head;
@@ -51,6 +103,7 @@ static hy_ng_ssize read_body_cb(nghttp2_session *ng, int32_t id, uint8_t *buf, s
         hy_outq_consume(&st->out, n);
         o += n;
     }
+    st->rate_sent += (int64_t)o;
     if (st->out.head == NULL) {
         if (st->final) {
             *flags |= NGHTTP2_DATA_FLAG_EOF;
