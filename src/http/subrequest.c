@@ -55,6 +55,7 @@ static void destroy(sr_state_t *s)
     hy_pool_destroy(s->pub.pool); /* runs the subrequest's cleanups: its upstream goes with it */
     s->pub.pool = NULL;
     s->pub.req = NULL;
+    hy_outq_clear(&s->pub.out);
     if (shadow) {
         hy_cycle_unref(shadow->cycle);
         free(shadow);
@@ -103,6 +104,17 @@ static void end(sr_state_t *s)
     hy_defer(loop_of(s), &s->pub.done_defer);
 }
 
+/* HY_SR_OUTPUT: the body, made independent of the subrequest's arena and of its producers' buffers */
+static void keep_output(hy_outq_t *out, hy_outq_t *body)
+{
+    for (hy_seg_t *g = body->head; g; g = g->next) {
+        if (g->kind == HY_SEG_MEM && g->mem.len)
+            hy_outq_push_copy(out, g->mem.ptr, g->mem.len);
+        else if (g->kind == HY_SEG_FILE && g->file.len)
+            hy_outq_push_file(out, g->file.file, g->file.off, g->file.len);
+    }
+}
+
 static void sr_send(hy_req_t *req, bool is_final)
 {
     sr_state_t *s = (sr_state_t *)req->sr;
@@ -110,6 +122,8 @@ static void sr_send(hy_req_t *req, bool is_final)
         return;
     req->head_sent = true;
     req->body_bytes_sent += (int64_t)req->body.bytes;
+    if (s->pub.output && !req->header_only)
+        keep_output(&s->pub.out, &req->body);
     hy_outq_clear(&req->body);
     if (is_final)
         end(s);
@@ -289,6 +303,11 @@ hy_req_t *hy_subrequest(hy_req_t *parent, hy_str_t uri, hy_str_t args, unsigned 
     sr->peer_text = parent->peer_text;
     if (background)
         copy_request(sr, parent);
+    if (flags & HY_SR_OUTPUT) { /* the main response's validators and range are not the included part's */
+        s->pub.output = true;
+        sr->h_if_modified_since = sr->h_if_unmodified_since = sr->h_if_none_match = sr->h_if_match = NULL;
+        sr->h_range = sr->h_if_range = NULL;
+    }
     sr->uri = dup_str(pool, uri);
     sr->args = dup_str(pool, args);
     sr->content_length = -1;

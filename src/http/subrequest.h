@@ -24,6 +24,13 @@
  *   - Every subrequest runs on a shadow of the client connection (a malloc'd copy: same id, peer, addresses and
  *     generation — it holds its own reference — without the socket or the PROXY protocol header), so it can be
  *     torn down whatever the protocol did with the real connection.
+ *   - HY_SR_OUTPUT (SSI's include, addition): the parent wants the body. The sink keeps what the subrequest sends
+ *     in sr->out (memory segments copied, file segments referenced, so it outlives the subrequest's arena), for
+ *     `done` to take (hy_outq_move); what is left there is released with the subrequest. The body filters of
+ *     modules with `subrequest_body` set run on it (SSI: an included page is processed too), the others do not;
+ *     the parent's conditional and Range fields are not passed on (the not_modified and range filters are for
+ *     the main response only, as nginx's). Nothing bounds sr->out: a subrequest's body is held in memory until
+ *     it ended (nginx's postpone filter holds it in memory too, when it is not the active request).
  *   - HY_SR_BACKGROUND (mirror): the subrequest is detached: it copies what it reads of the parent (header
  *     fields, request line, body) into its own arena, so the parent answers and the connection moves on without
  *     waiting; it ends on its own (its upstream's timeouts bound it). req->parent is NULL; `done` gets NULL.
@@ -42,6 +49,7 @@ enum {
     HY_SR_BACKGROUND = 0x2, /* detached: the parent does not wait */
     HY_SR_BODY = 0x4,       /* the subrequest gets the parent's (already read, buffered) body */
     HY_SR_METHOD = 0x8,     /* the parent's method (default: GET, as nginx) */
+    HY_SR_OUTPUT = 0x10,    /* the body is kept for the parent (sr->out), see above */
 };
 
 /** Called once when sr ended (see above); parent is NULL for a background subrequest. */
@@ -56,6 +64,8 @@ typedef struct hy_subreq {
     void *data;
     hy_str_t body; /* the body read_body delivers (the subrequest's pool, or the parent's while it waits) */
     size_t body_off;
+    hy_outq_t out;  /* HY_SR_OUTPUT: the body sent so far */
+    bool output;    /* HY_SR_OUTPUT */
     hy_defer_t done_defer, proceed_defer;
     bool ended, aborted, cancelled;
 } hy_subreq_t;

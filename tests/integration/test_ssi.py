@@ -1,0 +1,216 @@
+"""SSI (ngx_http_ssi_module), from nginx's documentation: `ssi on` processes `<!--# command param="value" -->`
+commands in responses of the listed types (text/html always): include (virtual, file, wait, set, stub), echo
+(var, default, encoding), set, if/elif/else/endif, config (errmsg, timefmt), block/endblock; $date_local and
+$date_gmt. A command that fails prints "[an error occurred while processing the directive]" unless
+ssi_silent_errors. Every test here passes against Debian's nginx too."""
+import re
+import socket
+
+from conftest import simple
+
+ERR = b'[an error occurred while processing the directive]'
+
+
+def conf(body, http_extra=''):
+    return simple('root {html};\n' + body, http_extra=http_extra)
+
+
+def test_echo_set_and_encodings(server):
+    srv = server(conf('location / { ssi on; }'), files={
+        'html/e.html': 'X<!--#echo var="arg_t" -->X',
+        'html/s.html': 'X<!--#set var="v" value="<a&b>" -->'
+                       '<!--#echo var="v" encoding="none" -->|'
+                       '<!--#echo var="v" encoding="url" -->|'
+                       '<!--#echo var="v" encoding="entity" -->|'
+                       '<!--#echo var="v" -->X',
+        'html/d.html': '<!--#echo var="nothing" default="dflt $arg_a" -->',
+    })
+    assert srv.get('/e.html').body == b'X(none)X'
+    assert srv.get('/e.html?t=').body == b'XX'
+    assert srv.get('/e.html?a=1&t=val&b=2').body == b'XvalX'
+    assert srv.get('/s.html').body == b'X<a&b>|%3Ca&b%3E|&lt;a&amp;b&gt;|&lt;a&amp;b&gt;X'
+    assert srv.get('/d.html?a=Z').body == b'dflt $arg_a'  # the default is not evaluated
+
+
+def test_headers_cleared_and_types(server):
+    srv = server(conf('''
+        location / { ssi on; }
+        location /typed/ { ssi on; ssi_types text/plain; }
+        location /lm/ { ssi on; ssi_last_modified on; }
+    '''), files={
+        'html/p.html': 'a<!--#echo var="uri" -->b',
+        'html/p.txt': 'a<!--#echo var="uri" -->b',
+        'html/typed/p.txt': 'a<!--#echo var="uri" -->b',
+        'html/lm/p.html': 'a<!--#echo var="uri" -->b',
+    })
+    r = srv.get('/p.html')
+    assert r.body == b'a/p.htmlb'
+    for h in ('Content-Length', 'Last-Modified', 'ETag', 'Accept-Ranges'):
+        assert r.header(h) is None, h
+    # text/plain is not processed unless listed
+    assert srv.get('/p.txt').body == b'a<!--#echo var="uri" -->b'
+    assert srv.get('/typed/p.txt').body == b'a/typed/p.txtb'
+    # ssi_last_modified on: Last-Modified kept, the ETag made weak
+    r = srv.get('/lm/p.html')
+    assert r.header('Last-Modified') is not None
+    assert r.header('ETag').startswith('W/')
+
+
+def test_include_virtual_in_order_with_args(server):
+    srv = server(conf('location / { ssi on; }'), files={
+        'html/a.html': 'X<!--#echo var="arg_test" -->X',
+        'html/b.html': '1<!--#include virtual="/a.html?test=one" -->2'
+                       '<!--#include virtual="/c.html" -->3<!--#include virtual="a.html?test=rel" -->4',
+        'html/c.html': 'C',
+    })
+    assert srv.get('/b.html?test=main').body == b'1XoneX2C3XrelX4'
+
+
+def test_included_page_is_processed_and_nested(server):
+    srv = server(conf('location / { ssi on; }'), files={
+        'html/top.html': '[<!--#include virtual="/mid.html" -->]',
+        'html/mid.html': '(<!--#include virtual="/leaf.html" -->)',
+        'html/leaf.html': '<!--#echo var="uri" -->',
+    })
+    assert srv.get('/top.html').body == b'[(/leaf.html)]'
+
+
+def test_include_escaped_uri(server):
+    srv = server(conf('location / { ssi on; }'), files={
+        'html/t1.html': 'X<!--#echo var="arg_test" -->X',
+        'html/u1.html': 'X<!--#include virtual="/t%31.html?test=ok" -->X',
+        'html/u3.html': 'X<!--#include virtual="/t1.html%3ftest=ok" -->X',
+    })
+    assert srv.get('/u1.html').body == b'XXokXX'
+    # an escaped "?" is part of the path: that file does not exist
+    assert b'404' in srv.get('/u3.html').body
+
+
+def test_include_wait_and_set(server):
+    srv = server(conf('location / { ssi on; }'), files={
+        'html/i.html': 'x<!--#include virtual="/f.html" -->x<!--#include virtual="/s.html" -->x',
+        'html/f.html': 'FIRST',
+        'html/s.html': '<!--#include virtual="/w.html" wait="yes"-->xSECOND',
+        'html/w.html': 'WAITED',
+        'html/set.html': '<!--#include virtual="/w.html" set="got" -->[<!--#echo var="got" -->]',
+    })
+    assert srv.get('/i.html').body == b'xFIRSTxWAITEDxSECONDx'
+    assert srv.get('/set.html').body == b'[WAITED]'
+
+
+def test_stub_block_on_failure(server):
+    srv = server(conf('location / { ssi on; }'), files={
+        'html/b.html': '<!--#block name="one" -->STUB<!--#endblock -->'
+                       'x<!--#include virtual="/missing" stub="one" -->x'
+                       '<!--#include virtual="/ok.html" stub="one" -->x',
+        'html/ok.html': 'OK',
+    })
+    assert srv.get('/b.html?a=1').body == b'xSTUBxOKx'
+
+
+def test_if_elif_else(server):
+    page = ('x<!--#if expr="$arg_if" -->IF<!--#elif expr="$arg_elif" -->ELIF'
+            '<!--#else -->ELSE<!--#endif -->x')
+    srv = server(conf('location / { ssi on; }'), files={
+        'html/if.html': page,
+        'html/eq.html': 'x<!--#if expr="$arg_v = equal" -->OK<!--#endif -->x',
+        'html/ne.html': 'x<!--#if expr="equal != $arg_v" -->OK<!--#endif -->x',
+        'html/re.html': 'x<!--#if expr="$arg_v = /(CAP\\d).*(CAP\\d)/" -->'
+                        '<!--#echo var="1" -->-<!--#echo var="2" --><!--#endif -->x',
+        'html/nre.html': 'x<!--#if expr="$arg_v != /re+gexp?/" -->OK<!--#endif -->x',
+        'html/named.html': 'x<!--#if expr="$arg_v = /(?P<ncap>HERE)/" -->'
+                           '<!--#echo var="ncap" --><!--#endif -->x',
+        'html/cplx.html': 'x<!--#if expr="$arg_v = var$arg_v2" -->OK<!--#endif -->x',
+    })
+    assert srv.get('/if.html?if=1').body == b'xIFx'
+    assert srv.get('/if.html?if=1&elif=1').body == b'xIFx'
+    assert srv.get('/if.html?elif=1').body == b'xELIFx'
+    assert srv.get('/if.html').body == b'xELSEx'
+    assert srv.get('/eq.html?v=equal').body == b'xOKx'
+    assert srv.get('/eq.html?v=other').body == b'xx'
+    assert srv.get('/ne.html?v=other').body == b'xOKx'
+    assert srv.get('/ne.html?v=equal').body == b'xx'
+    assert srv.get('/re.html?v=aCAP1bCAP2').body == b'xCAP1-CAP2x'
+    assert srv.get('/re.html?v=none').body == b'xx'
+    assert srv.get('/nre.html?v=rgx').body == b'xOKx'
+    assert srv.get('/nre.html?v=reeegex').body == b'xx'
+    assert srv.get('/named.html?v=aHEREb').body == b'xHEREx'
+    assert srv.get('/cplx.html?v=varHERE&v2=HERE').body == b'xOKx'
+
+
+def test_errors_errmsg_and_silent(server):
+    srv = server(conf('''
+        location / { ssi on; }
+        location /silent/ { ssi on; ssi_silent_errors on; }
+    '''), files={
+        'html/e.html': 'a<!--#unknowncmd -->b<!--#echo -->c',
+        'html/c.html': '<!--#config errmsg="OOPS" -->a<!--#echo -->b',
+        'html/silent/e.html': 'a<!--#unknowncmd -->b<!--#echo -->c',
+    })
+    assert srv.get('/e.html').body == b'a' + ERR + b'b' + ERR + b'c'
+    assert srv.get('/c.html').body == b'aOOPSb'
+    assert srv.get('/silent/e.html').body == b'abc'
+
+
+def test_config_timefmt_and_date_vars(server):
+    srv = server(conf('''
+        location / { ssi on; }
+        location /h/ { ssi on; add_header X-Var x${date_gmt}x; }
+    '''), files={
+        'html/t.html': '<!--#config timefmt="%Y|%%" --><!--#echo var="date_gmt" -->,'
+                       '<!--#echo var="date_local" -->',
+        'html/d.html': '<!--#echo var="date_gmt" -->',
+        'html/h/x.html': 'X',
+    })
+    body = srv.get('/t.html').body
+    assert re.fullmatch(rb'\d{4}\|%,\d{4}\|%', body), body
+    body = srv.get('/d.html').body
+    assert re.fullmatch(rb'\w+, \d\d-\w+-\d{4} \d\d:\d\d:\d\d \w+', body), body
+    assert re.fullmatch(r'x\w+, \d\d-\w+-\d{4} \d\d:\d\d:\d\d \w+x', srv.get('/h/x.html').header('X-Var'))
+
+
+def test_commands_split_across_buffers(server):
+    """A proxied body arrives in pieces; a command split anywhere is still one command."""
+    lsock = socket.socket()
+    lsock.bind(('127.0.0.1', 0))
+    lsock.listen(1)
+    up = lsock.getsockname()[1]
+    srv = server(conf('location / { ssi on; proxy_pass http://127.0.0.1:%d; proxy_buffering off; }' % up))
+    import threading
+    import time
+
+    body = b'a<!--#set var="a" value="A" -->-<!--#echo var="a" -->-<!-- plain --><b>'
+
+    def serve():
+        c, _ = lsock.accept()
+        c.recv(65536)
+        c.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n')
+        for i in range(len(body)):
+            c.sendall(body[i:i + 1])
+            time.sleep(0.002)
+        c.close()
+
+    t = threading.Thread(target=serve)
+    t.start()
+    try:
+        assert srv.get('/x').body == b'a-A-<!-- plain --><b>'
+    finally:
+        t.join(5)
+        lsock.close()
+
+
+def test_big_page_and_big_include(server):
+    big = 'Y' * 300000
+    srv = server(conf('location / { ssi on; }'), files={
+        'html/big.html': 'A' * 200000 + '<!--#include virtual="/inc.html" -->' + 'B' * 200000,
+        'html/inc.html': big,
+    })
+    r = srv.get('/big.html')
+    assert r.body == b'A' * 200000 + big.encode() + b'B' * 200000
+
+
+def test_off_by_default(server):
+    srv = server(conf('location / { }'), files={'html/a.html': 'a<!--#echo var="uri" -->b'})
+    r = srv.get('/a.html')
+    assert r.body == b'a<!--#echo var="uri" -->b'
+    assert r.header('Content-Length') == str(len(r.body))
