@@ -83,11 +83,13 @@ static void header_filter(hy_req_t *req)
 {
     add_loc_t *lc = req_conf(req);
     if (lc == NULL || (lc->before.len == 0 && lc->after.len == 0) || req->status != 200 || hy_req_is_subrequest(req) ||
-        req->header_only || !type_ok(lc, req->content_type))
+        !type_ok(lc, req->content_type))
         return;
-    add_ctx_t *ctx = hy_pcalloc(req->pool, sizeof(*ctx));
-    ctx->splice = hy_splice_create(req, &hy_http_addition_module, proceed);
-    *hy_req_ctx(req, &hy_http_addition_module) = ctx;
+    if (!req->header_only) { /* a HEAD response's head says what a GET would get (nginx) */
+        add_ctx_t *ctx = hy_pcalloc(req->pool, sizeof(*ctx));
+        ctx->splice = hy_splice_create(req, &hy_http_addition_module, proceed);
+        *hy_req_ctx(req, &hy_http_addition_module) = ctx;
+    }
     req->content_length_n = -1;
     req->accept_ranges = false;
     hy_req_del_header(req, "Content-Length");

@@ -31,13 +31,13 @@
 
 #define IDX (hy_http_ssi_module.index)
 #define READ_CHUNK 65536
-#define MAX_DEPTH 50 /* included pages including pages (nginx's subrequest depth limit) */
+#define MAX_DEPTH 51 /* requests in a chain of included pages (nginx: 51 levels of subrequests) */
 #define DEFAULT_ERRMSG "[an error occurred while processing the directive]"
 #define DEFAULT_TIMEFMT "%A, %d-%b-%Y %H:%M:%S %Z"
 
 typedef struct ssi_loc {
     int enable, silent_errors, last_modified;
-    int64_t value_length, min_file_chunk;
+    int64_t value_length, min_file_chunk; /* min_file_chunk: read, not used (every included body is in memory) */
     hy_array_t *types; /* hy_str_t, lower-case; NULL → inherit */
     bool types_any;
 } ssi_loc_t;
@@ -345,7 +345,7 @@ static void echo_value(ssi_ctx_t *ctx, hy_str_t v, int enc)
     for (size_t i = 0; i < v.len; i++) {
         unsigned char c = (unsigned char)v.ptr[i];
         if (enc == 1) { /* url: nginx's escaping for HTML attributes */
-            if (c <= 0x20 || c >= 0x7f || strchr("\"#%'<>?\\^`{|}", c)) {
+            if (c <= 0x20 || c >= 0x7f || strchr("\"#%'<>\\^`{|}", c)) {
                 char e[3] = {'%', hex[c >> 4], hex[c & 15]};
                 sb_add(&b, e, 3);
             } else {
@@ -437,7 +437,7 @@ static int expr(ssi_ctx_t *ctx, hy_str_t e)
     while (p < end && *p == ' ')
         p++;
     const char *ls = p;
-    while (p < end && *p != ' ' && *p != '=' && !(*p == '!' && p + 1 < end && p[1] == '='))
+    while (p < end && *p != ' ' && *p != '=' && *p != '!')
         p++;
     hy_str_t left;
     if (evaluate(ctx, (hy_str_t){(char *)ls, (size_t)(p - ls)}, &left) != 0)
@@ -459,7 +459,9 @@ static int expr(ssi_ctx_t *ctx, hy_str_t e)
         p++;
     hy_str_t right = {(char *)p, (size_t)(end - p)};
     bool eq;
-    if (right.len >= 2 && right.ptr[0] == '/' && right.ptr[right.len - 1] == '/') {
+    if (right.len && right.ptr[0] == '/') { /* a regex: it must end with "/" too */
+        if (right.len < 2 || right.ptr[right.len - 1] != '/')
+            return -1;
         char err[HY_REGEX_ERR_MAX];
         hy_regex_t *re = hy_regex_compile(ctx->req->pool, (hy_str_t){right.ptr + 1, right.len - 2}, false, err);
         if (re == NULL) {
@@ -488,7 +490,8 @@ static int cmd_if(ssi_ctx_t *ctx, const hy_ssi_cmd_t *cmd, bool elif)
 {
     const hy_str_t *e = param(cmd, "expr");
     if (e == NULL || cmd->nparams != 1) {
-        ctx->output = false;
+        if (!elif)
+            ctx->conditional = false;
         return cmd_error(ctx, "\"expr\" parameter is missing in \"%.*s\" SSI command", cmd->name);
     }
     if (elif && ctx->matched) {
@@ -496,10 +499,10 @@ static int cmd_if(ssi_ctx_t *ctx, const hy_ssi_cmd_t *cmd, bool elif)
         return 0;
     }
     int r = expr(ctx, *e);
-    if (r < 0) {
-        ctx->output = true; /* the message is seen */
-        cmd_error(ctx, "invalid expression in \"%.*s\"", *e);
-        r = 0;
+    if (r < 0) { /* as nginx: the message, and the text goes on as if there were no "if" */
+        if (!elif)
+            ctx->conditional = false;
+        return cmd_error(ctx, "invalid expression in \"%.*s\"", *e);
     }
     ctx->output = r == 1;
     ctx->matched = r == 1;
@@ -808,15 +811,8 @@ static void body_filter(hy_req_t *req, bool is_final)
     hy_splice_body(ctx->splice, is_final);
 }
 
-static void header_filter(hy_req_t *req)
+static void start(hy_req_t *req, const ssi_loc_t *lc)
 {
-    ssi_loc_t *lc = req_conf(req);
-    if (lc == NULL || lc->enable != 1 || req->content_length_n == 0 || req->header_only ||
-        !type_ok(lc, req->content_type))
-        return;
-    const hy_str_t *ce = hy_req_out_header(req, "Content-Encoding");
-    if (ce && ce->len && !hy_str_caseeq(*ce, "identity"))
-        return;
     ssi_ctx_t *ctx = hy_pcalloc(req->pool, sizeof(*ctx));
     ctx->req = req;
     ctx->lc = lc;
@@ -829,6 +825,18 @@ static void header_filter(hy_req_t *req)
     hy_ssi_parser_init(&ctx->parser, vl, hy_palloc(req->pool, hy_ssi_values_size(vl)), on_text, on_cmd, ctx);
     hy_pool_on_clear(req->pool, free_ctx, ctx);
     *hy_req_ctx(req, &hy_http_ssi_module) = ctx;
+}
+
+static void header_filter(hy_req_t *req)
+{
+    ssi_loc_t *lc = req_conf(req);
+    if (lc == NULL || lc->enable != 1 || req->content_length_n == 0 || !type_ok(lc, req->content_type))
+        return;
+    const hy_str_t *ce = hy_req_out_header(req, "Content-Encoding");
+    if (ce && ce->len && !hy_str_caseeq(*ce, "identity"))
+        return;
+    if (!req->header_only) /* a HEAD response's head says what a GET would get (nginx) */
+        start(req, lc);
     req->content_length_n = -1;
     req->accept_ranges = false;
     hy_req_del_header(req, "Content-Length");

@@ -214,6 +214,10 @@ size_t hy_ssi_feed(hy_ssi_parser_t *p, const char *data, size_t len)
                 continue;
             }
             fail(p, "invalid SSI command end");
+            if (c == '-') { /* "--->": the dashes so far still count towards the "-->" skipped to */
+                p->match = 2;
+                break;
+            }
             continue;
         case S_SKIP:
             if (c == '-') {

@@ -8,7 +8,6 @@
 #include <netinet/in.h>
 #include "request.h"
 #include "msie.h"
-#include "subrequest.h"
 #include "../event/sock.h"
 #include "../core/log.h"
 #include "../core/clock.h"
@@ -367,7 +366,7 @@ void hy_req_send(hy_req_t *req, bool is_final)
     }
     /* a subrequest's body is discarded (no body filter), or kept for its parent (HY_SR_OUTPUT: the filters
      * that ask for subrequest bodies) */
-    bool sub = req->sr != NULL, out = sub && req->sr->output;
+    bool sub = req->sr != NULL, out = req->sr_output;
     for (int i = 0; hy_modules[i] && (!sub || out); i++)
         if (hy_modules[i]->body_filter && (!sub || hy_modules[i]->subrequest_body))
             hy_modules[i]->body_filter(req, is_final && !req->_filter_held);

@@ -305,6 +305,7 @@ hy_req_t *hy_subrequest(hy_req_t *parent, hy_str_t uri, hy_str_t args, unsigned 
         copy_request(sr, parent);
     if (flags & HY_SR_OUTPUT) { /* the main response's validators and range are not the included part's */
         s->pub.output = true;
+        sr->sr_output = true;
         sr->h_if_modified_since = sr->h_if_unmodified_since = sr->h_if_none_match = sr->h_if_match = NULL;
         sr->h_range = sr->h_if_range = NULL;
     }

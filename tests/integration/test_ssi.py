@@ -2,7 +2,8 @@
 commands in responses of the listed types (text/html always): include (virtual, file, wait, set, stub), echo
 (var, default, encoding), set, if/elif/else/endif, config (errmsg, timefmt), block/endblock; $date_local and
 $date_gmt. A command that fails prints "[an error occurred while processing the directive]" unless
-ssi_silent_errors. Every test here passes against Debian's nginx too."""
+ssi_silent_errors. Every test here passes against Debian's nginx too (but the HTTP/2 variant: nginx 1.22
+has no `http2 on`)."""
 import re
 import socket
 
@@ -214,3 +215,73 @@ def test_off_by_default(server):
     r = srv.get('/a.html')
     assert r.body == b'a<!--#echo var="uri" -->b'
     assert r.header('Content-Length') == str(len(r.body))
+
+
+def test_invalid_expressions(server):
+    srv = server(conf('location / { ssi on; }'), files={
+        # an "if" that cannot be read prints the errmsg and the text goes on as if there were none: the
+        # "else" and "endif" that follow are errors too
+        'html/neg.html': '<!--#if expr="!$arg_a" -->Y<!--#else -->N<!--#endif -->',
+        'html/re.html': '<!--#if expr="$uri = /re.html" -->Y<!--#else -->N<!--#endif -->',
+        'html/ok.html': '<!--#if expr="$uri=/ok/" -->Y<!--#else -->N<!--#endif -->',
+    })
+    assert srv.get('/neg.html').body == ERR + b'Y' + ERR + b'N' + ERR
+    assert srv.get('/re.html').body == ERR + b'Y' + ERR + b'N' + ERR
+    assert srv.get('/ok.html').body == b'Y'
+
+
+def test_url_encoding_details(server):
+    srv = server(conf('location / { ssi on; }'), files={
+        'html/e.html': '<!--#set var="v" value="a b/c?d=e&f#g%h\'i" --><!--#echo var="v" encoding="url" -->',
+    })
+    assert srv.get('/e.html').body == b'a%20b/c?d=e&f%23g%25h%27i'
+
+
+def test_include_file_is_relative(server):
+    srv = server(conf('location / { ssi on; }'), files={
+        'html/sub/p.html': '<!--#include file="inc.html" -->|<!--#include virtual="inc.html" -->'
+                           '|<!--#include virtual="/inc.html" -->',
+        'html/sub/inc.html': 'SUB',
+        'html/inc.html': 'TOP',
+    })
+    assert srv.get('/sub/p.html').body == b'SUB|SUB|TOP'
+
+
+def test_head_has_the_get_head(server):
+    srv = server(conf('location / { ssi on; }'), files={'html/p.html': 'a<!--#include virtual="/p.html" -->'})
+    r = srv.get('/p.html', method='HEAD')
+    assert r.status == 200 and r.body == b''
+    for h in ('Content-Length', 'Last-Modified', 'ETag', 'Accept-Ranges'):
+        assert r.header(h) is None, h
+
+
+def test_include_loop_is_cut(server):
+    srv = server(conf('location / { ssi on; }'), files={'html/self.html': 'a<!--#include virtual="/self.html" -->b'})
+    r = srv.get('/self.html')
+    assert r.status == 200
+    assert r.body == b'a' * 52 + ERR + b'b' * 52
+
+
+def test_proxied_page_and_proxied_include(server):
+    """A proxied page (headers of the upstream cleared) including a proxied part."""
+    srv = server(conf('''
+        location / { ssi on; }
+        location /p/ { ssi on; proxy_pass http://127.0.0.1:{port}/local/; }
+        location /local/ { ssi off; alias {html}/; }
+    '''), files={
+        'html/page.html': '[<!--#include virtual="/local/part.html" -->]<!--#echo var="arg_a" -->',
+        'html/part.html': 'PART',
+    })
+    r = srv.get('/p/page.html?a=1')
+    assert r.body == b'[PART]1'
+    assert r.header('Last-Modified') is None and r.header('Accept-Ranges') is None
+
+
+def test_over_http2(server, proto):
+    srv = server(conf('location / { ssi on; }'), files={
+        'html/a.html': 'x<!--#include virtual="/b.html" -->x<!--#include virtual="/c.html" wait="yes" -->x',
+        'html/b.html': 'B' * 70000,
+        'html/c.html': 'C',
+    })
+    r = srv.get('/a.html')
+    assert r.status == 200 and r.body == b'x' + b'B' * 70000 + b'xCx'
