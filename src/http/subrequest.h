@@ -1,6 +1,7 @@
 /* subrequest.h — child requests of a request (nginx's ngx_http_subrequest, in its simple form): a request for
  * another URI (+args), run through the normal phases of the location that URI selects, whose response goes to
- * a sink instead of the client. Users: auth_request (http/auth_request.c), mirror (http/mirror.c).
+ * a sink instead of the client. Users: auth_request (http/auth_request.c), mirror (http/mirror.c), SSI and addition
+ * (filters/ssi.c, filters/addition.c, through filters/splice.c).
  *
  * The contract:
  *   - A subrequest is an hy_req_t with its own arena (req->pool), its own module contexts (req->ctx) and its own
@@ -8,7 +9,7 @@
  *     connection's identity (req->conn: a shadow, see below); its method is GET (HY_SR_METHOD: the parent's).
  *     It starts at SERVER_REWRITE with is_internal set (so `internal` locations accept it) and the parent's
  *     remaining redirect budget. The ACCESS phase is skipped for subrequests (nginx); header filters run (so
- *     add_header reaches the parent), body filters do not; the LOG phase runs only with
+ *     add_header reaches the parent), body filters do not (HY_SR_OUTPUT: see below); the LOG phase runs only with
  *     `log_subrequest on` (nginx), when the subrequest ends.
  *   - Its response goes to its own hy_conn_ops_t (req->ops; request-level code reaches it through hy_req_ops):
  *     `send` discards the body (counting $body_bytes_sent), a non-final send has its proceed called from the
