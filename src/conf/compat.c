@@ -197,7 +197,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"ssl_ocsp_cache", HY_COMPAT_NOT_YET, "TLS"},
     {"ssl_ocsp_responder", HY_COMPAT_NOT_YET, "TLS"},
     {"stream", HY_COMPAT_NOT_YET, "TCP/UDP proxy; not planned"},
-    {"subrequest_output_buffer_size", HY_COMPAT_WARN, "subrequest bodies are not kept (auth_request and mirror discard them)"},
     {"thread_pool", HY_COMPAT_WARN, "no thread pools (no blocking file I/O offload)"},
     {"timer_resolution", HY_COMPAT_WARN, "time is cached per loop iteration"},
     {"uwsgi_cache", HY_COMPAT_NOT_YET, "uwsgi"},

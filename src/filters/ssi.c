@@ -519,7 +519,6 @@ typedef struct inc {
 
 static void inc_done(hy_splice_part_t *part, hy_req_t *sr, void *data)
 {
-    (void)sr;
     inc_t *in = data;
     ssi_ctx_t *ctx = in->ctx;
     bool failed = part->status == 0 || part->status >= 300 || hy_outq_empty(&part->q);
@@ -528,9 +527,17 @@ static void inc_done(hy_splice_part_t *part, hy_req_t *sr, void *data)
         if (in->stub->len)
             hy_outq_push_copy(&part->q, in->stub->text, in->stub->len);
     }
-    if (in->set.len) { /* the body, read, becomes the variable (up to ssi_value_length) */
+    if (in->set.len) { /* the body, read, becomes the variable (up to subrequest_output_buffer_size) */
         sbuf_t b = {.pool = ctx->req->pool};
-        size_t max = (size_t)ctx->lc->value_length;
+        size_t max = hy_subrequest_output_limit(sr);
+        if (part->q.bytes > max) {
+            hy_outq_clear(&part->q);
+            hy_req_log(ctx->req, HY_LOG_ERR, "too big subrequest response: %zu bytes for \"%.*s\"",
+                       (size_t)part->q.bytes, (int)in->set.len, in->set.ptr);
+            if (ctx->lc->silent_errors != 1)
+                hy_outq_push_copy(&part->q, ctx->errmsg.ptr, ctx->errmsg.len);
+            return;
+        }
         for (hy_seg_t *g = part->q.head; g && b.len < max; g = g->next) {
             if (g->kind == HY_SEG_MEM) {
                 sb_add(&b, g->mem.ptr, HY_MIN(g->mem.len, max - b.len));

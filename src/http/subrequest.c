@@ -18,6 +18,7 @@ hy_module_t hy_http_subrequest_module;
 
 typedef struct sr_loc {
     int log_subrequest; /* log_subrequest on: the LOG phase runs for subrequests of this location */
+    int64_t output_buffer_size; /* subrequest_output_buffer_size */
 } sr_loc_t;
 
 #define SR_POOL_SIZE 4096
@@ -339,10 +340,18 @@ hy_req_t *hy_subrequest(hy_req_t *parent, hy_str_t uri, hy_str_t args, unsigned 
     return sr;
 }
 
+size_t hy_subrequest_output_limit(const hy_req_t *sr)
+{
+    hy_http_loc_conf_t *l = sr->loc ? sr->loc : (sr->srv ? sr->srv->loc : NULL);
+    const sr_loc_t *lc = l && l->loc_conf ? l->loc_conf[hy_http_subrequest_module.index] : NULL;
+    return lc && lc->output_buffer_size != HY_UNSET ? (size_t)lc->output_buffer_size : 4096;
+}
+
 static void *create_loc(hy_conf_t *cf)
 {
     sr_loc_t *c = hy_pcalloc(cf->pool, sizeof(*c));
     c->log_subrequest = HY_UNSET;
+    c->output_buffer_size = HY_UNSET;
     return c;
 }
 
@@ -351,6 +360,7 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     (void)cf;
     sr_loc_t *p = parent, *c = child;
     hy_merge_value(c->log_subrequest, p->log_subrequest, 0);
+    hy_merge_value(c->output_buffer_size, p->output_buffer_size, 4096); /* nginx: one memory page */
     return 0;
 }
 
@@ -361,6 +371,12 @@ static const hy_directive_t sr_directives[] = {
      .set = hy_slot_flag,
      .conf = HY_CONF_LOC,
      .offset = offsetof(sr_loc_t, log_subrequest)},
+    {.name = "subrequest_output_buffer_size",
+     .ctx = HY_CTX_HTTP_ANY,
+     .args = HY_ARGS_1,
+     .set = hy_slot_size,
+     .conf = HY_CONF_LOC,
+     .offset = offsetof(sr_loc_t, output_buffer_size)},
     {0},
 };
 

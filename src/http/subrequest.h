@@ -42,7 +42,8 @@
 #include "request.h"
 #include "../conf/conf.h"
 
-/* `log_subrequest on|off` (nginx's core directive): the LOG phase runs for subrequests too. */
+/* `log_subrequest on|off` (nginx's core directive): the LOG phase runs for subrequests too;
+ * `subrequest_output_buffer_size` (see hy_subrequest_output_limit). */
 extern hy_module_t hy_http_subrequest_module;
 
 enum {
@@ -76,6 +77,9 @@ typedef struct hy_subreq {
  * cannot be made (out of memory, HY_SR_BODY without a complete in-memory or file body). */
 hy_req_t *hy_subrequest(hy_req_t *parent, hy_str_t uri, hy_str_t args, unsigned flags, hy_subreq_done_cb done,
                         void *data);
+/** `subrequest_output_buffer_size` of the subrequest's location: how much of its body a parent keeps as a value
+ * (SSI's `include ... set=`). */
+size_t hy_subrequest_output_limit(const hy_req_t *sr);
 /** True when req is a subrequest. */
 static inline bool hy_req_is_subrequest(const hy_req_t *req)
 {

@@ -8,6 +8,7 @@ import re
 import socket
 
 from conftest import simple
+from helpers.http1 import ProtocolError
 
 ERR = b'[an error occurred while processing the directive]'
 
@@ -285,3 +286,39 @@ def test_over_http2(server, proto):
     })
     r = srv.get('/a.html')
     assert r.status == 200 and r.body == b'x' + b'B' * 70000 + b'xCx'
+
+
+def test_gzipped_include_is_inflated(server):
+    """gunzip on: the gzip body of an included proxied part is inflated (the client would get gzip inside plain
+    text otherwise), whatever the client accepts."""
+    import gzip
+    part = b''.join(b'X%03dXXXXXX' % i for i in range(100))
+    srv = server(conf('''
+        location / { gunzip on; proxy_pass http://127.0.0.1:{port}/back/; proxy_set_header Accept-Encoding gzip; }
+        location /t.html { ssi on; }
+        location /back/ { alias {html}/back/; default_type text/plain; gzip_static on; gzip_http_version 1.0; }
+    '''), files={'html/t.html': 'xxx <!--#include virtual="/t1" --> xxx', 'html/back/t1.gz': gzip.compress(part)})
+    for ae in (None, 'gzip'):
+        r = srv.get('/t.html', headers={'Accept-Encoding': ae} if ae else None)
+        assert r.header('Content-Encoding') is None
+        assert r.body == b'xxx ' + part + b' xxx'
+
+
+
+def test_include_set_takes_up_to_subrequest_output_buffer_size(server):
+    srv = server(conf('''
+        location / { ssi on; }
+        location /small/ { alias {html}/; subrequest_output_buffer_size 42; }
+    '''), files={
+        'html/p.html': '<!--#include virtual="/$arg_c" set="x" -->set: <!--#echo var="x" -->',
+        'html/long': 'x' * 1000,
+        'html/empty': '',
+    })
+    assert srv.get('/p.html?c=long').body == b'set: ' + b'x' * 1000  # the default (4k) holds it
+    assert srv.get('/p.html?c=empty').body == b'set: '
+    # over 42 bytes: nginx fails the request (closes the connection), hayate prints the errmsg instead
+    try:
+        body = srv.get('/p.html?c=small/long').body
+    except ProtocolError:
+        body = b''
+    assert b'x' * 100 not in body
