@@ -401,7 +401,15 @@ static void get_request_id(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
         }
         s0 |= 1;
     }
-    char *p = hy_palloc(req->pool, 32);
+    hy_req_t *top = req; /* one id per client request: its subrequests share it (nginx) */
+    while (top->parent)
+        top = top->parent;
+    if (top->request_id) {
+        set_val(v, top->request_id, 32);
+        return;
+    }
+    char *p = hy_palloc(top->pool, 32);
+    top->request_id = p;
     for (int k = 0; k < 2; k++) { /* xorshift128+ */
         uint64_t x = s0, y = s1;
         s0 = y;

@@ -322,3 +322,58 @@ def test_include_set_takes_up_to_subrequest_output_buffer_size(server):
     except ProtocolError:
         body = b''
     assert b'x' * 100 not in body
+
+
+def test_included_part_has_the_request_id_of_the_page(server):
+    srv = server(conf('''
+        add_header X-Request-Id $request_id;
+        location / { ssi on; }
+        location /body { return 200 $request_id; }
+    '''), files={'html/add.html': '<!--#include virtual="/body" -->'})
+    r = srv.get('/add.html')
+    assert re.fullmatch(r'[0-9a-f]{32}', r.header('X-Request-Id'))
+    assert r.body.decode() == r.header('X-Request-Id')
+
+
+def test_client_gone_while_an_include_runs(server):
+    """The client closes while an included part is still coming from a slow upstream: the page's subrequests
+    go with it, and the server goes on serving."""
+    import threading
+    lsock = socket.socket()
+    lsock.bind(('127.0.0.1', 0))
+    lsock.listen(4)
+    up = lsock.getsockname()[1]
+    srv = server(conf('''
+        location / { ssi on; }
+        location /slow { proxy_pass http://127.0.0.1:%d; }
+    ''' % up), files={'html/p.html': 'A<!--#include virtual="/slow" -->B<!--#include virtual="/q.html" -->C',
+                      'html/q.html': 'Q'})
+    accepted = threading.Event()
+    release = threading.Event()
+    conns = []
+
+    def serve():
+        c, _ = lsock.accept()
+        conns.append(c)
+        c.recv(65536)
+        accepted.set()
+        release.wait(10)
+        try:
+            c.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nSLOW')
+        except OSError:
+            pass
+        c.close()
+
+    t = threading.Thread(target=serve)
+    t.start()
+    try:
+        s = socket.create_connection(('127.0.0.1', srv.prefix.port))
+        s.sendall(b'GET /p.html HTTP/1.1\r\nHost: localhost\r\n\r\n')
+        assert accepted.wait(5)
+        s.close()
+        release.set()
+        t.join(5)
+        assert srv.get('/q.html').body == b'Q'
+    finally:
+        release.set()
+        lsock.close()
