@@ -65,8 +65,11 @@ static void on_done(hy_req_t *parent, hy_req_t *sr, void *data)
     s->pending--;
     if (p->done)
         p->done(p, sr, p->data);
-    if (s->changed)
-        s->changed(s, s->data);
+    if (s->changed && !s->changed(s, s->data)) {
+        s->finished = true;
+        hy_req_ops(s->req)->abort(s->req); /* last: the request may be gone after it */
+        return;
+    }
     hy_splice_push(s);
 }
 
@@ -94,6 +97,16 @@ void hy_splice_end_input(hy_splice_t *s)
 bool hy_splice_complete(const hy_splice_t *s)
 {
     return s->input_done && s->pending == 0;
+}
+
+bool hy_splice_has_ready(const hy_splice_t *s)
+{
+    return s->head && !s->head->pending && !hy_outq_empty(&s->head->q);
+}
+
+bool hy_splice_waits(const hy_splice_t *s)
+{
+    return s->head && s->head->pending;
 }
 
 /* the ready prefix into out */

@@ -15,7 +15,8 @@
  *     call hy_splice_proceed.
  *   - When a subrequest ended: part_done (hy_splice_include's) may replace part->q (its body, already moved there),
  *     e.g. by a stub; then the splice's `changed` hook (may append more: SSI resumes a page waiting on it), then
- *     the ready bytes go out if the final send passed.
+ *     the ready bytes go out if the final send passed. When `changed` returns false the request is aborted
+ *     (hy_req_ops(req)->abort) as the last thing done.
  *   - Everything lives in the request's arena; subrequests still running when it is cleared go with it. */
 #ifndef HY_FILTERS_SPLICE_H
 #define HY_FILTERS_SPLICE_H
@@ -45,7 +46,8 @@ struct hy_splice {
     hy_splice_part_t *head, *tail;
     size_t pending;
     bool input_done, held, draining, finished, cleanup;
-    void (*changed)(hy_splice_t *s, void *data); /* after a subrequest ended (optional) */
+    bool (*changed)(hy_splice_t *s, void *data); /* after a subrequest ended (optional); false: the response
+                                                   * cannot go on (the splice aborts it) */
     void *data;
 };
 
@@ -62,6 +64,10 @@ hy_splice_part_t *hy_splice_include(hy_splice_t *s, hy_str_t uri, hy_str_t args,
 void hy_splice_end_input(hy_splice_t *s);
 /** True when every part has gone out or is ready and the input ended. */
 bool hy_splice_complete(const hy_splice_t *s);
+/** Bytes are ready to go out at the head. */
+bool hy_splice_has_ready(const hy_splice_t *s);
+/** The head is a subrequest still running. */
+bool hy_splice_waits(const hy_splice_t *s);
 /** From the module's body filter (see above). */
 void hy_splice_body(hy_splice_t *s, bool is_final);
 /** From the module's proceed callback. */

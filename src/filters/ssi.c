@@ -31,6 +31,7 @@
 
 #define IDX (hy_http_ssi_module.index)
 #define READ_CHUNK 65536
+#define BATCH 65536 /* bytes of a complete body scanned per batch */
 #define MAX_DEPTH 51 /* requests in a chain of included pages (nginx: 51 levels of subrequests) */
 #define DEFAULT_ERRMSG "[an error occurred while processing the directive]"
 #define DEFAULT_TIMEFMT "%A, %d-%b-%Y %H:%M:%S %Z"
@@ -717,37 +718,39 @@ static int on_cmd(void *arg, const hy_ssi_cmd_t *cmd)
 
 /* ---------------- the body ---------------- */
 
-/* Scan what came in, up to a pause; at the end of the input, tell the splice. Returns -1 when a file cannot be
- * read. */
-static int scan(ssi_ctx_t *ctx)
+/* Scan what came in, up to a pause or `limit` bytes; at the end of the input, tell the splice. Returns -1 when a
+ * file cannot be read. */
+static int scan(ssi_ctx_t *ctx, size_t limit)
 {
     hy_outq_t *src = &ctx->in;
-    while (src->head && !ctx->paused) {
+    size_t done = 0;
+    while (src->head && !ctx->paused && done < limit) {
         hy_seg_t *s = src->head;
-        size_t n, took;
+        size_t n, took = 0;
         if (s->kind == HY_SEG_MEM) {
-            n = s->mem.len;
-            took = n ? hy_ssi_feed(&ctx->parser, s->mem.ptr, n) : 0;
+            n = HY_MIN(s->mem.len, (size_t)READ_CHUNK);
+            if (n)
+                took = hy_ssi_feed(&ctx->parser, s->mem.ptr, n);
         } else {
             n = (size_t)HY_MIN(s->file.len, (int64_t)READ_CHUNK);
             if (ctx->rbuf == NULL)
                 ctx->rbuf = hy_alloc(READ_CHUNK);
             if (n && !hy_file_read_at(s->file.file, s->file.off, ctx->rbuf, n))
                 return -1;
-            took = n ? hy_ssi_feed(&ctx->parser, ctx->rbuf, n) : 0;
+            if (n)
+                took = hy_ssi_feed(&ctx->parser, ctx->rbuf, n);
         }
-        if (n == 0 || took == 0) {
-            if (n == 0) { /* an empty segment: dropped */
-                src->head = s->next;
-                if (src->head == NULL)
-                    src->tail = NULL;
-                s->next = NULL;
-                hy_outq_t one = {.head = s, .tail = s};
-                hy_outq_clear(&one);
-                continue;
-            }
+        if (n == 0) { /* an empty segment: dropped */
+            src->head = s->next;
+            if (src->head == NULL)
+                src->tail = NULL;
+            s->next = NULL;
+            hy_outq_t one = {.head = s, .tail = s};
+            hy_outq_clear(&one);
+            continue;
         }
         hy_outq_consume(src, took);
+        done += took;
     }
     if (ctx->in_final && src->head == NULL && !ctx->paused && !ctx->ended) {
         ctx->ended = true;
@@ -756,6 +759,21 @@ static int scan(ssi_ctx_t *ctx)
             ctx->block = NULL;
         hy_splice_end_input(ctx->splice);
     }
+    return 0;
+}
+
+/* Scan more of the body. While the producer streams, all it gave (it bounds its batches itself); once it is done
+ * (a whole file), BATCH bytes at a time until something is ready to go out, the scan waits, or the part at the
+ * head is an included page still running: the rest waits for the protocol's proceed or that page, so memory
+ * stays bounded whatever the page's size. */
+static int fill(ssi_ctx_t *ctx)
+{
+    if (!ctx->in_final)
+        return scan(ctx, SIZE_MAX);
+    do {
+        if (scan(ctx, BATCH) != 0)
+            return -1;
+    } while (ctx->in.head && !ctx->paused && !hy_splice_has_ready(ctx->splice) && !hy_splice_waits(ctx->splice));
     return 0;
 }
 
@@ -772,27 +790,44 @@ static void abort_proceed(hy_req_t *req)
     hy_req_ops(req)->abort(req);
 }
 
+/* the page's file cannot be read: nothing sane can follow (the caller aborts the request) */
+static void fail(ssi_ctx_t *ctx)
+{
+    hy_req_log(ctx->req, HY_LOG_ERR, "ssi: reading the response body failed");
+    ctx->failed = true;
+    ctx->req->keepalive = false;
+    free_ctx(ctx);
+}
+
 static void proceed(hy_req_t *req)
 {
     ssi_ctx_t *ctx = req->ctx[IDX];
+    if (!ctx->paused && fill(ctx) != 0) {
+        fail(ctx);
+        ctx->splice->finished = true;
+        return hy_req_ops(req)->abort(req);
+    }
     hy_splice_proceed(ctx->splice);
 }
 
-/* a waited subrequest ended: the scan goes on */
-static void changed(hy_splice_t *s, void *data)
+/* a subrequest ended: the scan goes on */
+static bool changed(hy_splice_t *s, void *data)
 {
     (void)s;
     ssi_ctx_t *ctx = data;
-    if (!ctx->paused || ctx->wait_part->pending || ctx->failed)
-        return;
-    ctx->paused = false;
-    ctx->wait_part = NULL;
-    if (scan(ctx) != 0) {
-        hy_req_log(ctx->req, HY_LOG_ERR, "ssi: reading the response body failed");
-        ctx->failed = true;
-        ctx->req->keepalive = false;
-        hy_req_ops(ctx->req)->abort(ctx->req);
+    if (ctx->failed)
+        return true;
+    if (ctx->paused) {
+        if (ctx->wait_part->pending)
+            return true;
+        ctx->paused = false;
+        ctx->wait_part = NULL;
     }
+    if (fill(ctx) != 0) { /* the page goes on (it may have waited for that part, or been scanned up to it) */
+        fail(ctx);
+        return false;
+    }
+    return true;
 }
 
 static void body_filter(hy_req_t *req, bool is_final)
@@ -807,11 +842,9 @@ static void body_filter(hy_req_t *req, bool is_final)
     hy_outq_move(&ctx->in, &req->body);
     if (is_final)
         ctx->in_final = true;
-    if (scan(ctx) != 0) {
-        hy_req_log(req, HY_LOG_ERR, "ssi: reading the response body failed");
-        ctx->failed = true;
-        req->keepalive = false;
-        free_ctx(ctx);
+    if (fill(ctx) != 0) { /* inside a send: the abort waits for the protocol's proceed */
+        fail(ctx);
+        ctx->splice->finished = true;
         hy_req_filter_hold(req, abort_proceed);
         return;
     }

@@ -377,3 +377,17 @@ def test_client_gone_while_an_include_runs(server):
     finally:
         release.set()
         lsock.close()
+
+
+def test_big_page_in_batches(server):
+    """A big page is scanned batch by batch: a long part that outputs nothing (a false "if"), includes spread
+    over it, and text after them all come out whole and in order."""
+    hidden = 'h' * 300000
+    parts = ''.join('<!--#include virtual="/n.html?i=%d" -->%s' % (i, 'z' * 70000) for i in range(5))
+    srv = server(conf('location / { ssi on; }'), files={
+        'html/p.html': 'S<!--#if expr="$arg_no" -->' + hidden + '<!--#endif -->' + parts + 'E',
+        'html/n.html': '[<!--#echo var="arg_i" -->]',
+    })
+    want = 'S' + ''.join('[%d]%s' % (i, 'z' * 70000) for i in range(5)) + 'E'
+    r = srv.get('/p.html')
+    assert r.body == want.encode()
