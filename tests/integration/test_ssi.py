@@ -391,3 +391,24 @@ def test_big_page_in_batches(server):
     want = 'S' + ''.join('[%d]%s' % (i, 'z' * 70000) for i in range(5)) + 'E'
     r = srv.get('/p.html')
     assert r.body == want.encode()
+
+
+def test_page_and_included_part_recoded_once(server):
+    """charset recodes the processed page, included parts and all, once (SSI runs before charset)."""
+    import os
+    from conftest import REPO
+    with open(os.path.join(REPO, 'conf', 'koi-utf'), 'rb') as f:
+        koi = f.read()
+    srv = server(conf('location / { ssi on; charset utf-8; source_charset koi8-r; }',
+                      http_extra='include koi-utf;'),
+                 files={'conf/koi-utf': koi, 'html/p.html': b'\xc1<!--#include virtual="/i.html" -->\xc2',
+                        'html/i.html': b'\xc3'})
+    r = srv.get('/p.html')
+    assert r.header('Content-Type') == 'text/html; charset=utf-8'
+    assert r.body == 'ацб'.encode()
+
+
+def test_ssi_in_if(server):
+    srv = server(conf('location / { if ($arg_s) { ssi on; } }'), files={'html/p.html': 'x<!--#echo var="uri" -->x'})
+    assert srv.get('/p.html').body == b'x<!--#echo var="uri" -->x'
+    assert srv.get('/p.html?s=1').body == b'x/p.htmlx'
