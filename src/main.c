@@ -47,7 +47,7 @@ static void usage(void)
 /* nginx's default HTTP modules (auto/options: the ones with a --without-http_*_module switch) that hayate
  * does not have. -V names each as nginx's configure would, so tools that read -V see what is missing. */
 static const char *const without_modules[] = {
-    "ssi", "grpc", "memcached", "browser",
+    "grpc", "memcached", "browser",
 };
 
 static char *default_prefix(void);
@@ -73,7 +73,7 @@ static void version(bool verbose, const char *prefix)
     fprintf(stderr, "configure arguments: --prefix=%s --conf-path=%s --error-log-path=%s --http-log-path=%s "
             "--pid-path=%s --with-http_ssl_module --with-http_gzip_static_module --with-http_secure_link_module "
             "--with-http_realip_module --with-http_stub_status_module --with-http_sub_module --with-http_gunzip_module "
-            "--with-http_random_index_module --with-http_v2_module --with-http_auth_request_module", p, paths[0],
+            "--with-http_random_index_module --with-http_v2_module --with-http_auth_request_module --with-http_addition_module", p, paths[0],
             paths[1], paths[2], paths[3]);
     for (size_t i = 0; i < HY_ARRAY_SIZE(paths); i++)
         free(paths[i]);

@@ -103,6 +103,8 @@ struct hy_module {
      * into the phase engine from its postconfiguration (http/phases.h). */
     void (*header_filter)(hy_req_t *req);
     void (*body_filter)(hy_req_t *req, bool is_final);
+    /** body_filter runs on the body of a subrequest whose parent takes it (HY_SR_OUTPUT, http/subrequest.h) */
+    bool subrequest_body;
     /** Per-worker initialisation after the generation is live (e.g. open log buffers); -1 = error. */
     int (*init_worker)(hy_cycle_t *cycle);
     /** Graceful exit or reopen (USR1): flush buffers (reopen = true: reopen files too). */

@@ -6,7 +6,7 @@
  * are families ($sent_trailer_name). Names hayate implements are found before this list is consulted. */
 /* clang-format off */
 const char *const hy_suggest_variables[] = {
-    "ancient_browser", "date_gmt", "date_local", "fastcgi_path_info", "fastcgi_script_name", "geoip_area_code",
+    "ancient_browser", "fastcgi_path_info", "fastcgi_script_name", "geoip_area_code",
     "geoip_city", "geoip_city_continent_code", "geoip_city_country_code", "geoip_city_country_code3",
     "geoip_city_country_name", "geoip_country_code", "geoip_country_code3", "geoip_country_name", "geoip_dma_code",
     "geoip_latitude", "geoip_longitude", "geoip_org", "geoip_postal_code", "geoip_region", "geoip_region_name",

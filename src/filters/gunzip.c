@@ -215,7 +215,8 @@ static void header_filter(hy_req_t *req)
     if (ce == NULL || !hy_str_caseeq(*ce, "gzip"))
         return;
     hy_gzip_mark_vary(req);
-    if (hy_gzip_client_accepts(req))
+    if (!req->sr_output && hy_gzip_client_accepts(req)) /* a body for a parent (SSI include) is always inflated:
+                                                         * it becomes part of the parent's, as nginx */
         return;
     gunzip_ctx_t *ctx = hy_pcalloc(req->pool, sizeof(*ctx));
     *hy_req_ctx(req, &hy_http_gunzip_module) = ctx;
@@ -293,4 +294,5 @@ hy_module_t hy_http_gunzip_module = {
     .merge_loc_conf = merge_loc,
     .header_filter = header_filter,
     .body_filter = body_filter,
+    .subrequest_body = true,
 };

@@ -364,8 +364,11 @@ void hy_req_send(hy_req_t *req, bool is_final)
         }
         hy_req_finalize_head(req);
     }
-    for (int i = 0; hy_modules[i] && req->sr == NULL; i++) /* a subrequest's body is discarded: no body filter */
-        if (hy_modules[i]->body_filter)
+    /* a subrequest's body is discarded (no body filter), or kept for its parent (HY_SR_OUTPUT: the filters
+     * that ask for subrequest bodies) */
+    bool sub = req->sr != NULL, out = req->sr_output;
+    for (int i = 0; hy_modules[i] && (!sub || out); i++)
+        if (hy_modules[i]->body_filter && (!sub || hy_modules[i]->subrequest_body))
             hy_modules[i]->body_filter(req, is_final && !req->_filter_held);
     hy_req_ops(req)->send(req, is_final && !req->_filter_held);
 }
@@ -381,7 +384,7 @@ void hy_req_filter_send(hy_req_t *req, const hy_module_t *m, bool is_final, hy_r
     req->_filter_held = !is_final;
     req->_proceed = is_final ? NULL : proceed;
     for (int i = m->index + 1; hy_modules[i]; i++)
-        if (hy_modules[i]->body_filter)
+        if (hy_modules[i]->body_filter && (req->sr == NULL || hy_modules[i]->subrequest_body))
             hy_modules[i]->body_filter(req, is_final);
     hy_req_ops(req)->send(req, is_final);
 }

@@ -106,6 +106,8 @@ struct hy_req {
                                      * subrequest's own sink otherwise. Reach it through hy_req_ops() */
     hy_req_t *parent;               /* the request that waits for this subrequest (NULL: main or background) */
     struct hy_subreq *sr;           /* non-NULL for a subrequest (its state, owned by http/subrequest.c) */
+    bool sr_output;                 /* a subrequest whose body goes to its parent (HY_SR_OUTPUT) */
+    const char *request_id;         /* $request_id (32 hex digits) once made; a subrequest uses its parent's */
 };
 
 /** The request's capture record, ready for hy_regex_exec (its offsets are allocated from the request's arena).

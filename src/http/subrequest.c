@@ -18,6 +18,7 @@ hy_module_t hy_http_subrequest_module;
 
 typedef struct sr_loc {
     int log_subrequest; /* log_subrequest on: the LOG phase runs for subrequests of this location */
+    int64_t output_buffer_size; /* subrequest_output_buffer_size */
 } sr_loc_t;
 
 #define SR_POOL_SIZE 4096
@@ -55,6 +56,7 @@ static void destroy(sr_state_t *s)
     hy_pool_destroy(s->pub.pool); /* runs the subrequest's cleanups: its upstream goes with it */
     s->pub.pool = NULL;
     s->pub.req = NULL;
+    hy_outq_clear(&s->pub.out);
     if (shadow) {
         hy_cycle_unref(shadow->cycle);
         free(shadow);
@@ -103,6 +105,17 @@ static void end(sr_state_t *s)
     hy_defer(loop_of(s), &s->pub.done_defer);
 }
 
+/* HY_SR_OUTPUT: the body, made independent of the subrequest's arena and of its producers' buffers */
+static void keep_output(hy_outq_t *out, hy_outq_t *body)
+{
+    for (hy_seg_t *g = body->head; g; g = g->next) {
+        if (g->kind == HY_SEG_MEM && g->mem.len)
+            hy_outq_push_copy(out, g->mem.ptr, g->mem.len);
+        else if (g->kind == HY_SEG_FILE && g->file.len)
+            hy_outq_push_file(out, g->file.file, g->file.off, g->file.len);
+    }
+}
+
 static void sr_send(hy_req_t *req, bool is_final)
 {
     sr_state_t *s = (sr_state_t *)req->sr;
@@ -110,6 +123,8 @@ static void sr_send(hy_req_t *req, bool is_final)
         return;
     req->head_sent = true;
     req->body_bytes_sent += (int64_t)req->body.bytes;
+    if (s->pub.output && !req->header_only)
+        keep_output(&s->pub.out, &req->body);
     hy_outq_clear(&req->body);
     if (is_final)
         end(s);
@@ -289,6 +304,12 @@ hy_req_t *hy_subrequest(hy_req_t *parent, hy_str_t uri, hy_str_t args, unsigned 
     sr->peer_text = parent->peer_text;
     if (background)
         copy_request(sr, parent);
+    if (flags & HY_SR_OUTPUT) { /* the main response's validators and range are not the included part's */
+        s->pub.output = true;
+        sr->sr_output = true;
+        sr->h_if_modified_since = sr->h_if_unmodified_since = sr->h_if_none_match = sr->h_if_match = NULL;
+        sr->h_range = sr->h_if_range = NULL;
+    }
     sr->uri = dup_str(pool, uri);
     sr->args = dup_str(pool, args);
     sr->content_length = -1;
@@ -319,10 +340,18 @@ hy_req_t *hy_subrequest(hy_req_t *parent, hy_str_t uri, hy_str_t args, unsigned 
     return sr;
 }
 
+size_t hy_subrequest_output_limit(const hy_req_t *sr)
+{
+    hy_http_loc_conf_t *l = sr->loc ? sr->loc : (sr->srv ? sr->srv->loc : NULL);
+    const sr_loc_t *lc = l && l->loc_conf ? l->loc_conf[hy_http_subrequest_module.index] : NULL;
+    return lc && lc->output_buffer_size != HY_UNSET ? (size_t)lc->output_buffer_size : 4096;
+}
+
 static void *create_loc(hy_conf_t *cf)
 {
     sr_loc_t *c = hy_pcalloc(cf->pool, sizeof(*c));
     c->log_subrequest = HY_UNSET;
+    c->output_buffer_size = HY_UNSET;
     return c;
 }
 
@@ -331,6 +360,7 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     (void)cf;
     sr_loc_t *p = parent, *c = child;
     hy_merge_value(c->log_subrequest, p->log_subrequest, 0);
+    hy_merge_value(c->output_buffer_size, p->output_buffer_size, 4096); /* nginx: one memory page */
     return 0;
 }
 
@@ -341,6 +371,12 @@ static const hy_directive_t sr_directives[] = {
      .set = hy_slot_flag,
      .conf = HY_CONF_LOC,
      .offset = offsetof(sr_loc_t, log_subrequest)},
+    {.name = "subrequest_output_buffer_size",
+     .ctx = HY_CTX_HTTP_ANY,
+     .args = HY_ARGS_1,
+     .set = hy_slot_size,
+     .conf = HY_CONF_LOC,
+     .offset = offsetof(sr_loc_t, output_buffer_size)},
     {0},
 };
 

@@ -273,6 +273,25 @@ const hy_var_value_t *hy_var_get(hy_req_t *req, int index)
     return v;
 }
 
+bool hy_var_get_by_name(hy_req_t *req, hy_str_t name, hy_var_value_t *v)
+{
+    vars_main_t *vm = req->conn->cycle->http_main_conf[VARS_IDX];
+    int idx = find_index(vm, name);
+    if (idx >= 0 && ((const var_def_t *)vm->vars->elts)[idx].get != NULL) {
+        *v = *hy_var_get(req, idx);
+        return true;
+    }
+    hy_conf_t cf;
+    memset(&cf, 0, sizeof(cf));
+    cf.pool = req->pool; /* where a prefix's suffix is kept */
+    var_def_t def = {.name = name};
+    if (!hy_vars__lookup_builtin(&cf, name, &def.get, &def.data, &def.flags))
+        return false;
+    apply_prefix(vm, &def);
+    def.get(req, v, def.data);
+    return true;
+}
+
 int hy_vars_eval(hy_req_t *req, const hy_complex_t *cv, hy_str_t *out)
 {
     if (cv->nparts == 0) {

@@ -32,6 +32,11 @@ int hy_vars_index(hy_conf_t *cf, hy_str_t name);
 /** The value of indexed variable `index` for the request (cached unless the variable is HY_VAR_NOCACHE).
  * Never NULL. */
 const hy_var_value_t *hy_var_get(hy_req_t *req, int index);
+/** The value of the variable `name` (without '$') for the request, looked up at run time (nginx's
+ * ngx_http_get_variable: SSI's echo and expressions name variables in the page, not in the config): a variable
+ * the config uses or defines, else a built-in one or one of a prefix ($arg_NAME, $http_NAME, ...). Returns false
+ * when no such variable exists; *v (request pool or static) otherwise. */
+bool hy_var_get_by_name(hy_req_t *req, hy_str_t name, hy_var_value_t *v);
 /** Define (or redefine, last one wins like nginx's changeable variables) a variable in the current http{}.
  * Returns its index. Used by map. */
 int hy_vars_define(hy_conf_t *cf, hy_str_t name, hy_var_get_fn get, uintptr_t data, unsigned flags);

@@ -312,6 +312,30 @@ static void get_time_iso8601(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
     set_val(v, s, strlen(s));
 }
 
+static const char *(*date_format)(hy_req_t *req, char *buf, size_t size);
+
+void hy_vars_set_date_format(const char *(*fmt)(hy_req_t *req, char *buf, size_t size))
+{
+    date_format = fmt;
+}
+
+static void get_date(hy_req_t *req, hy_var_value_t *v, uintptr_t gmt)
+{
+    char fbuf[256];
+    const char *fmt = date_format ? date_format(req, fbuf, sizeof(fbuf)) : NULL;
+    if (fmt == NULL)
+        fmt = "%A, %d-%b-%Y %H:%M:%S %Z";
+    time_t t = (time_t)hy_clock_time();
+    struct tm tm;
+    if (gmt)
+        gmtime_r(&t, &tm);
+    else
+        localtime_r(&t, &tm);
+    char *buf = hy_palloc(req->pool, 256);
+    size_t n = strftime(buf, 256, fmt, &tm);
+    set_val(v, buf, n);
+}
+
 static void get_msec(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 {
     set_msec(req, v, hy_clock_time_ms());
@@ -377,7 +401,15 @@ static void get_request_id(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
         }
         s0 |= 1;
     }
-    char *p = hy_palloc(req->pool, 32);
+    hy_req_t *top = req; /* one id per client request: its subrequests share it (nginx) */
+    while (top->parent)
+        top = top->parent;
+    if (top->request_id) {
+        set_val(v, top->request_id, 32);
+        return;
+    }
+    char *p = hy_palloc(top->pool, 32);
+    top->request_id = p;
     for (int k = 0; k < 2; k++) { /* xorshift128+ */
         uint64_t x = s0, y = s1;
         s0 = y;
@@ -727,6 +759,8 @@ static const builtin_t builtins[] = {
     {"time_local", get_time_local, 0, HY_VAR_NOCACHE},
     {"time_iso8601", get_time_iso8601, 0, HY_VAR_NOCACHE},
     {"msec", get_msec, 0, HY_VAR_NOCACHE},
+    {"date_local", get_date, 0, HY_VAR_NOCACHE},
+    {"date_gmt", get_date, 1, HY_VAR_NOCACHE},
     {"request", get_field, F_REQUEST, 0},
     {"request_method", get_field, F_METHOD, 0},
     {"request_uri", get_field, F_REQUEST_URI, 0},

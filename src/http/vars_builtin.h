@@ -16,6 +16,10 @@ bool hy_vars__lookup_builtin(hy_conf_t *cf, hy_str_t name, hy_var_get_fn *get, u
 const char *hy_vars_time_local(void);
 /** $time_iso8601 for the current cached second ("2026-11-30T10:00:00+00:00"; static, 25 chars). */
 const char *hy_vars_time_iso8601(void);
+/** $date_local and $date_gmt (nginx's SSI module's) format the time with strftime's `fmt(req)`: the SSI filter
+ * registers the page's `config timefmt` here (a registration, so http need not include filters); NULL or a
+ * NULL result: nginx's default "%A, %d-%b-%Y %H:%M:%S %Z". */
+void hy_vars_set_date_format(const char *(*fmt)(hy_req_t *req, char *buf, size_t size));
 /** "Did you mean": offer every built-in variable's name to near (conf/suggest.h). */
 void hy_vars__suggest_builtin(hy_suggest_t *near, const char *name, size_t len);
 /** True for hayate's own named variables ($uri, $args, ...; not the $arg_/$http_... prefixes). */

@@ -14,6 +14,8 @@
 #include "../http/vars.h"
 #include "../filters/gunzip.h"
 #include "../filters/sub.h"
+#include "../filters/ssi.h"
+#include "../filters/addition.h"
 #include "../filters/gzip.h"
 #include "../http/error_page.h"
 #include "../filters/headers.h"
@@ -90,6 +92,10 @@ hy_module_t *hy_modules[] = {
     &hy_http_gunzip_module,  /* gunzip: before sub, charset and gzip (as nginx: they see the inflated text) */
     &hy_http_sub_module,     /* sub_filter: before charset and gzip (as nginx: the substituted text is what gets
                               * recoded and compressed) */
+    &hy_http_ssi_module,      /* SSI: after sub, before charset and gzip (the processed page, included parts and
+                               * all, is what gets recoded and compressed) */
+    &hy_http_addition_module, /* add_before_body/add_after_body: after SSI (the added bodies are not the page's
+                               * text to process), before charset and gzip */
     &hy_http_charset_module, /* names the charset, recodes the body: before gzip compresses it */
     &hy_http_gzip_module, /* compression: after every filter that sets headers (gzip_proxied reads them) */
     &hy_http_range_module, /* after compression: gzip clears accept_ranges when it encodes on the fly */

@@ -24,7 +24,7 @@ def t(run_cli, prefix, body):
 def test_every_unsupported_directive_and_variable_in_one_run(run_cli, prefix):
     conf, res = t(run_cli, prefix, '''
 http {
-    ssi on;
+    dav_methods off;
     log_format main '$remote_addr $gzip_ratio $ssl_client_v_remain';
     proxy_cache_path {tmp}/cache keys_zone=z:1m;
     server {
@@ -43,7 +43,7 @@ http {
     assert res.rc == 1, res
     emerg = [l for l in res.err.splitlines() if '[emerg]' in l]
     want = [
-        ('"ssi" directive is not supported by hayate yet (not planned)', line_of(conf, 'ssi on')),
+        ('"dav_methods" directive is not supported by hayate yet (not planned)', line_of(conf, 'dav_methods off')),
         ('"proxy_cache_path" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'proxy_cache_path')),
         ('"ssl_ocsp" directive is not supported by hayate yet (TLS)', line_of(conf, 'ssl_ocsp')),
         ('"proxy_cache" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'proxy_cache z')),
