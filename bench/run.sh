@@ -461,6 +461,15 @@ if [ "${BENCH_H2:-1}" = 1 ] && [ -z "$only" ]; then
     echo
     echo "$h2table"
 fi
+# TLS with h2o beside nginx (bench/tls.sh): HTTPS keep-alive and TLS 1.3/1.2 handshakes, req/s and server CPU per
+# request for hayate, nginx, nginx with open_file_cache and h2o; skipped with BENCH_H2=0 and --only
+tlstable=""
+if [ "${BENCH_H2:-1}" = 1 ] && [ -z "$only" ]; then
+    tlstable=$(HY_BIN="$hy_bin" NGINX_BIN="$nginx_bin" BENCH_SERVER_CPU="$srv_cpu" BENCH_CLIENT_CPU="$cli_cpu" \
+        "$here/tls.sh" "$([ "$quick" = 1 ] && echo 3 || echo 10)" "$([ "$quick" = 1 ] && echo 1000 || echo 4000)")
+    echo
+    echo "$tlstable"
+fi
 
 if [ -n "$out" ]; then
     rev=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "no commit")
@@ -478,6 +487,7 @@ if [ -n "$out" ]; then
         echo
         echo "$mem"
         [ -n "$h2table" ] && echo && echo "$h2table"
+        [ -n "$tlstable" ] && echo && echo "$tlstable"
         [ -n "$bad_log" ] && echo && echo "Warning: [alert]/[crit]/[emerg] lines in the error logs:$bad_log"
         echo
         echo "Commands (PORT = $nginx_port for nginx, $hayate_port for hayate):"
