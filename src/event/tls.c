@@ -32,7 +32,8 @@ typedef struct tls_conn {
     hy_buf_t wbuf; /* the plaintext of the record being written (recycled block); empty between writes */
     size_t record; /* size of the next record: grows from RECORD_FIRST to record_max */
     size_t record_max;
-    bool peeked;     /* the first byte was checked for a plain HTTP request */
+    bool peeked;     /* the first byte was checked for a plain HTTP request (always true for a client) */
+    bool client;     /* hy_tls_connect: our side connected (upstreams); not in the server's handshake counts */
     bool failed;     /* a fatal error: no close_notify may be sent (RFC 8446 §6.2) */
     char error[200]; /* OpenSSL's reason for a failed handshake, for the caller's log line */
 } tls_conn_t;
@@ -193,6 +194,8 @@ static int tls_handshake(hy_sock_t *s)
     clear_errors();
     int r = SSL_do_handshake(t->ssl);
     if (r == 1) {
+        if (t->client)
+            return 0;
         hy_stats_add(&hy_stats_me->tls_handshakes, 1);
         if (SSL_session_reused(t->ssl))
             hy_stats_add(&hy_stats_me->tls_resumed, 1);
@@ -206,7 +209,8 @@ static int tls_handshake(hy_sock_t *s)
         return -EAGAIN;
     }
     t->failed = true;
-    hy_stats_add(&hy_stats_me->tls_failed, 1);
+    if (!t->client)
+        hy_stats_add(&hy_stats_me->tls_failed, 1);
     if (e == SSL_ERROR_SYSCALL)
         return errno ? -errno : -ECONNRESET;
     hy_tls_error_text(t->error, sizeof(t->error));
@@ -292,6 +296,19 @@ static const hy_sock_transport_t tls_transport = {
     .release = tls_release,
 };
 
+static tls_conn_t *start(hy_sock_t *s, SSL *ssl, size_t record_max_bytes)
+{
+    SSL_set_app_data(ssl, s);
+    tls_conn_t *t = hy_calloc(sizeof(*t));
+    t->ssl = ssl;
+    t->record_max = record_max_bytes == 0 || record_max_bytes > RECORD_MAX ? RECORD_MAX : record_max_bytes;
+    t->record = HY_MIN(RECORD_FIRST, t->record_max);
+    s->tls = t;
+    s->tp = &tls_transport;
+    live++;
+    return t;
+}
+
 int hy_tls_accept(hy_sock_t *s, SSL_CTX *ctx, size_t record_max_bytes)
 {
     SSL *ssl = SSL_new(ctx);
@@ -305,15 +322,27 @@ int hy_tls_accept(hy_sock_t *s, SSL_CTX *ctx, size_t record_max_bytes)
         return -ENOMEM;
     }
     SSL_set_accept_state(ssl);
-    SSL_set_app_data(ssl, s);
-    tls_conn_t *t = hy_calloc(sizeof(*t));
-    t->ssl = ssl;
-    t->record_max = record_max_bytes == 0 || record_max_bytes > RECORD_MAX ? RECORD_MAX : record_max_bytes;
-    t->record = HY_MIN(RECORD_FIRST, t->record_max);
-    s->tls = t;
-    s->tp = &tls_transport;
-    live++;
+    start(s, ssl, record_max_bytes);
     return 0;
+}
+
+SSL *hy_tls_connect(hy_sock_t *s, SSL_CTX *ctx)
+{
+    SSL *ssl = SSL_new(ctx);
+    if (ssl == NULL) {
+        ERR_clear_error();
+        return NULL;
+    }
+    if (SSL_set_fd(ssl, s->io.fd) != 1) {
+        SSL_free(ssl);
+        ERR_clear_error();
+        return NULL;
+    }
+    SSL_set_connect_state(ssl);
+    tls_conn_t *t = start(s, ssl, RECORD_MAX);
+    t->peeked = true; /* the 497 check is for servers */
+    t->client = true;
+    return ssl;
 }
 
 SSL *hy_tls_ssl(hy_sock_t *s)
