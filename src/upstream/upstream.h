@@ -82,7 +82,7 @@ typedef struct hy_upstream_peer {
     int fails, conns;
     uint64_t checked_ms, accessed_ms;
     uint32_t stats_base;    /* its counters in the stats segment (upstream/metrics.c), HY_STATS_SINK: none */
-    void *ssl_session;      /* SSL_SESSION of the last TLS connection, for *_ssl_session_reuse (upstream/ussl.c) */
+    void *ssl_session;      /* the last TLS session (DER, malloc), for *_ssl_session_reuse (upstream/ussl.c) */
 } hy_upstream_peer_t;
 
 typedef struct hy_upstream_idle hy_upstream_idle_t;

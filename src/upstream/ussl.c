@@ -1,6 +1,8 @@
 /* ussl.c — upstreams over TLS (see ussl.h): the *_ssl_* directives, the client context, and one connection's
  * handshake setup and checks. The transport is event/tls.c's (hy_tls_connect), so a connection parked in the
  * keep-alive pool keeps its SSL object and goes on encrypting when it is taken again. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <openssl/err.h>
@@ -119,27 +121,47 @@ static int on_verify(int ok, X509_STORE_CTX *store)
     return 1; /* as nginx: the handshake completes; the result is checked after it (hy_ussl_check) */
 }
 
+/* A peer's saved session, DER-encoded: every connection resumes from a fresh copy. OpenSSL marks a TLS 1.3 session
+ * object it resumed from as used up (clients should use a ticket once), so keeping the object itself would allow
+ * one resumption per ticket when the server sends no new ticket after a resumption (as nginx's and ours do). */
+typedef struct saved_session {
+    size_t len;
+    unsigned char der[];
+} saved_session_t;
+
 /* A new session from the upstream (after the handshake in TLS 1.2, with a NewSessionTicket in TLS 1.3): it becomes
  * the peer's session for the next connection (per worker, as nginx keeps it without a zone). */
 static int on_new_session(SSL *ssl, SSL_SESSION *sess)
 {
     hy_upstream_peer_t *p = peer_idx < 0 ? NULL : SSL_get_ex_data(ssl, peer_idx);
-    if (p == NULL)
+    int len = i2d_SSL_SESSION(sess, NULL);
+    if (p == NULL || len <= 0 || len > 16384)
         return 0;
-    if (p->ssl_session)
-        SSL_SESSION_free(p->ssl_session);
-    p->ssl_session = sess;
-    return 1; /* we keep the reference */
+    saved_session_t *ss = hy_alloc(sizeof(*ss) + (size_t)len);
+    unsigned char *o = ss->der;
+    ss->len = (size_t)i2d_SSL_SESSION(sess, &o);
+    free(p->ssl_session);
+    p->ssl_session = ss;
+    return 0; /* OpenSSL keeps its reference */
+}
+
+/* The peer's saved session as a new object (the caller frees it), or NULL. */
+static SSL_SESSION *saved_session(hy_upstream_peer_t *p)
+{
+    saved_session_t *ss = p->ssl_session;
+    if (ss == NULL)
+        return NULL;
+    const unsigned char *q = ss->der;
+    return d2i_SSL_SESSION(NULL, &q, (long)ss->len);
 }
 
 void hy_ussl_free_sessions(void *arg)
 {
     hy_upstream_group_t *g = arg;
-    for (size_t i = 0; i < g->npeers; i++)
-        if (g->peers[i].ssl_session) {
-            SSL_SESSION_free(g->peers[i].ssl_session);
-            g->peers[i].ssl_session = NULL;
-        }
+    for (size_t i = 0; i < g->npeers; i++) {
+        free(g->peers[i].ssl_session);
+        g->peers[i].ssl_session = NULL;
+    }
 }
 
 static bool has_var(hy_str_t v)
@@ -356,8 +378,10 @@ const char *hy_ussl_connect(hy_ureq_t *u, hy_sock_cb cb)
     if (c->session_reuse && u->peer) {
         if (!u->group->transient)
             SSL_set_ex_data(ssl, peer_idx, u->peer);
-        if (u->peer->ssl_session && SSL_set_session(ssl, u->peer->ssl_session) != 1)
+        SSL_SESSION *sess = saved_session(u->peer);
+        if (sess && SSL_set_session(ssl, sess) != 1)
             ERR_clear_error(); /* a session OpenSSL refuses: a full handshake */
+        SSL_SESSION_free(sess);
     }
     if (c->built->cert_cv) {
         const char *err = dynamic_cert(u, ssl);

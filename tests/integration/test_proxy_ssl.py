@@ -428,3 +428,27 @@ http {
     r = subprocess.run([hy_bin, '-t', '-p', prefix.tmp + '/', '-c', conf], capture_output=True, timeout=20)
     assert r.returncode != 0
     assert b'no proxy_ssl_trusted_certificate for proxy_ssl_verify' in r.stderr
+
+
+def test_session_reuse_repeated(server, pki):
+    # the backend is the server itself (nginx-tests' setup): it sends no new TLS 1.3 ticket after a resumption, so
+    # the same saved session must resume again and again
+    srv = server('''
+http {
+    server {
+        listen 127.0.0.1:{port2} ssl;
+        ssl_certificate %s;
+        ssl_certificate_key %s;
+        ssl_session_cache builtin;
+        ssl_protocols TLSv1.2 TLSv1.3;
+        location / { return 200 "$ssl_session_reused $ssl_protocol"; }
+    }
+    server {
+        listen 127.0.0.1:{port};
+        location /13 { proxy_pass https://127.0.0.1:{port2}/; proxy_ssl_protocols TLSv1.3; }
+        location /12 { proxy_pass https://127.0.0.1:{port2}/; proxy_ssl_protocols TLSv1.2; }
+    }
+}
+''' % pki['be'])
+    assert [srv.get('/13').body for _ in range(4)] == [b'. TLSv1.3', b'r TLSv1.3', b'r TLSv1.3', b'r TLSv1.3']
+    assert [srv.get('/12').body for _ in range(3)] == [b'. TLSv1.2', b'r TLSv1.2', b'r TLSv1.2']
