@@ -14,6 +14,11 @@ void hy_app_loc_init(hy_app_loc_t *al)
 int hy_app_loc_merge(hy_conf_t *cf, hy_app_loc_t *c, const hy_app_loc_t *p, const char *module,
                      const char *const *hidden, size_t nhidden)
 {
+    hy_http_loc_conf_t *lc = cf->loc_conf ? cf->loc_conf[hy_http_core_module.index] : NULL;
+    if (lc && lc->match == HY_LOC_NONAME && c->group == NULL && c->pass_cv == NULL) {
+        /* an "if" or "limit_except" block without its own *_pass passes where its location does (nginx) */
+        c->group = p->group, c->pass_cv = p->pass_cv, c->is_tls = p->is_tls;
+    }
     hy_uparams_merge(&c->params, &p->params);
     return hy_uconf_merge(cf, &c->uc, &p->uc, module, hidden, nhidden);
 }

@@ -496,6 +496,13 @@ static const char *const default_hidden[] = {"Date",
 static int merge_loc(hy_conf_t *cf, void *parent, void *child)
 {
     proxy_loc_t *p = parent, *c = child;
+    hy_http_loc_conf_t *lc = cf->loc_conf ? cf->loc_conf[hy_http_core_module.index] : NULL;
+    if (lc && lc->match == HY_LOC_NONAME && c->url.ptr == NULL && c->url_cv == NULL) {
+        /* an "if" or "limit_except" block without its own proxy_pass passes where its location does (nginx) */
+        c->group = p->group, c->url_cv = p->url_cv, c->url = p->url, c->is_tls = p->is_tls;
+        c->uri_part = p->uri_part, c->has_uri = p->has_uri, c->host_header = p->host_header;
+        c->port_text = p->port_text, c->loc_prefix = p->loc_prefix;
+    }
     hy_merge_value(c->http_version, p->http_version, 10);
     if (hy_uconf_merge(cf, &c->uc, &p->uc, "proxy", default_hidden, HY_ARRAY_SIZE(default_hidden)) != 0)
         return -1;

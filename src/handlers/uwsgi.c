@@ -78,9 +78,9 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     uwsgi_loc_t *p = parent, *c = child;
     hy_merge_value(c->modifier1, p->modifier1, 0);
     hy_merge_value(c->modifier2, p->modifier2, 0);
-    if (hy_ussl_merge(cf, &c->ssl, &p->ssl, "uwsgi", c->app.is_tls || c->app.pass_cv != NULL) != 0)
+    if (hy_app_loc_merge(cf, &c->app, &p->app, "uwsgi", hidden, HY_ARRAY_SIZE(hidden)) != 0)
         return -1;
-    return hy_app_loc_merge(cf, &c->app, &p->app, "uwsgi", hidden, HY_ARRAY_SIZE(hidden));
+    return hy_ussl_merge(cf, &c->ssl, &p->ssl, "uwsgi", c->app.is_tls || c->app.pass_cv != NULL);
 }
 
 hy_module_t hy_http_uwsgi_module = {

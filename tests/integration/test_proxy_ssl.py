@@ -452,3 +452,28 @@ http {
 ''' % pki['be'])
     assert [srv.get('/13').body for _ in range(4)] == [b'. TLSv1.3', b'r TLSv1.3', b'r TLSv1.3', b'r TLSv1.3']
     assert [srv.get('/12').body for _ in range(3)] == [b'. TLSv1.2', b'r TLSv1.2', b'r TLSv1.2']
+
+
+def test_if_and_limit_except_keep_the_pass(server, backends, pki):
+    # an "if" or "limit_except" block without its own proxy_pass passes where its location does, with its TLS
+    # settings; a nested location with another proxy_pass does not inherit them
+    be = backends(*pki['be'])
+    srv = server('''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        location /ssl {
+            proxy_pass https://127.0.0.1:%d/outer;
+            if ($arg_if) { }
+            limit_except POST { }
+            location /ssl/inner { return 200 "inner"; }
+        }
+    }
+}
+''' % be.port)
+    assert srv.get('/ssl').status == 200
+    assert srv.get('/ssl?if=1').status == 200
+    assert srv.get('/ssl', method='POST', body=b'x').status == 200
+    assert srv.get('/ssl/inner').body == b'inner'
+    be.wait_requests(3)
+    assert [r.target for r in be.requests] == ['/outer', '/outer?if=1', '/outer']
