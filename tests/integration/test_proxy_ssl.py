@@ -477,3 +477,52 @@ http {
     assert srv.get('/ssl/inner').body == b'inner'
     be.wait_requests(3)
     assert [r.target for r in be.requests] == ['/outer', '/outer?if=1', '/outer']
+
+
+UWSGI_APP = r'''
+def application(env, start_response):
+    start_response('200 OK', [('Content-Type', 'text/plain')])
+    return [('%s %s' % (env['REQUEST_METHOD'], env.get('HTTPS', '-'))).encode()]
+'''
+
+
+def test_suwsgi(server, pki, tmp_path):
+    from helpers.appservers import UWSGI, Backend, _free_port
+    if not os.path.exists(UWSGI):
+        pytest.skip('uwsgi missing')
+    app = tmp_path / 'app.py'
+    app.write_text(UWSGI_APP)
+    port = _free_port()
+    be = Backend([UWSGI, '--plugin', 'python3', '--ssl-socket', '127.0.0.1:%d,%s,%s' % (port, pki['be'][0], pki['be'][1]),
+                  '--wsgi-file', str(app), '--master', '--processes', '1', '--die-on-term'],
+                 '127.0.0.1:%d' % port, str(tmp_path / 'uwsgi.log'), str(tmp_path))
+    try:
+        srv = server('''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        uwsgi_param REQUEST_METHOD $request_method;
+        uwsgi_ssl_trusted_certificate %s;
+        uwsgi_ssl_session_reuse off;  # sessions are per peer: one made without verification keeps its result
+        location /plain-scheme { uwsgi_pass suwsgi://127.0.0.1:%d; }
+        location /verified {
+            uwsgi_pass suwsgi://127.0.0.1:%d;
+            uwsgi_ssl_verify on;
+            uwsgi_ssl_name backend.test;
+        }
+        location /wrong-name {
+            uwsgi_pass suwsgi://127.0.0.1:%d;
+            uwsgi_ssl_verify on;
+            uwsgi_ssl_name other.test;
+        }
+        location /var { uwsgi_pass $arg_s://127.0.0.1:%d; }
+    }
+}
+''' % (pki['ca'][0], port, port, port, port))
+        assert srv.get('/plain-scheme').body.startswith(b'GET')
+        assert srv.get('/verified').status == 200
+        assert srv.get('/wrong-name').status == 502
+        assert 'upstream SSL certificate does not match "other.test"' in srv.error_log()
+        assert srv.get('/var?s=suwsgi').status == 200
+    finally:
+        be.stop()
