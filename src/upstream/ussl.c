@@ -290,7 +290,7 @@ bool hy_ussl_ready(const hy_ussl_t *c)
 
 const void *hy_ussl_key(const hy_ussl_t *c)
 {
-    return c ? c->built->ctx : NULL;
+    return c && c->built ? c->built->ctx : NULL;
 }
 
 /* ---------------------------------------------------------------- one connection */
@@ -367,6 +367,8 @@ const char *hy_ussl_connect(hy_ureq_t *u, hy_sock_cb cb)
 {
     const hy_ussl_t *c = u->ssl;
     hy_sock_t *s = &u->conn->sock;
+    if (!hy_ussl_ready(c)) /* a merge that did not expect TLS here (a bug): refuse rather than crash */
+        return "no SSL context for the upstream";
     SSL *ssl = hy_tls_connect(s, c->built->ctx);
     if (ssl == NULL)
         return "SSL_new() failed";
