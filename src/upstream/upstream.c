@@ -266,9 +266,15 @@ static void on_connected(hy_sock_t *s, const char *err)
     }
     if (u->ssl != NULL) {
         const char *bad = hy_ussl_connect(u, on_handshake);
-        if (bad != NULL) {
+        if (bad != NULL) { /* our side could not set the connection up (a certificate that does not load ...): 500,
+                            * not a failure of the peer, no retry (nginx) */
             log_error(u, HY_LOG_ERR, bad, 0, "SSL handshaking to upstream");
-            try_failed(u, HY_UPS_FT_ERROR, 502);
+            if (l->status == 0)
+                l->status = 500;
+            release_conn(u, false);
+            u->state = HY_UREQ_DONE;
+            hy_timer_unlink(loop_of(u), &u->timer);
+            hy_req_error(u->req, 500);
         }
         return;
     }

@@ -234,6 +234,9 @@ http {
     assert cn_of_last('/var?who=bob') == 'bob'
     assert cn_of_last('/var?who=alice') == 'alice'
     assert cn_of_last('/carol') == 'carol'
+    # a certificate that does not load: our side's error, 500 (no try of the peer)
+    assert srv.get('/var?who=nobody').status == 500
+    assert re.search(r'\[error\].*cannot load certificate ".*nobody.crt"', srv.error_log())
 
 
 @pytest.mark.skipif(IS_NGINX, reason='nginx 1.22 (Debian 12) predates proxy_ssl_certificate ""')
