@@ -32,7 +32,8 @@ typedef struct tls_conn {
     hy_buf_t wbuf; /* the plaintext of the record being written (recycled block); empty between writes */
     size_t record; /* size of the next record: grows from RECORD_FIRST to record_max */
     size_t record_max;
-    bool peeked;     /* the first byte was checked for a plain HTTP request */
+    bool peeked;     /* the first byte was checked for a plain HTTP request (always true for a client) */
+    bool client;     /* hy_tls_connect: our side connected (upstreams); not in the server's handshake counts */
     bool failed;     /* a fatal error: no close_notify may be sent (RFC 8446 §6.2) */
     uint8_t early;   /* TLS 1.3 0-RTT, see "Early data" below: EARLY_NONE, EARLY_READING, EARLY_FINISHED */
     bool early_checked; /* SSL_read_early_data gave its first answer in the handshake step */
@@ -266,7 +267,7 @@ static int tls_handshake(hy_sock_t *s)
             return 0;
         }
     }
-    if (!t->early_checked && SSL_get_max_early_data(t->ssl) > 0) {
+    if (!t->early_checked && !t->client && SSL_get_max_early_data(t->ssl) > 0) {
         /* early data enabled: SSL_read_early_data must be the first call (it runs the handshake up to the
          * client's Finished); the first accepted bytes end the step, the protocol reads them from ebuf */
         char tmp[EARLY_MAX];
@@ -289,7 +290,8 @@ static int tls_handshake(hy_sock_t *s)
     int r = SSL_do_handshake(t->ssl);
     if (r == 1) {
         t->early = EARLY_NONE;
-        count_handshake(t);
+        if (!t->client)
+            count_handshake(t);
         return 0;
     }
     int e = SSL_get_error(t->ssl, r);
@@ -300,7 +302,8 @@ static int tls_handshake(hy_sock_t *s)
         return -EAGAIN;
     }
     t->failed = true;
-    hy_stats_add(&hy_stats_me->tls_failed, 1);
+    if (!t->client)
+        hy_stats_add(&hy_stats_me->tls_failed, 1);
     if (e == SSL_ERROR_SYSCALL)
         return errno ? -errno : -ECONNRESET;
     hy_tls_error_text(t->error, sizeof(t->error));
@@ -386,6 +389,19 @@ static const hy_sock_transport_t tls_transport = {
     .release = tls_release,
 };
 
+static tls_conn_t *start(hy_sock_t *s, SSL *ssl, size_t record_max_bytes)
+{
+    SSL_set_app_data(ssl, s);
+    tls_conn_t *t = hy_calloc(sizeof(*t));
+    t->ssl = ssl;
+    t->record_max = record_max_bytes == 0 || record_max_bytes > RECORD_MAX ? RECORD_MAX : record_max_bytes;
+    t->record = HY_MIN(RECORD_FIRST, t->record_max);
+    s->tls = t;
+    s->tp = &tls_transport;
+    live++;
+    return t;
+}
+
 int hy_tls_accept(hy_sock_t *s, SSL_CTX *ctx, size_t record_max_bytes)
 {
     SSL *ssl = SSL_new(ctx);
@@ -399,15 +415,27 @@ int hy_tls_accept(hy_sock_t *s, SSL_CTX *ctx, size_t record_max_bytes)
         return -ENOMEM;
     }
     SSL_set_accept_state(ssl);
-    SSL_set_app_data(ssl, s);
-    tls_conn_t *t = hy_calloc(sizeof(*t));
-    t->ssl = ssl;
-    t->record_max = record_max_bytes == 0 || record_max_bytes > RECORD_MAX ? RECORD_MAX : record_max_bytes;
-    t->record = HY_MIN(RECORD_FIRST, t->record_max);
-    s->tls = t;
-    s->tp = &tls_transport;
-    live++;
+    start(s, ssl, record_max_bytes);
     return 0;
+}
+
+SSL *hy_tls_connect(hy_sock_t *s, SSL_CTX *ctx)
+{
+    SSL *ssl = SSL_new(ctx);
+    if (ssl == NULL) {
+        ERR_clear_error();
+        return NULL;
+    }
+    if (SSL_set_fd(ssl, s->io.fd) != 1) {
+        SSL_free(ssl);
+        ERR_clear_error();
+        return NULL;
+    }
+    SSL_set_connect_state(ssl);
+    tls_conn_t *t = start(s, ssl, RECORD_MAX);
+    t->peeked = true; /* the 497 check is for servers */
+    t->client = true;
+    return ssl;
 }
 
 SSL *hy_tls_ssl(hy_sock_t *s)

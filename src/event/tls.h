@@ -15,6 +15,11 @@
  * transport. record_max_bytes bounds each record (ssl_buffer_size; 0 = 16 KiB). Run hy_sock_handshake next.
  * 0, or -ENOMEM when OpenSSL could not create the object (the sock stays plain). */
 int hy_tls_accept(hy_sock_t *s, SSL_CTX *ctx, size_t record_max_bytes);
+/** Start a client-side TLS connection on a connected sock (an upstream): the SSL object from ctx (kept alive by
+ * the caller while the sock lives), in connect state, s->tp switched to the TLS transport. The caller configures
+ * the returned object (SNI, session, certificate) and then runs hy_sock_handshake(_within). NULL when OpenSSL could
+ * not create it (the sock stays plain). */
+SSL *hy_tls_connect(hy_sock_t *s, SSL_CTX *ctx);
 /** The connection's SSL object, or NULL on a plain sock. */
 SSL *hy_tls_ssl(hy_sock_t *s);
 /** The sock whose SSL object this is (for OpenSSL callbacks), or NULL. */

@@ -13,6 +13,9 @@ typedef struct hy_app_loc {
     hy_uparams_t params;
     hy_upstream_group_t *group; /* NULL with variables */
     hy_complex_t *pass_cv;      /* *_pass with variables */
+    const struct hy_ussl *ssl;  /* uwsgi: its uwsgi_ssl_* settings, and uwsgi:// / suwsgi:// are accepted; NULL: no
+                                 * scheme (FastCGI, SCGI) */
+    bool is_tls;                /* suwsgi:// */
 } hy_app_loc_t;
 
 void hy_app_loc_init(hy_app_loc_t *al);

@@ -181,7 +181,7 @@ static int on_head(hy_ureq_t *u)
 /* proxy_pass with variables: "http://host[:port][/uri]" evaluated now; the host names an upstream{} or is an
  * address literal (nginx would need a resolver for other names). */
 static int runtime_target(hy_req_t *req, const proxy_loc_t *pl, hy_upstream_group_t **g, hy_str_t *uri, bool *has_uri,
-                          proxy_ctx_t *ctx)
+                          bool *is_tls, proxy_ctx_t *ctx)
 {
     hy_str_t url;
     hy_vars_eval(req, pl->url_cv, &url);
@@ -200,6 +200,7 @@ static int runtime_target(hy_req_t *req, const proxy_loc_t *pl, hy_upstream_grou
     }
     *uri = pu.uri;
     *has_uri = pu.has_uri;
+    *is_tls = pu.is_tls;
     ctx->host = pu.host_header;
     ctx->port = pu.port_text;
     return 0;
@@ -212,11 +213,11 @@ static int proxy_handler(hy_req_t *req)
     *hy_req_ctx(req, &hy_http_proxy_module) = ctx;
     hy_upstream_group_t *g = pl->group;
     hy_str_t uri_part = pl->uri_part;
-    bool has_uri = pl->has_uri;
+    bool has_uri = pl->has_uri, is_tls = pl->is_tls;
     ctx->host = pl->host_header;
     ctx->port = pl->port_text;
     if (pl->url_cv != NULL) {
-        int rc = runtime_target(req, pl, &g, &uri_part, &has_uri, ctx);
+        int rc = runtime_target(req, pl, &g, &uri_part, &has_uri, &is_tls, ctx);
         if (rc != 0)
             return rc;
     }
@@ -225,6 +226,10 @@ static int proxy_handler(hy_req_t *req)
     u->group = g;
     u->data = (void *)pl;
     u->on_head = on_head;
+    if (is_tls) {
+        u->ssl = &pl->ssl;
+        u->ssl_host = ctx->host; /* $proxy_host: the upstream{} name or the URL.s host (ussl.c cuts a port) */
+    }
     hy_uconf_apply(&pl->uc, u);
     int brc = hy_uconf_bind(&pl->uc, u);
     if (brc != 0)

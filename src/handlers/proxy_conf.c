@@ -19,8 +19,11 @@ int hy_proxy_parse_url(hy_str_t url, hy_proxy_url_t *out)
     size_t skip;
     if (url.len > 7 && hy_mem_caseeq(url.ptr, "http://", 7))
         skip = 7;
+    else if (url.len > 8 && hy_mem_caseeq(url.ptr, "https://", 8))
+        skip = 8, out->is_tls = true;
     else
         return -1;
+    uint16_t default_port = out->is_tls ? 443 : 80;
     const char *p = url.ptr + skip, *end = url.ptr + url.len;
     const char *hend;
     if ((size_t)(end - p) > 5 && memcmp(p, "unix:", 5) == 0) {
@@ -57,7 +60,7 @@ int hy_proxy_parse_url(hy_str_t url, hy_proxy_url_t *out)
     } else {
         colon = memchr(hp.ptr, ':', hp.len);
     }
-    out->port = 80;
+    out->port = default_port;
     if (colon) {
         int64_t v = hy_parse_int(colon + 1, (size_t)(hend - colon - 1));
         if (v < 1 || v > 65535)
@@ -68,11 +71,11 @@ int hy_proxy_parse_url(hy_str_t url, hy_proxy_url_t *out)
         out->port_text = (hy_str_t){(char *)colon + 1, (size_t)(hend - colon - 1)};
     } else {
         out->host = hp;
-        out->port_text = HY_STR("80");
+        out->port_text = out->is_tls ? HY_STR("443") : HY_STR("80");
     }
     if (out->host.len == 0)
         return -1;
-    out->host_header = out->port == 80 ? out->host : hp;
+    out->host_header = out->port == default_port ? out->host : hp;
     out->prefix = (hy_str_t){url.ptr, (size_t)(hend - url.ptr)};
     if (hend < end) {
         out->uri = (hy_str_t){(char *)hend, (size_t)(end - hend)};
@@ -133,6 +136,7 @@ make:;
     g->peers = p;
     g->npeers = 1;
     g->implicit = true;
+    g->transient = true;
     g->keepalive_requests = 1000;
     g->keepalive_time_ms = 3600000;
     g->keepalive_timeout_ms = 60000;
@@ -281,8 +285,6 @@ static int set_pass(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         pl->url = a[1];
         return hy_proxy__set_handler(cf);
     }
-    if (a[1].len > 8 && hy_mem_caseeq(a[1].ptr, "https://", 8))
-        return hy_conf_error(cf, "\"proxy_pass\" with https:// is not supported by hayate yet (upstream TLS)");
     hy_proxy_url_t pu;
     if (hy_proxy_parse_url(a[1], &pu) != 0)
         return hy_conf_error(cf, "invalid URL prefix in \"%s\"", a[1].ptr);
@@ -294,6 +296,7 @@ static int set_pass(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     if (pl->group == NULL)
         return -1;
     pl->url = hy_str_dup(cf->pool, pu.prefix);
+    pl->is_tls = pu.is_tls;
     pl->uri_part = hy_str_dup(cf->pool, pu.uri);
     pl->has_uri = pu.has_uri;
     pl->host_header = hy_str_dup(cf->pool, pu.host_header);
@@ -457,6 +460,7 @@ static const hy_directive_t proxy_directives[] = {
      .conf = HY_CONF_LOC,
      .offset = PL(cookie_paths)},
     HY_UCONF_DIRECTIVES("proxy", proxy_loc_t, uc),
+    HY_USSL_DIRECTIVES("proxy", proxy_loc_t, ssl),
     {.name = "proxy_redirect", .ctx = LOCS, .args = HY_ARGS_12, .set = set_redirect, .conf = HY_CONF_LOC},
     {0},
 };
@@ -467,6 +471,7 @@ static void *create_loc(hy_conf_t *cf)
 {
     proxy_loc_t *pl = hy_pcalloc(cf->pool, sizeof(*pl));
     hy_uconf_init(&pl->uc);
+    hy_ussl_init(&pl->ssl);
     pl->http_version = HY_UNSET;
     pl->redirect = HY_UNSET;
     return pl;
@@ -491,8 +496,18 @@ static const char *const default_hidden[] = {"Date",
 static int merge_loc(hy_conf_t *cf, void *parent, void *child)
 {
     proxy_loc_t *p = parent, *c = child;
+    hy_http_loc_conf_t *lc = cf->loc_conf ? cf->loc_conf[hy_http_core_module.index] : NULL;
+    if (lc && lc->match == HY_LOC_NONAME && c->url.ptr == NULL && c->url_cv == NULL) {
+        /* an "if" or "limit_except" block without its own proxy_pass passes where its location does (nginx) */
+        c->group = p->group, c->url_cv = p->url_cv, c->url = p->url, c->is_tls = p->is_tls;
+        c->uri_part = p->uri_part, c->has_uri = p->has_uri, c->host_header = p->host_header;
+        c->port_text = p->port_text, c->loc_prefix = p->loc_prefix;
+    }
     hy_merge_value(c->http_version, p->http_version, 10);
     if (hy_uconf_merge(cf, &c->uc, &p->uc, "proxy", default_hidden, HY_ARRAY_SIZE(default_hidden)) != 0)
+        return -1;
+    /* the context is made for a location passing to https://, or with variables (the scheme may be https) */
+    if (hy_ussl_merge(cf, &c->ssl, &p->ssl, "proxy", c->is_tls || c->url_cv != NULL) != 0)
         return -1;
     if (c->set_body == NULL)
         c->set_body = p->set_body;

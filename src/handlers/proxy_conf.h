@@ -7,6 +7,7 @@
 #include "../core/regex.h"
 #include "../upstream/upstream.h"
 #include "../upstream/uconf.h"
+#include "../upstream/ussl.h"
 
 extern hy_module_t hy_http_proxy_module; /* proxy_conf.c: the directives; the handler is proxy.c */
 
@@ -23,10 +24,12 @@ typedef struct proxy_redirect {
 
 typedef struct proxy_loc {
     hy_uconf_t uc; /* the engine's settings, shared with the other upstream modules (upstream/uconf.h) */
+    hy_ussl_t ssl; /* proxy_ssl_* (upstream/ussl.h) */
     /* proxy_pass */
     hy_upstream_group_t *group; /* NULL with variables */
     hy_complex_t *url_cv;       /* proxy_pass with variables */
     hy_str_t url;               /* as written, scheme://host[:port] without the URI part */
+    bool is_tls;                /* https:// */
     hy_str_t uri_part;
     bool has_uri;
     hy_str_t host_header; /* $proxy_host */
@@ -53,9 +56,10 @@ typedef struct hy_proxy_url {
     hy_str_t uri;
     bool has_uri;
     hy_str_t prefix; /* "http://host[:port]" */
+    bool is_tls;     /* https:// (default port 443) */
 } hy_proxy_url_t;
 
-/** Parse "http://host[:port][/uri]" (or http://unix:/path:/uri). 0, or -1 when it is not such a URL. */
+/** Parse "http[s]://host[:port][/uri]" (or http://unix:/path:/uri). 0, or -1 when it is not such a URL. */
 int hy_proxy_parse_url(hy_str_t url, hy_proxy_url_t *out);
 /** proxy_pass with variables naming an address literal: a one-peer group in the request pool, or NULL. */
 hy_upstream_group_t *hy_proxy_group_literal(hy_req_t *req, const hy_proxy_url_t *pu);

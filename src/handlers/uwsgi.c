@@ -1,13 +1,16 @@
-/* uwsgi.c — nginx's uwsgi module on the upstream engine (upstream/uwsgi.c is the codec): uwsgi_pass, uwsgi_param,
+/* uwsgi.c — nginx's uwsgi module on the upstream engine (upstream/uwsgi.c is the codec): uwsgi_pass (uwsgi:// and
+ * suwsgi://, TLS with the uwsgi_ssl_* settings of upstream/ussl.h), uwsgi_param,
  * uwsgi_modifier1/uwsgi_modifier2, and the engine's settings (upstream/uconf.h) as uwsgi_*. */
 #include <string.h>
 #include "uwsgi.h"
 #include "appconf.h"
 #include "../upstream/uwsgi.h"
+#include "../upstream/ussl.h"
 
 typedef struct uwsgi_loc {
     hy_app_loc_t app; /* first */
     int64_t modifier1, modifier2;
+    hy_ussl_t ssl; /* uwsgi_ssl_* (upstream/ussl.h), for uwsgi_pass suwsgi:// */
 } uwsgi_loc_t;
 
 static int uwsgi_handler(hy_req_t *req)
@@ -52,6 +55,7 @@ static const hy_directive_t uwsgi_directives[] = {
      .offset = offsetof(uwsgi_loc_t, modifier2),
      .post = modifier_bounds},
     HY_UCONF_DIRECTIVES("uwsgi", uwsgi_loc_t, app.uc),
+    HY_USSL_DIRECTIVES("uwsgi", uwsgi_loc_t, ssl),
     {0},
 };
 
@@ -59,6 +63,8 @@ static void *create_loc(hy_conf_t *cf)
 {
     uwsgi_loc_t *ul = hy_pcalloc(cf->pool, sizeof(*ul));
     hy_app_loc_init(&ul->app);
+    hy_ussl_init(&ul->ssl);
+    ul->app.ssl = &ul->ssl;
     ul->modifier1 = ul->modifier2 = HY_UNSET;
     return ul;
 }
@@ -72,7 +78,9 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     uwsgi_loc_t *p = parent, *c = child;
     hy_merge_value(c->modifier1, p->modifier1, 0);
     hy_merge_value(c->modifier2, p->modifier2, 0);
-    return hy_app_loc_merge(cf, &c->app, &p->app, "uwsgi", hidden, HY_ARRAY_SIZE(hidden));
+    if (hy_app_loc_merge(cf, &c->app, &p->app, "uwsgi", hidden, HY_ARRAY_SIZE(hidden)) != 0)
+        return -1;
+    return hy_ussl_merge(cf, &c->ssl, &p->ssl, "uwsgi", c->app.is_tls || c->app.pass_cv != NULL);
 }
 
 hy_module_t hy_http_uwsgi_module = {

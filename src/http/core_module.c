@@ -183,7 +183,9 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     hy_merge_value(c->port_in_redirect, p->port_in_redirect, 1);
     hy_merge_value(c->satisfy, p->satisfy, HY_SATISFY_ALL);
     hy_merge_value(c->auth_delay_ms, p->auth_delay_ms, 0);
-    if (c->is_limit_except && c->handler == NULL) /* nginx's proxy merge: the location's handler applies too */
+    /* an "if" or "limit_except" block keeps its location's content handler (proxy_pass ...), as nginx: its request
+     * keeps the handler the location set; the module's merge inherits the target with it */
+    if (c->match == HY_LOC_NONAME && c->handler == NULL)
         c->handler = p->handler;
     return 0;
 }
@@ -214,10 +216,15 @@ void **hy_http_create_loc_confs(hy_conf_t *cf)
 static int merge_locations(hy_conf_t *cf, void **parent, hy_http_loc_conf_t *lc)
 {
     int n = num_modules();
+    void **saved = cf->loc_conf;
+    cf->loc_conf = lc->loc_conf; /* a module's merge can see which location it merges (an "if" block's, ...) */
     for (int i = 0; i < n; i++)
         if (hy_modules[i]->merge_loc_conf && parent[i] && lc->loc_conf[i] &&
-            hy_modules[i]->merge_loc_conf(cf, parent[i], lc->loc_conf[i]) != 0)
+            hy_modules[i]->merge_loc_conf(cf, parent[i], lc->loc_conf[i]) != 0) {
+            cf->loc_conf = saved;
             return -1;
+        }
+    cf->loc_conf = saved;
     if (lc->locations) {
         hy_http_loc_conf_t **kids = lc->locations->elts;
         for (size_t k = 0; k < lc->locations->nelts; k++)

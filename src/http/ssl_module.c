@@ -42,9 +42,7 @@ enum {
 static const unsigned char alpn_protos[] = "\x08http/1.1\x08http/1.0";
 static const unsigned char alpn_protos_h2[] = "\x02h2\x08http/1.1\x08http/1.0";
 
-typedef struct {
-    hy_str_t name, value;
-} conf_cmd_t;
+typedef hy_ssl_conf_cmd_t conf_cmd_t;
 
 static hy_http_ssl_srv_conf_t *ssl_conf(hy_http_srv_conf_t *srv)
 {
@@ -115,6 +113,41 @@ static int set_certificate_key(hy_conf_t *cf, const hy_directive_t *d, void *con
     return push_path(cf, &c->keys, a[1]);
 }
 
+hy_array_t *hy_http_ssl_read_passwords(hy_conf_t *cf, hy_str_t file)
+{
+    char *path = hy_cycle_conf_path(cf->cycle, file.ptr, file.len);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        hy_conf_error(cf, "open() \"%s\" failed (%d: %s)", path, errno, strerror(errno));
+        return NULL;
+    }
+    char buf[4096];
+    size_t len = 0;
+    ssize_t r;
+    while (len < sizeof(buf) && (r = read(fd, buf + len, sizeof(buf) - len)) > 0)
+        len += (size_t)r;
+    close(fd);
+    hy_array_t *pws = hy_array_create(cf->pool, 2, sizeof(hy_str_t));
+    /* one password per line (nginx: CR/LF separated, empty lines skipped) */
+    for (size_t i = 0; i < len;) {
+        size_t j = i;
+        while (j < len && buf[j] != '\n' && buf[j] != '\r')
+            j++;
+        if (j > i) {
+            hy_str_t *p = hy_array_push(pws);
+            p->ptr = hy_pstrndup(cf->pool, buf + i, j - i);
+            p->len = j - i;
+        }
+        i = j + 1;
+    }
+    explicit_bzero(buf, sizeof(buf));
+    if (pws->nelts == 0) {
+        hy_conf_error(cf, "no passwords are defined in \"%s\"", path);
+        return NULL;
+    }
+    return pws;
+}
+
 static int set_password_file(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     hy_http_ssl_srv_conf_t *c = conf;
@@ -122,36 +155,11 @@ static int set_password_file(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     hy_str_t *a = hy_conf_args(cf, &n);
     if (c->passwords)
         return hy_conf_error(cf, "\"ssl_password_file\" directive is duplicate");
-    char *path = hy_cycle_conf_path(cf->cycle, a[1].ptr, a[1].len);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return hy_conf_error(cf, "open() \"%s\" failed (%d: %s)", path, errno, strerror(errno));
-    char buf[4096];
-    size_t len = 0;
-    ssize_t r;
-    while (len < sizeof(buf) && (r = read(fd, buf + len, sizeof(buf) - len)) > 0)
-        len += (size_t)r;
-    close(fd);
-    c->passwords = hy_array_create(cf->pool, 2, sizeof(hy_str_t));
-    /* one password per line (nginx: CR/LF separated, empty lines skipped) */
-    for (size_t i = 0; i < len;) {
-        size_t j = i;
-        while (j < len && buf[j] != '\n' && buf[j] != '\r')
-            j++;
-        if (j > i) {
-            hy_str_t *p = hy_array_push(c->passwords);
-            p->ptr = hy_pstrndup(cf->pool, buf + i, j - i);
-            p->len = j - i;
-        }
-        i = j + 1;
-    }
-    explicit_bzero(buf, sizeof(buf));
-    if (c->passwords->nelts == 0)
-        return hy_conf_error(cf, "no passwords are defined in \"%s\"", path);
-    return 0;
+    c->passwords = hy_http_ssl_read_passwords(cf, a[1]);
+    return c->passwords ? 0 : -1;
 }
 
-static int set_protocols(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+int hy_http_ssl_parse_protocols(hy_conf_t *cf, const hy_str_t *a, size_t n)
 {
     static const hy_enum_t names[] = {{"SSLv2", PROTO_SSLv2},
                                       {"SSLv3", PROTO_SSLv3},
@@ -160,21 +168,27 @@ static int set_protocols(hy_conf_t *cf, const hy_directive_t *d, void *conf)
                                       {"TLSv1.2", PROTO_TLSv1_2},
                                       {"TLSv1.3", PROTO_TLSv1_3},
                                       {NULL, 0}};
-    hy_http_ssl_srv_conf_t *c = conf;
-    size_t n;
-    hy_str_t *a = hy_conf_args(cf, &n);
-    if (c->protocols != HY_UNSET)
-        return hy_conf_error(cf, "\"ssl_protocols\" directive is duplicate");
-    c->protocols = 0;
+    int bits = 0;
     for (size_t i = 1; i < n; i++) {
         const hy_enum_t *e = names;
         while (e->name && !hy_str_eq(a[i], e->name))
             e++;
         if (e->name == NULL)
             return hy_conf_error(cf, "invalid value \"%s\"", a[i].ptr);
-        c->protocols |= e->value;
+        bits |= e->value;
     }
-    return 0;
+    return bits;
+}
+
+static int set_protocols(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hy_http_ssl_srv_conf_t *c = conf;
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (c->protocols != HY_UNSET)
+        return hy_conf_error(cf, "\"ssl_protocols\" directive is duplicate");
+    c->protocols = hy_http_ssl_parse_protocols(cf, a, n);
+    return c->protocols < 0 ? -1 : 0;
 }
 
 static int set_conf_command(hy_conf_t *cf, const hy_directive_t *d, void *conf)
@@ -253,7 +267,7 @@ static int set_ticket_key(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 
 /* ---------------- building a server's context ---------------- */
 
-static int ssl_fail(hy_conf_t *cf, const char *fmt, const char *arg)
+int hy_http_ssl_conf_fail(hy_conf_t *cf, const char *fmt, const char *arg)
 {
     char why[512];
     hy_tls_error_text(why, sizeof(why));
@@ -261,6 +275,8 @@ static int ssl_fail(hy_conf_t *cf, const char *fmt, const char *arg)
     snprintf(what, sizeof(what), fmt, arg);
     return hy_conf_error(cf, "%s (SSL: %s)", what, why);
 }
+
+#define ssl_fail hy_http_ssl_conf_fail
 
 static int password_cb(char *buf, int size, int rwflag, void *userdata)
 {
@@ -272,22 +288,28 @@ static int password_cb(char *buf, int size, int rwflag, void *userdata)
     return (int)n;
 }
 
-static int load_key(hy_conf_t *cf, SSL_CTX *ctx, hy_str_t path, hy_array_t *passwords)
+EVP_PKEY *hy_http_ssl_read_key(const char *path, hy_array_t *passwords)
 {
     size_t tries = passwords ? passwords->nelts : 1;
     hy_str_t *pw = passwords ? passwords->elts : NULL;
     EVP_PKEY *key = NULL;
     for (size_t i = 0; i < tries && key == NULL; i++) {
-        BIO *bio = BIO_new_file(path.ptr, "r");
+        BIO *bio = BIO_new_file(path, "r");
         if (bio == NULL)
-            return ssl_fail(cf, "cannot load certificate key \"%s\": BIO_new_file() failed", path.ptr);
+            return NULL;
         ERR_clear_error();
-        /* without ssl_password_file an encrypted key fails rather than prompting on the terminal */
+        /* without a password file an encrypted key fails rather than prompting on the terminal */
         key = PEM_read_bio_PrivateKey(bio, NULL, password_cb, pw ? &pw[i] : NULL);
         BIO_free(bio);
         if (key == NULL && i + 1 < tries)
             ERR_clear_error();
     }
+    return key;
+}
+
+static int load_key(hy_conf_t *cf, SSL_CTX *ctx, hy_str_t path, hy_array_t *passwords)
+{
+    EVP_PKEY *key = hy_http_ssl_read_key(path.ptr, passwords);
     if (key == NULL)
         return ssl_fail(cf, "cannot load certificate key \"%s\": PEM_read_bio_PrivateKey() failed", path.ptr);
     int ok = SSL_CTX_use_PrivateKey(ctx, key);
@@ -297,7 +319,7 @@ static int load_key(hy_conf_t *cf, SSL_CTX *ctx, hy_str_t path, hy_array_t *pass
     return 0;
 }
 
-static int apply_protocols(SSL_CTX *ctx, int p)
+int hy_http_ssl_apply_protocols(SSL_CTX *ctx, int p)
 {
     static const struct {
         int bit, version;
@@ -446,16 +468,7 @@ static int use_dynamic_pair(SSL *ssl, hy_conn_t *conn, const char *cert, const c
                     "(SSL: %s) while SSL handshaking, client: %s", cert, why, conn->peer_text);
         return -1;
     }
-    size_t tries = passwords ? passwords->nelts : 1;
-    hy_str_t *pw = passwords ? passwords->elts : NULL;
-    EVP_PKEY *pkey = NULL;
-    for (size_t i = 0; i < tries && pkey == NULL; i++) {
-        BIO *bio = BIO_new_file(key, "r");
-        if (bio == NULL)
-            break;
-        pkey = PEM_read_bio_PrivateKey(bio, NULL, password_cb, pw ? &pw[i] : NULL);
-        BIO_free(bio);
-    }
+    EVP_PKEY *pkey = hy_http_ssl_read_key(key, passwords);
     int ok = pkey && SSL_use_PrivateKey(ssl, pkey) == 1;
     EVP_PKEY_free(pkey);
     if (!ok) {
@@ -524,7 +537,7 @@ static int build_ctx(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
         SSL_CTX_set_options(ctx, SSL_OP_CIPHER_SERVER_PREFERENCE);
     SSL_CTX_set_mode(ctx, SSL_MODE_NO_AUTO_CHAIN);
     SSL_CTX_set_read_ahead(ctx, 1); /* one read(2) per burst instead of two per record (header, then body) */
-    if (apply_protocols(ctx, c->protocols) != 0)
+    if (hy_http_ssl_apply_protocols(ctx, c->protocols) != 0)
         return ssl_fail(cf, "%s", "SSL_CTX_set_min_proto_version() failed");
     if (SSL_CTX_set_cipher_list(ctx, c->ciphers.ptr) != 1)
         return ssl_fail(cf, "SSL_CTX_set_cipher_list(\"%s\") failed", c->ciphers.ptr);
@@ -574,24 +587,29 @@ static int build_ctx(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
         SSL_CTX_set_recv_max_early_data(ctx, 16384);
         SSL_CTX_set_allow_early_data_cb(ctx, allow_early_data, NULL);
     }
-    if (c->conf_commands) {
-        SSL_CONF_CTX *cctx = SSL_CONF_CTX_new();
-        SSL_CONF_CTX_set_flags(cctx, SSL_CONF_FLAG_FILE | SSL_CONF_FLAG_SERVER | SSL_CONF_FLAG_CERTIFICATE |
-                                         SSL_CONF_FLAG_SHOW_ERRORS);
-        SSL_CONF_CTX_set_ssl_ctx(cctx, ctx);
-        conf_cmd_t *cmd = c->conf_commands->elts;
-        for (size_t i = 0; i < c->conf_commands->nelts; i++) {
-            ERR_clear_error();
-            if (SSL_CONF_cmd(cctx, cmd[i].name.ptr, cmd[i].value.ptr) <= 0) {
-                SSL_CONF_CTX_free(cctx);
-                char what[512];
-                snprintf(what, sizeof(what), "SSL_CONF_cmd(\"%s\", \"%s\") failed", cmd[i].name.ptr, cmd[i].value.ptr);
-                return ssl_fail(cf, "%s", what);
-            }
+    return hy_http_ssl_conf_commands(cf, ctx, c->conf_commands, true);
+}
+
+int hy_http_ssl_conf_commands(hy_conf_t *cf, SSL_CTX *ctx, const hy_array_t *cmds, bool server)
+{
+    if (cmds == NULL)
+        return 0;
+    SSL_CONF_CTX *cctx = SSL_CONF_CTX_new();
+    SSL_CONF_CTX_set_flags(cctx, SSL_CONF_FLAG_FILE | (server ? SSL_CONF_FLAG_SERVER : SSL_CONF_FLAG_CLIENT) |
+                                     SSL_CONF_FLAG_CERTIFICATE | SSL_CONF_FLAG_SHOW_ERRORS);
+    SSL_CONF_CTX_set_ssl_ctx(cctx, ctx);
+    conf_cmd_t *cmd = cmds->elts;
+    for (size_t i = 0; i < cmds->nelts; i++) {
+        ERR_clear_error();
+        if (SSL_CONF_cmd(cctx, cmd[i].name.ptr, cmd[i].value.ptr) <= 0) {
+            SSL_CONF_CTX_free(cctx);
+            char what[512];
+            snprintf(what, sizeof(what), "SSL_CONF_cmd(\"%s\", \"%s\") failed", cmd[i].name.ptr, cmd[i].value.ptr);
+            return ssl_fail(cf, "%s", what);
         }
-        SSL_CONF_CTX_finish(cctx);
-        SSL_CONF_CTX_free(cctx);
     }
+    SSL_CONF_CTX_finish(cctx);
+    SSL_CONF_CTX_free(cctx);
     return 0;
 }
 

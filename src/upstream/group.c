@@ -405,6 +405,7 @@ static int postconfiguration(hy_conf_t *cf)
         hy_upstream_peer_t *ps = e->servers->elts;
         size_t np = e->servers->nelts;
         e->g.peers = hy_pcalloc(cf->pool, np * sizeof(*ps));
+        hy_pool_on_clear(cf->pool, hy_ussl_free_sessions, &e->g); /* the TLS sessions the peers keep (ussl.c) */
         size_t k = 0;
         for (int backup = 0; backup < 2; backup++)
             for (size_t j = 0; j < np; j++)

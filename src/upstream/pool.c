@@ -2,7 +2,8 @@
  * group, newest last, at most N entries (the oldest is closed to make room, as nginx). An idle connection stays
  * registered for reading: any byte or EOF from the backend closes it at once (nginx's keepalive close handler),
  * and keepalive_timeout closes it when unused. Before reuse a peek must find nothing queued (h2o's socketpool),
- * else the connection is dropped and the next one tried. keepalive_requests and keepalive_time are checked when a
+ * else the connection is dropped and the next one tried. A TLS connection keeps its SSL object (the transport) while
+ * parked, and is only handed to exchanges that use the same TLS context. keepalive_requests and keepalive_time are checked when a
  * connection comes back. */
 #include <errno.h>
 #include <stdlib.h>
@@ -74,12 +75,12 @@ static bool alive(hy_upstream_conn_t *c)
     return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 }
 
-hy_upstream_conn_t *hy_upstream_pool_get(hy_upstream_group_t *g, hy_upstream_peer_t *p)
+hy_upstream_conn_t *hy_upstream_pool_get(hy_upstream_group_t *g, hy_upstream_peer_t *p, const void *tls_key)
 {
     for (hy_upstream_idle_t *it = g->idle_tail, *prev; it; it = prev) {
         prev = it->prev;
         hy_upstream_conn_t *c = it->c;
-        if (c->peer != p)
+        if (c->peer != p || c->tls_key != tls_key)
             continue;
         unlink_idle(c);
         if (!alive(c)) {

@@ -2,10 +2,12 @@
  * the request, reading the response head, retries, and streaming the response body to the client with
  * backpressure. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "upstream.h"
+#include "../event/tls.h"
 #include "../http/body.h"
 #include "../http/core.h"
 #include "../http/error_page.h"
@@ -210,6 +212,39 @@ static void try_failed(hy_ureq_t *u, int ft, int status)
 
 /* ---------------------------------------------------------------- connect */
 
+/* The TLS handshake with the upstream ended (hy_ussl_connect started it, bounded by the connect timeout). */
+static void on_handshake(hy_sock_t *s, const char *err)
+{
+    hy_ureq_t *u = s->data;
+    if (err == hy_err_timeout) {
+        log_error(u, HY_LOG_ERR, "upstream timed out", ETIMEDOUT, "SSL handshaking to upstream");
+        try_failed(u, HY_UPS_FT_TIMEOUT, 504);
+        return;
+    }
+    if (err != NULL) {
+        const char *why = hy_tls_handshake_error(s);
+        char what[300];
+        if (*why)
+            snprintf(what, sizeof(what), "SSL_do_handshake() failed (SSL: %s)", why);
+        else
+            snprintf(what, sizeof(what), "peer closed connection in SSL handshake");
+        log_error(u, HY_LOG_ERR, what, 0, "SSL handshaking to upstream");
+        try_failed(u, HY_UPS_FT_ERROR, 502);
+        return;
+    }
+    const char *bad = hy_ussl_check(u);
+    if (bad != NULL) {
+        log_error(u, HY_LOG_ERR, bad, 0, "SSL handshaking to upstream");
+        try_failed(u, HY_UPS_FT_ERROR, 502);
+        return;
+    }
+    if (client_gone(u)) {
+        release_conn(u, false);
+        return;
+    }
+    send_request(u);
+}
+
 static void on_connected(hy_sock_t *s, const char *err)
 {
     hy_ureq_t *u = s->data;
@@ -227,6 +262,20 @@ static void on_connected(hy_sock_t *s, const char *err)
     l->connect_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);
     if (client_gone(u)) {
         release_conn(u, false);
+        return;
+    }
+    if (u->ssl != NULL) {
+        const char *bad = hy_ussl_connect(u, on_handshake);
+        if (bad != NULL) { /* our side could not set the connection up (a certificate that does not load ...): 500,
+                            * not a failure of the peer, no retry (nginx) */
+            log_error(u, HY_LOG_ERR, bad, 0, "SSL handshaking to upstream");
+            if (l->status == 0)
+                l->status = 500;
+            release_conn(u, false);
+            u->state = HY_UREQ_DONE;
+            hy_timer_unlink(loop_of(u), &u->timer);
+            hy_req_error(u->req, 500);
+        }
         return;
     }
     send_request(u);
@@ -264,7 +313,8 @@ static void try_next(hy_ureq_t *u)
     l->connect_ms = l->header_ms = l->response_ms = -1;
     l->response_length = -1;
     u->peer->conns++;
-    hy_upstream_conn_t *c = fresh ? NULL : hy_upstream_pool_get(u->group, u->peer);
+    const void *tls_key = hy_ussl_key(u->ssl);
+    hy_upstream_conn_t *c = fresh ? NULL : hy_upstream_pool_get(u->group, u->peer, tls_key);
     if (c != NULL) {
         u->conn = c;
         u->reused = true;
@@ -278,6 +328,7 @@ static void try_next(hy_ureq_t *u)
     c->group = u->group;
     c->peer = u->peer;
     c->created_ms = hy_clock_now_ms();
+    c->tls_key = tls_key;
     u->conn = c;
     u->state = HY_UREQ_CONNECT;
     bool bind = u->bind_len && u->bind.ss_family == u->peer->sa.ss_family;

@@ -82,6 +82,7 @@ typedef struct hy_upstream_peer {
     int fails, conns;
     uint64_t checked_ms, accessed_ms;
     uint32_t stats_base;    /* its counters in the stats segment (upstream/metrics.c), HY_STATS_SINK: none */
+    void *ssl_session;      /* the last TLS session (DER, malloc), for *_ssl_session_reuse (upstream/ussl.c) */
 } hy_upstream_peer_t;
 
 typedef struct hy_upstream_idle hy_upstream_idle_t;
@@ -108,6 +109,7 @@ typedef struct hy_upstream_group {
     hy_upstream_peer_t *peers; /* primary then backup peers */
     size_t npeers, nbackup;
     bool implicit; /* from proxy_pass host:port (no upstream block) */
+    bool transient; /* made for one request (proxy_pass with variables naming an address): keeps no sessions */
     uint16_t port; /* the port proxy_pass named (for implicit groups; 0 for unix) */
     /* keep-alive pool (per worker) */
     int64_t keepalive;            /* max idle connections per worker; 0: none */
@@ -132,6 +134,7 @@ typedef struct hy_upstream_conn {
     uint64_t created_ms;
     uint64_t requests;        /* requests sent on it */
     hy_upstream_idle_t *idle; /* set while in the pool */
+    const void *tls_key;      /* the TLS context it was made with (upstream/ussl.h), NULL: plain */
 } hy_upstream_conn_t;
 
 /** The group proxy_pass names: an upstream{} block of this http{} with that name, else (implicit) a group
@@ -150,8 +153,9 @@ hy_upstream_peer_t *hy_upstream_peer_get(hy_upstream_group_t *g, hy_req_t *req, 
 void hy_upstream__build_ring(hy_pool_t *pool, hy_upstream_group_t *g);
 /** The outcome of a try: failed counts toward max_fails. */
 void hy_upstream_peer_free(hy_upstream_group_t *g, hy_upstream_peer_t *p, bool failed);
-/** Keep-alive pool: an idle connection to peer p (checked alive with a peek), or NULL. */
-hy_upstream_conn_t *hy_upstream_pool_get(hy_upstream_group_t *g, hy_upstream_peer_t *p);
+/** Keep-alive pool: an idle connection to peer p made with the same TLS context (tls_key, NULL: plain), checked
+ * alive with a peek; or NULL. */
+hy_upstream_conn_t *hy_upstream_pool_get(hy_upstream_group_t *g, hy_upstream_peer_t *p, const void *tls_key);
 /** Keep-alive pool: park a connection (or close it when the pool is full or its limits are reached). */
 void hy_upstream_pool_put(hy_upstream_conn_t *c);
 /** Close and free an upstream connection. */
@@ -199,6 +203,9 @@ struct hy_ureq {
     bool intercept_errors;
     bool socket_keepalive;            /* proxy_socket_keepalive: SO_KEEPALIVE on upstream TCP connections */
     int64_t limit_rate;               /* proxy_limit_rate: bytes/s read from the upstream (0: no limit) */
+    const struct hy_ussl *ssl;        /* TLS to the upstream (upstream/ussl.h: proxy_ssl_*), NULL: plain */
+    hy_str_t ssl_host;                /* the default name to send and check: the host of *_pass */
+    hy_str_t ssl_name;                /* the name used for this connection (ussl.c) */
     struct sockaddr_storage bind;     /* proxy_bind: the local address of upstream connections */
     socklen_t bind_len;               /* 0: none */
     int next_upstream;                /* HY_UPS_FT_* */
@@ -257,6 +264,21 @@ typedef struct hy_upstream_log {
     uint64_t bytes_received, bytes_sent;
     int64_t response_length;
 } hy_upstream_log_t;
+
+/* ---- TLS to the upstream (upstream/ussl.c; the settings and directives are in ussl.h) */
+
+/** For the engine (upstream.c): put TLS under the freshly connected u->conn with the exchange's settings (u->ssl):
+ * SNI, the peer's saved session, the client certificate; then run the handshake bounded by the connect timeout,
+ * cb as hy_sock_handshake's (it may fire before this returns). NULL, or what went wrong (for the error log; cb never
+ * fires then). */
+const char *hy_ussl_connect(hy_ureq_t *u, hy_sock_cb cb);
+/** After the handshake: with *_ssl_verify on, the chain's verification and the name. NULL when it passes, else
+ * nginx's words for the error log (request pool). */
+const char *hy_ussl_check(hy_ureq_t *u);
+/** The key pooled connections are matched by (the context), NULL for a plain exchange. */
+const void *hy_ussl_key(const struct hy_ussl *c);
+/** Free the sessions the peers of g keep (the generation's clean-up). */
+void hy_ussl_free_sessions(void *g);
 
 /** After a 101 to an Upgrade request: take the client's socket over and tunnel (tunnel.c). false when the client's
  * protocol cannot switch (nothing was sent then). */

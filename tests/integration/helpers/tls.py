@@ -250,3 +250,88 @@ def line_of(path, needle):
             if needle in ln:
                 return i
     raise AssertionError(needle)
+
+
+def make_signed_cert(dirpath, name, cn, ca, serial, sans=None, is_ca=False, password=None):
+    """A certificate for cn signed by ca ((crt, key)), with DNS/IP subjectAltNames (sans, default [cn]); is_ca makes
+    it an intermediate CA. The key is encrypted with `password` when given. (crt, key)."""
+    key = os.path.join(dirpath, name + '.key')
+    csr = os.path.join(dirpath, name + '.csr')
+    crt = os.path.join(dirpath, name + '.crt')
+    keyargs = ['-passout', 'pass:' + password] if password else ['-nodes']
+    r = openssl('req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', *keyargs, '-keyout', key,
+                '-out', csr, '-subj', '/CN=' + cn)
+    assert r.returncode == 0, r.stderr.decode()
+    extfile = os.path.join(dirpath, name + '.ext')
+    with open(extfile, 'w') as f:
+        if is_ca:
+            f.write('basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n')
+        else:
+            alt = ','.join(('IP:' if s.replace('.', '').isdigit() else 'DNS:') + s for s in (sans or [cn]))
+            f.write('subjectAltName=%s\n' % alt)
+    r = openssl('x509', '-req', '-in', csr, '-CA', ca[0], '-CAkey', ca[1], '-set_serial', str(serial), '-days', '2',
+                '-out', crt, '-extfile', extfile)
+    assert r.returncode == 0, r.stderr.decode()
+    return crt, key
+
+
+def _backend_class():
+    from helpers.backend import Backend
+
+    class TlsBackend(Backend):
+        """helpers.backend.Backend over TLS. Per accepted connection (its number, as Req.conn_no) tls_info holds
+        what the handshake saw: 'sni' (the name the client sent, or None), 'reused' (session resumed), 'version',
+        'cipher', 'client_cn' (the verified client certificate's CN, or None); failed counts failed handshakes.
+        client_ca with require_client asks for (and requires) a client certificate from that CA."""
+
+        def __init__(self, cert, key, client_ca=None, require_client=False, port=None, maxv=None, minv=None):
+            super().__init__(port=port)
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(cert, key)
+            if maxv:
+                ctx.maximum_version = maxv
+            if minv:
+                ctx.minimum_version = minv
+            if client_ca:
+                ctx.load_verify_locations(client_ca)
+                ctx.verify_mode = ssl.CERT_REQUIRED if require_client else ssl.CERT_OPTIONAL
+
+            def on_sni(sock, name, c):
+                sock.hy_sni = name
+            ctx.sni_callback = on_sni
+            self.ctx = ctx
+            self.tls_info = {}
+            self.failed = 0
+
+        def _serve(self, c, no):
+            try:
+                c.settimeout(10)
+                s = self.ctx.wrap_socket(c, server_side=True)
+            except (ssl.SSLError, OSError):
+                with self.cond:
+                    self.failed += 1
+                    self.live.discard(c)
+                    self.open_connections -= 1
+                    self.cond.notify_all()
+                c.close()
+                return
+            cert = s.getpeercert()
+            cn = None
+            for rdn in (cert or {}).get('subject', ()):
+                for k, v in rdn:
+                    if k == 'commonName':
+                        cn = v
+            with self.cond:
+                self.tls_info[no] = {'sni': getattr(s, 'hy_sni', None), 'reused': s.session_reused,
+                                     'version': s.version(), 'cipher': s.cipher()[0], 'client_cn': cn}
+                self.live.discard(c)
+                self.live.add(s)
+                self.cond.notify_all()
+            super()._serve(s, no)
+
+    return TlsBackend
+
+
+def tls_backend(*args, **kw):
+    """A started TLS backend (see TlsBackend in _backend_class); stop() it."""
+    return _backend_class()(*args, **kw).start()
