@@ -35,6 +35,7 @@ typedef struct tls_conn {
     bool peeked;     /* the first byte was checked for a plain HTTP request (always true for a client) */
     bool client;     /* hy_tls_connect: our side connected (upstreams); not in the server's handshake counts */
     bool failed;     /* a fatal error: no close_notify may be sent (RFC 8446 §6.2) */
+    uint8_t ktls;    /* kernel TLS for sending: 0 not known yet, 1 yes (SSL_sendfile for files), 2 no */
     uint8_t early;   /* TLS 1.3 0-RTT, see "Early data" below: EARLY_NONE, EARLY_READING, EARLY_FINISHED */
     bool early_checked; /* SSL_read_early_data gave its first answer in the handshake step */
     char *ebuf;      /* owned: early data read while the handshake step ran, not yet given to the reader */
@@ -190,6 +191,35 @@ static int fill_record(hy_sock_t *s, tls_conn_t *t, size_t want)
     return 0;
 }
 
+/* Kernel TLS (ssl_conf_command Options KTLS): where OpenSSL could hand the connection's send side to the kernel
+ * (a kernel with the `tls` ULP, after the handshake), a file segment at the head of the queue goes out with
+ * SSL_sendfile — the kernel encrypts the page-cache pages, no copy through a record buffer. Elsewhere (this
+ * build machine's kernel has no tls ULP) ktls_send is false and files are pread into records as before. */
+static bool ktls_send(tls_conn_t *t)
+{
+    if (HY_LIKELY(t->ktls == 0))
+        t->ktls = SSL_is_init_finished(t->ssl) ? (BIO_get_ktls_send(SSL_get_wbio(t->ssl)) ? 1 : 2) : 0;
+    return t->ktls == 1;
+}
+
+static int ktls_sendfile(hy_sock_t *s, tls_conn_t *t, size_t cap)
+{
+    hy_seg_t *g = s->outq.head;
+    size_t len = (size_t)HY_MIN((uint64_t)g->file.len, (uint64_t)cap);
+    clear_errors();
+    ossl_ssize_t n = SSL_sendfile(t->ssl, g->file.file->fd, (off_t)g->file.off, len, 0);
+    if (n <= 0) {
+        int e = SSL_get_error(t->ssl, (int)n);
+        if (e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ)
+            return -EAGAIN;
+        t->failed = true;
+        return e == SSL_ERROR_SYSCALL && errno ? -errno : -EIO;
+    }
+    hy_outq_consume(&s->outq, (size_t)n);
+    s->bytes_out += (uint64_t)n;
+    return 0;
+}
+
 static int tls_flush(hy_sock_t *s)
 {
     tls_conn_t *t = s->tls;
@@ -202,6 +232,12 @@ static int tls_flush(hy_sock_t *s)
                 if (s->bytes_out >= s->write_cap)
                     return -EAGAIN;
                 want = (size_t)HY_MIN((uint64_t)want, s->write_cap - s->bytes_out);
+            }
+            if (s->outq.head->kind == HY_SEG_FILE && ktls_send(t)) {
+                int r = ktls_sendfile(s, t, s->write_cap != UINT64_MAX ? want : SIZE_MAX);
+                if (r != 0)
+                    return r;
+                continue;
             }
             int r = fill_record(s, t, want);
             if (r != 0)
