@@ -1,0 +1,285 @@
+"""proxy_buffering with temp files (issue 12): when the memory buffers (proxy_buffers) are full and the client is
+slower than the upstream, the rest of the response goes to a temp file under proxy_temp_path (unlinked at once),
+up to proxy_max_temp_file_size (0: no file, reading the upstream pauses); the client gets it from the file.
+Also $upstream_trailer_NAME and a client's abort while the upstream answers (499, proxy_ignore_client_abort).
+The backend is a raw socket peer that records when its whole answer was sent and whether the proxy closed its
+connection first. The configs are nginx's: HY_BIN=/usr/sbin/nginx runs the same checks."""
+import os
+import re
+import select
+import socket
+import threading
+import time
+
+import pytest
+
+from conftest import simple
+
+MIB = 1024 * 1024
+
+
+class Peer:
+    """An HTTP/1.1 upstream answering each request with `body` (Content-Length, or chunked with `trailers`),
+    after `delay` seconds (during which a close by the proxy is noticed), sending as fast as the proxy reads."""
+
+    def __init__(self, body, chunked=False, trailers=(), delay=0.0):
+        self.body, self.chunked, self.trailers, self.delay = body, chunked, trailers, delay
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(('127.0.0.1', 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.got_request = threading.Event()
+        self.sent = threading.Event()          # the whole answer went out
+        self.closed_early = threading.Event()  # the proxy closed the connection before the end
+        self.progress = 0                      # body bytes handed to the kernel so far
+        self.stopping = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while not self.stopping:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
+
+    def _serve(self, c):
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536)
+        buf = b''
+        while b'\r\n\r\n' not in buf:
+            d = c.recv(65536)
+            if not d:
+                c.close()
+                return
+            buf += d
+        self.got_request.set()
+        try:
+            end = time.monotonic() + self.delay
+            while time.monotonic() < end:
+                r, _, _ = select.select([c], [], [], max(0.0, end - time.monotonic()))
+                if r and c.recv(1) == b'':
+                    self.closed_early.set()
+                    c.close()
+                    return
+            if self.chunked:
+                head = b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n'
+            else:
+                head = b'HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n' % len(self.body)
+            c.sendall(head)
+            step = 65536
+            for i in range(0, len(self.body), step):
+                piece = self.body[i:i + step]
+                c.sendall(b'%x\r\n%s\r\n' % (len(piece), piece) if self.chunked else piece)
+                self.progress = i + len(piece)
+            if self.chunked:
+                c.sendall(b'0\r\n' + b''.join(b'%s: %s\r\n' % t for t in self.trailers) + b'\r\n')
+            self.sent.set()
+        except OSError:
+            self.closed_early.set()
+        finally:
+            c.close()
+
+    def stop(self):
+        self.stopping = True
+        self.sock.close()
+
+
+def wait_for(cond, timeout=15.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
+
+
+def stalled(peer, limit=15.0, quiet=0.6):
+    """Wait until the peer's progress stops moving (it is blocked), or its answer is all sent."""
+    end = time.monotonic() + limit
+    last, since = -1, time.monotonic()
+    while time.monotonic() < end and not peer.sent.is_set():
+        if peer.progress != last:
+            last, since = peer.progress, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+class SlowClient:
+    """A client with a small receive window that sends one request and reads only when told to."""
+
+    def __init__(self, port, path='/'):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+        self.sock.connect(('127.0.0.1', port))
+        self.sock.sendall(b'GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n' % path.encode())
+        self.buf = b''
+
+    def read_head(self):
+        self.sock.settimeout(10)
+        while b'\r\n\r\n' not in self.buf:
+            d = self.sock.recv(4096)
+            assert d, 'closed before the head'
+            self.buf += d
+        head, self.buf = self.buf.split(b'\r\n\r\n', 1)
+        return head.decode('latin-1')
+
+    def read_all(self):
+        self.sock.settimeout(30)
+        out = [self.buf]
+        while True:
+            d = self.sock.recv(1 << 20)
+            if not d:
+                break
+            out.append(d)
+        self.sock.close()
+        return b''.join(out)
+
+
+def deleted_temp_files(pid, tmpdir):
+    """Files under tmpdir the process holds open though they were removed."""
+    found = []
+    fddir = '/proc/%d/fd' % pid
+    for fd in os.listdir(fddir):
+        try:
+            target = os.readlink(os.path.join(fddir, fd))
+        except OSError:
+            continue
+        if target.startswith(tmpdir + '/') and target.endswith(' (deleted)'):
+            found.append(target)
+    return found
+
+
+def rss_kib(pid):
+    with open('/proc/%d/status' % pid) as f:
+        for line in f:
+            if line.startswith('VmRSS:'):
+                return int(line.split()[1])
+    return 0
+
+
+def conf(peer, extra='', log=''):
+    return simple('''
+        location / {
+            proxy_pass http://127.0.0.1:%d;
+            proxy_buffers 4 8k;
+            proxy_temp_path {tmp}/ptemp 1 2;
+            %s
+        }''' % (peer.port, extra), log, listen='listen 127.0.0.1:{port} sndbuf=32k;')
+
+
+@pytest.fixture
+def peers():
+    made = []
+
+    def make(*a, **kw):
+        p = Peer(*a, **kw)
+        made.append(p)
+        return p
+    yield make
+    for p in made:
+        p.stop()
+
+
+# ---------------------------------------------------------------- temp files
+
+def test_a_slow_client_gets_the_rest_from_an_unlinked_temp_file(server, peers):
+    body = os.urandom(8 * MIB)
+    peer = peers(body)
+    srv = server(conf(peer))
+    pid = srv.proc.pid
+    rss0 = rss_kib(pid)
+    cl = SlowClient(srv.port)
+    head = cl.read_head()
+    assert head.startswith('HTTP/1.1 200')
+    # the upstream is read to its end although the client took next to nothing
+    assert peer.sent.wait(20), 'the backend is still blocked: no temp file'
+    files = deleted_temp_files(pid, srv.tmp + '/ptemp')
+    assert files, 'no unlinked temp file open under proxy_temp_path'
+    # levels 1 2: ptemp/X/YZ/NNNNNNNNNN
+    assert re.match(re.escape(srv.tmp) + r'/ptemp/\d/\d\d/\d{10} \(deleted\)$', files[0]), files
+    assert not os.listdir(srv.tmp + '/ptemp/' + os.listdir(srv.tmp + '/ptemp')[0] + '/' +
+                          os.listdir(srv.tmp + '/ptemp/' + os.listdir(srv.tmp + '/ptemp')[0])[0])
+    assert rss_kib(pid) - rss0 < 4 * 1024, 'the response was kept in memory'
+    got = cl.read_all()
+    assert len(got) == len(body) and got == body
+    assert 'an upstream response is buffered to a temporary file' in srv.error_log()
+    assert wait_for(lambda: not deleted_temp_files(pid, srv.tmp + '/ptemp'))
+
+
+def test_chunked_response_through_the_temp_file_is_byte_exact(server, peers):
+    body = os.urandom(6 * MIB + 12345)
+    peer = peers(body, chunked=True)
+    srv = server(conf(peer, 'proxy_temp_file_write_size 64k;'))
+    cl = SlowClient(srv.port)
+    cl.read_head()
+    assert peer.sent.wait(20)
+    assert deleted_temp_files(srv.proc.pid, srv.tmp + '/ptemp')
+    got = cl.read_all()
+    # the client's framing is chunked: decode it
+    out, rest = [], got
+    while True:
+        line, rest = rest.split(b'\r\n', 1)
+        n = int(line.split(b';')[0], 16)
+        if n == 0:
+            break
+        out.append(rest[:n])
+        rest = rest[n + 2:]
+    assert b''.join(out) == body
+
+
+def test_max_temp_file_size_0_pauses_the_upstream_until_the_client_reads(server, peers):
+    body = os.urandom(32 * MIB)
+    peer = peers(body)
+    srv = server(conf(peer, 'proxy_max_temp_file_size 0;'))
+    cl = SlowClient(srv.port)
+    cl.read_head()
+    assert stalled(peer), 'the backend was never blocked'
+    assert not peer.sent.is_set()
+    assert not deleted_temp_files(srv.proc.pid, srv.tmp + '/ptemp')
+    got = cl.read_all()
+    assert got == body
+    assert peer.sent.wait(10)
+
+
+def test_a_limit_smaller_than_the_body_streams_the_rest_after_the_file(server, peers):
+    body = os.urandom(32 * MIB)
+    peer = peers(body)
+    srv = server(conf(peer, 'proxy_max_temp_file_size 1m;'))
+    cl = SlowClient(srv.port)
+    cl.read_head()
+    assert stalled(peer), 'the backend was never blocked'
+    assert not peer.sent.is_set()
+    assert deleted_temp_files(srv.proc.pid, srv.tmp + '/ptemp')
+    got = cl.read_all()
+    assert got == body
+    assert peer.sent.wait(10)
+
+
+def test_buffering_off_writes_no_temp_file(server, peers):
+    body = os.urandom(32 * MIB)
+    peer = peers(body)
+    srv = server(conf(peer, 'proxy_buffering off;'))
+    cl = SlowClient(srv.port)
+    cl.read_head()
+    assert stalled(peer)
+    assert not deleted_temp_files(srv.proc.pid, srv.tmp + '/ptemp')
+    assert cl.read_all() == body
+
+
+def test_temp_file_settings_are_checked_as_nginx(server, run_cli, prefix):
+    prefix.conf(simple('location / { proxy_pass http://127.0.0.1:9; proxy_buffers 4 8k; '
+                       'proxy_max_temp_file_size 4k; }'))
+    res = run_cli(['-t', '-p', prefix.tmp + '/', '-c', prefix.conf_path])
+    assert res.rc != 0
+    assert '"proxy_max_temp_file_size" must be equal to zero to disable temporary files usage' in res.err
+    prefix.conf(simple('location / { proxy_pass http://127.0.0.1:9; proxy_buffers 4 8k; '
+                       'proxy_temp_file_write_size 4k; }'))
+    res = run_cli(['-t', '-p', prefix.tmp + '/', '-c', prefix.conf_path])
+    assert res.rc != 0
+    assert '"proxy_temp_file_write_size" must be equal to or greater than the maximum of the value' in res.err
+    prefix.conf(simple('location / { proxy_pass http://127.0.0.1:9; proxy_temp_path t 1 0; }'))
+    res = run_cli(['-t', '-p', prefix.tmp + '/', '-c', prefix.conf_path])
+    assert res.rc != 0
