@@ -55,12 +55,12 @@ int hy_upstream_field(char **pos, char *end, bool strict_value, hy_str_t *name, 
     return 1;
 }
 
-const hy_str_t *hy_upstream_header(hy_ureq_t *u, hy_str_t name)
+static const hy_str_t *field_in(const hy_array_t *fields, hy_str_t name)
 {
-    if (u == NULL || u->headers_in == NULL)
+    if (fields == NULL)
         return NULL;
-    hy_header_t *h = u->headers_in->elts;
-    for (size_t i = 0; i < u->headers_in->nelts; i++) {
+    hy_header_t *h = fields->elts;
+    for (size_t i = 0; i < fields->nelts; i++) {
         if (h[i].name.len != name.len)
             continue;
         size_t k = 0;
@@ -79,6 +79,16 @@ const hy_str_t *hy_upstream_header(hy_ureq_t *u, hy_str_t name)
             return &h[i].value;
     }
     return NULL;
+}
+
+const hy_str_t *hy_upstream_header(hy_ureq_t *u, hy_str_t name)
+{
+    return u ? field_in(u->headers_in, name) : NULL;
+}
+
+const hy_str_t *hy_upstream_trailer(hy_ureq_t *u, hy_str_t name)
+{
+    return u ? field_in(u->trailers_in, name) : NULL;
 }
 
 static hy_upstream_log_t *cur_log(hy_ureq_t *u)
@@ -238,13 +248,38 @@ static void on_connected(hy_sock_t *s, const char *err)
     send_request(u);
 }
 
+/* proxy_ignore_client_abort off: the client closed while the upstream answers (nginx's check for a broken
+ * connection): the upstream connection is closed and the request ends; 499 when nothing was sent yet. */
+static void on_client_close(hy_req_t *req)
+{
+    hy_ureq_t *u = hy_upstream_of(req);
+    if (u == NULL || u->finished || u->state == HY_UREQ_DONE || u->state == HY_UREQ_TUNNEL)
+        return;
+    u->client_closed = true;
+    hy_req_log(req, HY_LOG_INFO, "client prematurely closed connection, so upstream connection is closed too");
+    hy_upstream_log_t *l = cur_log(u);
+    if (l && l->response_ms < 0)
+        l->response_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);
+    release_conn(u, false);
+    u->state = HY_UREQ_DONE;
+    hy_timer_unlink(loop_of(u), &u->timer);
+    hy_timer_unlink(loop_of(u), &u->rate_timer);
+    if (!req->head_sent)
+        req->status = 499;
+    req->keepalive = false;
+    hy_req_ops(req)->abort(req);
+}
+
 static void try_next(hy_ureq_t *u)
 {
     hy_req_t *req = u->req;
+    if (!u->ignore_client_abort && hy_req_ops(req)->watch_close)
+        hy_req_ops(req)->watch_close(req, on_client_close);
     if (u->codec->reinit)
         u->codec->reinit(u);
     u->head_seen = false;
     u->headers_in = NULL;
+    u->trailers_in = NULL;
     u->status = 0;
     if (!u->force_fresh || u->peer == NULL) {
         u->peer = hy_upstream_peer_get(u->group, req, u->tried);
@@ -658,13 +693,14 @@ static void read_body(hy_ureq_t *u, bool eof)
         hy_upstream_peer_free(u->group, u->peer, false);
         hy_upstream_metrics_try(u->group, u->peer, false, l->response_ms);
         release_conn(u, u->codec->reusable(u) && s->input.len == 0);
-    } else {
-        timer_set(u, u->read_timeout_ms);
-        int64_t limit = u->buffering ? u->buffers_total : u->buffer_size;
-        if ((int64_t)u->ahead_mem >= limit && !(u->client_waiting && may_spill(u)))
-            hy_sock_read_stop(s);
+        deliver(u);
+        return;
     }
-    deliver(u);
+    timer_set(u, u->read_timeout_ms);
+    deliver(u); /* first: a client ready for more takes what was read, and the memory is free again */
+    int64_t limit = u->buffering ? u->buffers_total : u->buffer_size;
+    if (u->conn != NULL && !u->finished && (int64_t)u->ahead_mem >= limit && !(u->client_waiting && may_spill(u)))
+        hy_sock_read_stop(&u->conn->sock);
 }
 
 static bool client_upgrade(hy_req_t *req)

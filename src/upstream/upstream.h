@@ -286,5 +286,7 @@ hy_ureq_t *hy_upstream_of(hy_req_t *req);
 int hy_upstream_field(char **pos, char *end, bool strict_value, hy_str_t *name, hy_str_t *value);
 /** A response header field of the upstream (case-insensitive; '_' matches '-'), or NULL. */
 const hy_str_t *hy_upstream_header(hy_ureq_t *u, hy_str_t name);
+/** A trailer field of the upstream's chunked response (same matching), or NULL ($upstream_trailer_NAME). */
+const hy_str_t *hy_upstream_trailer(hy_ureq_t *u, hy_str_t name);
 
 #endif

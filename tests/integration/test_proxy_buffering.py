@@ -283,3 +283,84 @@ def test_temp_file_settings_are_checked_as_nginx(server, run_cli, prefix):
     prefix.conf(simple('location / { proxy_pass http://127.0.0.1:9; proxy_temp_path t 1 0; }'))
     res = run_cli(['-t', '-p', prefix.tmp + '/', '-c', prefix.conf_path])
     assert res.rc != 0
+
+
+# ---------------------------------------------------------------- $upstream_trailer_*
+
+@pytest.mark.hayate_only  # nginx fills it from an HTTP/1.1 upstream since 1.27 (Debian 12 has 1.22: gRPC only)
+def test_upstream_trailer_variables_are_logged(server, peers):
+    peer = peers(b'x' * 100000, chunked=True, trailers=((b'X-Trailer', b'foo'), (b'X-Another', b'bar baz')))
+    srv = server(simple('''
+        location / { proxy_pass http://127.0.0.1:%d; proxy_http_version 1.1; }''' % peer.port,
+                        '''log_format tr "$status t=$upstream_trailer_x_trailer a=$upstream_trailer_X_Another "
+                                      "n=$upstream_trailer_none h=$upstream_http_transfer_encoding";
+                           access_log {tmp}/logs/tr.log tr;'''))
+    r = srv.get('/')
+    assert r.status == 200 and r.body == b'x' * 100000
+    path = srv.tmp + '/logs/tr.log'
+    assert wait_for(lambda: os.path.exists(path) and open(path).read().strip())
+    assert open(path).read().strip() == '200 t=foo a=bar baz n=- h=chunked'
+
+
+# ---------------------------------------------------------------- the client's abort
+
+def abort_conf(peer, extra=''):
+    return simple('''
+        location / { proxy_pass http://127.0.0.1:%d; %s }''' % (peer.port, extra),
+                  '''log_format st "$status $upstream_status";
+                     access_log {tmp}/logs/st.log st;''')
+
+
+def close_after_request(srv, peer):
+    s = socket.create_connection(('127.0.0.1', srv.port))
+    s.sendall(b'GET / HTTP/1.1\r\nHost: localhost\r\n\r\n')
+    assert peer.got_request.wait(10)
+    s.close()
+
+
+def logged(srv):
+    path = srv.tmp + '/logs/st.log'
+    assert wait_for(lambda: os.path.exists(path) and open(path).read().strip())
+    return open(path).read().strip()
+
+
+def test_client_abort_closes_the_upstream_and_logs_499(server, peers):
+    peer = peers(b'late answer', delay=30)
+    srv = server(abort_conf(peer))
+    close_after_request(srv, peer)
+    assert peer.closed_early.wait(10), 'the upstream connection was kept'
+    assert logged(srv) == '499 -'
+    assert 'client prematurely closed connection, so upstream connection is closed too' in srv.error_log()
+
+
+def test_client_half_close_is_an_abort_too(server, peers):
+    # the client asked, then half-closed its side: nginx treats it as an abort too
+    peer = peers(b'late answer', delay=30)
+    srv = server(abort_conf(peer))
+    s = socket.create_connection(('127.0.0.1', srv.port))
+    s.sendall(b'GET / HTTP/1.1\r\nHost: localhost\r\n\r\n')
+    assert peer.got_request.wait(10)
+    s.shutdown(socket.SHUT_WR)
+    assert peer.closed_early.wait(10)
+    assert s.recv(100) == b''
+    s.close()
+    assert logged(srv) == '499 -'
+
+
+def test_ignore_client_abort_lets_the_upstream_answer(server, peers):
+    # on: the client's close is not watched; the upstream answers (what cannot be written to the client then ends
+    # the exchange, as nginx does)
+    peer = peers(b'answer', delay=1.5)
+    srv = server(abort_conf(peer, 'proxy_ignore_client_abort on;'))
+    close_after_request(srv, peer)
+    assert peer.sent.wait(10), 'the upstream was not let answer'
+    assert not peer.closed_early.is_set()
+    assert 'client prematurely closed connection, so upstream' not in srv.error_log()
+
+
+def test_a_client_that_stays_gets_its_answer(server, peers):
+    peer = peers(b'answer', delay=0.5)
+    srv = server(abort_conf(peer))
+    r = srv.get('/')
+    assert r.status == 200 and r.body == b'answer'
+    assert logged(srv) == '200 200'
