@@ -22,8 +22,8 @@ class Peer:
     """An HTTP/1.1 upstream answering each request with `body` (Content-Length, or chunked with `trailers`),
     after `delay` seconds (during which a close by the proxy is noticed), sending as fast as the proxy reads."""
 
-    def __init__(self, body, chunked=False, trailers=(), delay=0.0):
-        self.body, self.chunked, self.trailers, self.delay = body, chunked, trailers, delay
+    def __init__(self, body, chunked=False, trailers=(), delay=0.0, scgi=False):
+        self.body, self.chunked, self.trailers, self.delay, self.scgi = body, chunked, trailers, delay, scgi
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(('127.0.0.1', 0))
@@ -47,7 +47,7 @@ class Peer:
     def _serve(self, c):
         c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536)
         buf = b''
-        while b'\r\n\r\n' not in buf:
+        while not self._complete(buf):
             d = c.recv(65536)
             if not d:
                 c.close()
@@ -62,7 +62,9 @@ class Peer:
                     self.closed_early.set()
                     c.close()
                     return
-            if self.chunked:
+            if self.scgi:  # a CGI head; the body ends with the connection
+                head = b'Status: 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n'
+            elif self.chunked:
                 head = b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n'
             else:
                 head = b'HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n' % len(self.body)
@@ -79,6 +81,12 @@ class Peer:
             self.closed_early.set()
         finally:
             c.close()
+
+    def _complete(self, buf):
+        if not self.scgi:
+            return b'\r\n\r\n' in buf
+        n, colon, rest = buf.partition(b':')  # SCGI: a netstring of the headers (a GET has no body)
+        return bool(colon) and len(rest) > int(n)
 
     def stop(self):
         self.stopping = True
@@ -136,6 +144,17 @@ class SlowClient:
             out.append(d)
         self.sock.close()
         return b''.join(out)
+
+
+def dechunk(data):
+    out, rest = [], data
+    while True:
+        line, rest = rest.split(b'\r\n', 1)
+        n = int(line.split(b';')[0], 16)
+        if n == 0:
+            return b''.join(out)
+        out.append(rest[:n])
+        rest = rest[n + 2:]
 
 
 def deleted_temp_files(pid, tmpdir):
@@ -218,16 +237,26 @@ def test_chunked_response_through_the_temp_file_is_byte_exact(server, peers):
     assert peer.sent.wait(20)
     assert deleted_temp_files(srv.proc.pid, srv.tmp + '/ptemp')
     got = cl.read_all()
-    # the client's framing is chunked: decode it
-    out, rest = [], got
-    while True:
-        line, rest = rest.split(b'\r\n', 1)
-        n = int(line.split(b';')[0], 16)
-        if n == 0:
-            break
-        out.append(rest[:n])
-        rest = rest[n + 2:]
-    assert b''.join(out) == body
+    assert dechunk(got) == body  # the client's framing is chunked
+
+
+def test_scgi_temp_file_through_the_shared_settings(server, peers):
+    body = os.urandom(8 * MIB)
+    peer = peers(body, scgi=True)
+    srv = server(simple('''
+        location / {
+            scgi_param REQUEST_METHOD $request_method;
+            scgi_pass 127.0.0.1:%d;
+            scgi_buffers 4 8k;
+            scgi_temp_path {tmp}/stemp 2;
+        }''' % peer.port, listen='listen 127.0.0.1:{port} sndbuf=32k;'))
+    cl = SlowClient(srv.port)
+    assert cl.read_head().startswith('HTTP/1.1 200')
+    assert peer.sent.wait(20), 'the app is still blocked: no temp file'
+    files = deleted_temp_files(srv.proc.pid, srv.tmp + '/stemp')
+    assert files and re.match(re.escape(srv.tmp) + r'/stemp/\d\d/\d{10} \(deleted\)$', files[0]), files
+    got = cl.read_all()
+    assert dechunk(got) == body  # the app's close ends the body: the client's framing is chunked
 
 
 def test_max_temp_file_size_0_pauses_the_upstream_until_the_client_reads(server, peers):
