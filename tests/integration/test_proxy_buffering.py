@@ -393,3 +393,20 @@ def test_a_client_that_stays_gets_its_answer(server, peers):
     r = srv.get('/')
     assert r.status == 200 and r.body == b'answer'
     assert logged(srv) == '200 200'
+
+
+def test_an_http2_client_gets_the_temp_file_too(server, peers):
+    from helpers.h2client import H2
+    import h2.events
+    body = os.urandom(3 * MIB)
+    peer = peers(body)
+    srv = server(conf(peer).replace('sndbuf=32k;', 'sndbuf=32k http2;'))
+    c = H2(srv.port, rcvbuf=16384)
+    sid = c.request('/')
+    assert c.wait_for(h2.events.ResponseReceived, timeout=10)
+    # nothing is acknowledged: the stream's window stops the data at 64 KiB
+    assert peer.sent.wait(20), 'the backend is still blocked: no temp file'
+    assert deleted_temp_files(srv.proc.pid, srv.tmp + '/ptemp')
+    status, _, got = c.response(sid, timeout=60)
+    c.close()
+    assert status == 200 and got == body
