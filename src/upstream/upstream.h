@@ -226,7 +226,8 @@ struct hy_ureq {
     int status;
     hy_str_t status_line;   /* reason phrase as sent */
     hy_array_t *headers_in; /* hy_header_t, request pool */
-    hy_array_t *trailers_in; /* hy_header_t: the trailer fields of a chunked response (request pool), or NULL */
+    /* the trailer fields of a chunked response (hy_header_t, request pool), or NULL */
+    hy_array_t *trailers_in;
     int64_t resp_length;    /* -1 unknown */
     bool resp_chunked, resp_keepalive, upgrade;
     /* engine state */
