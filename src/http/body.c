@@ -26,31 +26,27 @@ static void body_cleanup(void *arg)
     }
 }
 
-/* nginx's temp file names: a 10-digit number under the path, with `levels` directories taken from its tail
- * ("client_body_temp/7/45/0000012457"). */
-static int open_temp(hy_req_t *req, hy_req_body_t *b)
+int hy_req_temp_open(hy_req_t *req, hy_str_t dir, const int levels[3], char **path_out)
 {
-    const hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv->loc;
     for (int attempt = 0; attempt < 8; attempt++) {
         char name[16];
         uint32_t seq = (uint32_t)getpid() * 7919u + ++temp_seq;
         snprintf(name, sizeof(name), "%010u", seq);
-        size_t cap = lc->client_body_temp_path.len + 32;
+        size_t cap = dir.len + 32;
         char *path = hy_palloc(req->pool, cap);
-        size_t o =
-            (size_t)snprintf(path, cap, "%.*s", (int)lc->client_body_temp_path.len, lc->client_body_temp_path.ptr);
+        size_t o = (size_t)snprintf(path, cap, "%.*s", (int)dir.len, dir.ptr);
         size_t tail = 10;
-        for (int l = 0; l < 3 && lc->client_body_temp_levels[l]; l++) {
-            int w = lc->client_body_temp_levels[l];
+        for (int l = 0; l < 3 && levels[l]; l++) {
+            int w = levels[l];
             tail -= (size_t)w;
             o += (size_t)snprintf(path + o, cap - o, "/%.*s", w, name + tail);
             mkdir(path, 0700);
         }
         snprintf(path + o, cap - o, "/%s", name);
         int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (fd < 0 && errno == ENOENT) { /* a fresh prefix: the directory itself */
-            char *dir = hy_pstrndup(req->pool, lc->client_body_temp_path.ptr, lc->client_body_temp_path.len);
-            mkdir(dir, 0700);
+        if (fd < 0 && errno == ENOENT && attempt == 0) { /* a fresh prefix: the directory itself */
+            char *d = hy_pstrndup(req->pool, dir.ptr, dir.len);
+            mkdir(d, 0700);
             continue;
         }
         if (fd < 0 && errno == EEXIST)
@@ -59,11 +55,20 @@ static int open_temp(hy_req_t *req, hy_req_body_t *b)
             hy_req_log(req, HY_LOG_CRIT, "open() \"%s\" failed (%d: %s)", path, errno, strerror(errno));
             return -1;
         }
-        b->fd = fd;
-        b->path = path;
-        return 0;
+        *path_out = path;
+        return fd;
     }
     return -1;
+}
+
+static int open_temp(hy_req_t *req, hy_req_body_t *b)
+{
+    const hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv->loc;
+    int fd = hy_req_temp_open(req, lc->client_body_temp_path, lc->client_body_temp_levels, &b->path);
+    if (fd < 0)
+        return -1;
+    b->fd = fd;
+    return 0;
 }
 
 static int write_all(int fd, const char *p, size_t n)

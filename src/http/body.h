@@ -57,6 +57,12 @@ void hy_req_body_resume(hy_req_t *req);
 /** The body in one piece for $request_body (memory only: empty when spooled to a file, as nginx). */
 hy_str_t hy_req_body_text(hy_req_t *req);
 
+/** A temp file under dir, named as nginx names them: a 10-digit number, with `levels` (digits per directory, 0 ends
+ * the list) directories taken from its tail ("proxy_temp/7/45/0000012457"), created as needed (and dir itself).
+ * Returns the fd (read-write, close-on-exec, mode 0600; the caller owns it) and its name in *path (req's pool), or
+ * -1 (logged at crit). The file is not removed: the caller unlinks it when it wants. */
+int hy_req_temp_open(hy_req_t *req, hy_str_t dir, const int levels[3], char **path);
+
 /* For protocols. */
 /** Payload bytes from the protocol; last: they end the body. Returns how many the core took (fewer only while a
  * streaming handler has bytes waiting; the protocol keeps the rest and stops reading until ops->read_body is

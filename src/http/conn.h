@@ -45,6 +45,10 @@ typedef struct hy_conn_ops {
      * its input already) and ends the exchange with `abort`. NULL when the protocol cannot (HTTP/2, a request
      * body still pending). Optional. */
     hy_sock_t *(*upgrade)(hy_req_t *req);
+    /** While a handler waits for the response it produces (an upstream's), have `on_close` called once if the client
+     * closes its side before the response ends (nginx's check for a broken connection); NULL stops watching. The
+     * watch ends by itself with the response. Optional (HTTP/2 resets the stream itself). */
+    void (*watch_close)(hy_req_t *req, hy_req_proceed_cb on_close);
 } hy_conn_ops_t;
 
 /* The PROXY protocol header a connection started with (listen ... proxy_protocol): parsed, and its raw bytes

@@ -53,6 +53,7 @@ typedef struct h1conn {
     bool body_waiting;     /* a streaming handler has not taken all it was offered: reading paused */
     bool in_feed, written_pending; /* re-entrancy guard: a response finished from a body callback */
     bool sent_continue;    /* "100 Continue" already went out */
+    hy_req_proceed_cb close_cb; /* h1_watch_close: told once when the client closes before the response ends */
     size_t decoded;        /* chunked: payload bytes at the start of the input already decoded in place */
     bool decoded_last;     /* ... and they end the body */
     uint64_t send_mark;
@@ -90,10 +91,11 @@ static void h1_shutdown(hy_conn_t *c);
 static void h1_close(hy_conn_t *c);
 static void h1_read_body(hy_req_t *req);
 static hy_sock_t *h1_upgrade(hy_req_t *req);
+static void h1_watch_close(hy_req_t *req, hy_req_proceed_cb cb);
 
 static const hy_conn_ops_t h1_ops = {
     .name = "HTTP/1.1", .send = h1_send, .abort = h1_abort, .read_body = h1_read_body, .shutdown = h1_shutdown,
-    .close = h1_close, .upgrade = h1_upgrade,
+    .close = h1_close, .upgrade = h1_upgrade, .watch_close = h1_watch_close,
 };
 
 static void idle_add(h1conn_t *h)
@@ -380,7 +382,10 @@ static void feed_body(h1conn_t *h)
         hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->body_timeout_ms);
         hy_sock_read_start(&h->c->sock, on_read);
     } else if (h->state == ST_REQ && !h->resp_done) {
-        hy_sock_read_stop(&h->c->sock);
+        if (h->close_cb && !h->body_pending && h->c->sock.input.len < h->c->sock.read_limit)
+            hy_sock_read_start(&h->c->sock, on_read); /* h1_watch_close: only the close is of interest now */
+        else
+            hy_sock_read_stop(&h->c->sock);
         if (!h->body_pending)
             hy_timer_unlink(h->c->sock.loop, &h->timer);
     }
@@ -433,6 +438,7 @@ static void next_request(h1conn_t *h)
         hy_sock_set_nodelay(&h->c->sock);
     h->num_requests++;
     h->req = NULL;
+    h->close_cb = NULL;
     if (h->c->sock.input.len > 0) {
         hy_pool_reset(h->pool);
     } else { /* an idle keep-alive connection holds no request arena (and no input buffer) */
@@ -639,6 +645,7 @@ static void h1_send(hy_req_t *req, bool is_final)
     }
     if (is_final) {
         h->resp_done = true;
+        h->close_cb = NULL;
         req->finished = true;
         body_stop(h); /* whatever of the body nobody took is discarded from here on */
         h->c->sock.more_until_close = !h->keepalive; /* one packet carries the response's tail and the FIN */
@@ -670,6 +677,18 @@ static hy_sock_t *h1_upgrade(hy_req_t *req)
     hy_timer_unlink(h->c->sock.loop, &h->timer);
     hy_sock_read_stop(&h->c->sock);
     return &h->c->sock;
+}
+
+/* nginx's ngx_http_upstream_check_broken_connection: read the client's side while the response is produced, only to
+ * see it close; bytes it sends meanwhile (a pipelined request) stay buffered, and a full buffer ends the watch. */
+static void h1_watch_close(hy_req_t *req, hy_req_proceed_cb cb)
+{
+    h1conn_t *h = req->conn->proto;
+    if (h == NULL || h->state != ST_REQ || h->req != req || h->resp_done || h->upgraded)
+        return;
+    h->close_cb = cb;
+    if (cb != NULL && !h->body_pending && h->c->sock.input.len < h->c->sock.read_limit)
+        hy_sock_read_start(&h->c->sock, on_read);
 }
 
 static void h1_abort(hy_req_t *req)
@@ -905,6 +924,13 @@ static void on_read(hy_sock_t *s, const char *err)
         try_parse(h, err);
         return;
     case ST_REQ:
+        if (h->close_cb && err && err != hy_err_buf_full && !h->resp_done && !h->body_pending) {
+            hy_req_proceed_cb cb = h->close_cb; /* the client closed (or half-closed) while we answer */
+            h->close_cb = NULL;
+            hy_sock_read_stop(&h->c->sock);
+            cb(h->req);
+            return;
+        }
         if (h->body_reading) {
             if (err && err != hy_err_buf_full) {
                 hy_log_conn(HY_LOG_INFO, h->c->id, "client prematurely closed connection while reading client "
@@ -932,7 +958,7 @@ static void on_read(hy_sock_t *s, const char *err)
         }
         if (!h->body_pending && h->resp_done && hy_outq_empty(&h->c->sock.outq) && h->keepalive)
             next_request(h);
-        else if (!h->body_pending)
+        else if (!h->body_pending && (h->close_cb == NULL || h->resp_done || err != NULL))
             hy_sock_read_stop(&h->c->sock);
         return;
     case ST_LINGER:

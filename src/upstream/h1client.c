@@ -12,7 +12,11 @@ typedef struct h1c {
     uint64_t ch_left; /* bytes left in the current chunk */
     int ch_digits;
     bool chunked, close_delimited, no_body;
+    char *tr; /* the trailer section as received (request pool), up to TRAILERS_MAX */
+    size_t tr_len;
 } h1c_t;
+
+#define TRAILERS_MAX 4096 /* trailer bytes kept for $upstream_trailer_*; more are read and dropped */
 
 static h1c_t *st(hy_ureq_t *u)
 {
@@ -202,7 +206,35 @@ static int hexval(char c)
     return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-static int dechunk(h1c_t *s, hy_buf_t *in, hy_outq_t *out, bool *done)
+static void trailer_byte(hy_ureq_t *u, h1c_t *s, char c)
+{
+    if (s->tr == NULL)
+        s->tr = hy_palloc(u->req->pool, TRAILERS_MAX);
+    if (s->tr_len < TRAILERS_MAX)
+        s->tr[s->tr_len++] = c;
+}
+
+/* The trailer fields (RFC 9112 7.1.2) into u->trailers_in; lines that are no field, or cut at the limit, are
+ * dropped. */
+static void parse_trailers(hy_ureq_t *u, h1c_t *s)
+{
+    if (s->tr_len == 0)
+        return;
+    u->trailers_in = hy_array_create(u->req->pool, 4, sizeof(hy_header_t));
+    char *q = s->tr, *end = s->tr + s->tr_len;
+    while (q < end) {
+        char *nl = memchr(q, '\n', (size_t)(end - q));
+        if (nl == NULL)
+            break;
+        hy_str_t name, value;
+        char *p = q;
+        if (hy_upstream_field(&p, end, true, &name, &value) == 1)
+            *(hy_header_t *)hy_array_push(u->trailers_in) = (hy_header_t){name, value};
+        q = nl + 1;
+    }
+}
+
+static int dechunk(hy_ureq_t *u, h1c_t *s, hy_buf_t *in, hy_outq_t *out, bool *done)
 {
     char *p = hy_buf_data(in), *end = p + in->len;
     while (p < end && s->ch_state != CH_DONE) {
@@ -269,10 +301,11 @@ static int dechunk(h1c_t *s, hy_buf_t *in, hy_outq_t *out, bool *done)
             else if (c == '\n')
                 s->ch_state = CH_DONE;
             else
-                s->ch_state = CH_TR_LINE;
+                s->ch_state = CH_TR_LINE, trailer_byte(u, s, c);
             p++;
             break;
         case CH_TR_LINE:
+            trailer_byte(u, s, c);
             if (c == '\n')
                 s->ch_state = CH_TR_START;
             p++;
@@ -287,6 +320,8 @@ static int dechunk(h1c_t *s, hy_buf_t *in, hy_outq_t *out, bool *done)
     }
     hy_buf_consume(in, (size_t)(p - hy_buf_data(in)));
     *done = s->ch_state == CH_DONE;
+    if (*done)
+        parse_trailers(u, s);
     return 0;
 }
 
@@ -299,7 +334,7 @@ static int process_body(hy_ureq_t *u, hy_buf_t *in, bool eof, hy_outq_t *out, bo
         return 0;
     }
     if (s->chunked) {
-        if (dechunk(s, in, out, done) != 0)
+        if (dechunk(u, s, in, out, done) != 0)
             return -1;
         return *done || !eof ? 0 : -1;
     }

@@ -1,9 +1,11 @@
 /* uconf.c — the shared upstream location settings (see uconf.h): setters, inheritance, applying them to an
  * exchange, and the CGI-like response head (FastCGI, uwsgi, SCGI) with nginx's Status/Location rules. */
+#include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include "uconf.h"
 #include "../core/log.h"
+#include "../conf/cycle.h"
 #include "../http/phases.h"
 #include "../http/vars.h"
 
@@ -89,18 +91,27 @@ int hy_uconf_set_names(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return 0;
 }
 
-/* *_temp_path path [level1 [level2 [level3]]]: checked as nginx's ngx_conf_set_path_slot (levels of 1 or 2);
- * hayate keeps no upstream response in temp files */
-int hy_uconf_check_temp_path(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+/* *_temp_path path [level1 [level2 [level3]]]: as nginx's ngx_conf_set_path_slot, levels of at least one digit and
+ * ten in all (the documentation speaks of 1 or 2) */
+int hy_uconf_set_temp_path(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
-    (void)d, (void)conf;
+    hy_uconf_t *c = (hy_uconf_t *)((char *)conf + d->offset - offsetof(hy_uconf_t, temp_path));
     size_t n;
     hy_str_t *a = hy_conf_args(cf, &n);
+    if (c->temp_path.ptr != NULL)
+        return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
+    int total = 0;
     for (size_t i = 2; i < n; i++) {
         int64_t v = hy_parse_int(a[i].ptr, a[i].len);
-        if (v < 1 || v > 2)
+        if (v < 1 || v > 10 || (total += (int)v) > 10) /* the levels are digits of a 10-digit name */
             return hy_conf_error(cf, "invalid value \"%s\"", a[i].ptr);
+        c->temp_levels[i - 2] = (int)v;
     }
+    char *path = hy_cycle_path(cf->cycle, a[1].ptr, a[1].len);
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/')
+        len--;
+    c->temp_path = (hy_str_t){path, len};
     return 0;
 }
 
@@ -175,6 +186,8 @@ void hy_uconf_init(hy_uconf_t *c)
     c->bufs_num = c->bufs_size = HY_UNSET;
     c->next_upstream = c->ignore_headers = HY_UNSET;
     c->next_tries = c->next_timeout = HY_UNSET;
+    c->ignore_client_abort = HY_UNSET;
+    c->max_temp_file_size = c->temp_file_write_size = HY_UNSET_SIZE;
 }
 
 static bool list_has(const hy_array_t *a, hy_str_t name)
@@ -208,6 +221,33 @@ int hy_uconf_merge(hy_conf_t *cf, hy_uconf_t *c, const hy_uconf_t *p, const char
     }
     if (c->bufs_num < 2)
         return hy_conf_error(cf, "there must be at least 2 \"%s_buffers\"", module);
+    hy_merge_value(c->ignore_client_abort, p->ignore_client_abort, 0);
+    if (c->temp_path.ptr == NULL) {
+        if (p->temp_path.ptr != NULL) {
+            c->temp_path = p->temp_path;
+            memcpy(c->temp_levels, p->temp_levels, sizeof(c->temp_levels));
+        } else { /* nginx's default: <prefix>proxy_temp, fastcgi_temp, uwsgi_temp, scgi_temp */
+            char name[32];
+            int l = snprintf(name, sizeof(name), "%s_temp", module);
+            char *d = hy_cycle_path(cf->cycle, name, (size_t)l);
+            c->temp_path = (hy_str_t){d, strlen(d)};
+        }
+    }
+    /* nginx's checks against the larger of one buffer and buffer_size */
+    int64_t one = c->buffer_size > c->bufs_size ? c->buffer_size : c->bufs_size;
+    hy_merge_value(c->temp_file_write_size, p->temp_file_write_size, 2 * one);
+    if (c->temp_file_write_size < one)
+        return hy_conf_error(cf,
+                             "\"%s_temp_file_write_size\" must be equal to or greater than the maximum of the value "
+                             "of \"%s_buffer_size\" and one of the \"%s_buffers\"",
+                             module, module, module);
+    hy_merge_value(c->max_temp_file_size, p->max_temp_file_size, 1024 * 1024 * 1024);
+    if (c->max_temp_file_size != 0 && c->max_temp_file_size < one)
+        return hy_conf_error(cf,
+                             "\"%s_max_temp_file_size\" must be equal to zero to disable temporary files usage or "
+                             "must be equal to or greater than the maximum of the value of \"%s_buffer_size\" and "
+                             "one of the \"%s_buffers\"",
+                             module, module, module);
     hy_merge_value(c->next_upstream, p->next_upstream, HY_UPS_FT_ERROR | HY_UPS_FT_TIMEOUT);
     if (c->next_upstream & HY_UPS_FT_OFF)
         c->next_upstream = 0;
@@ -252,6 +292,11 @@ void hy_uconf_apply(const hy_uconf_t *c, hy_ureq_t *u)
     u->next_upstream = c->next_upstream;
     u->next_upstream_tries = c->next_tries;
     u->next_upstream_timeout_ms = c->next_timeout;
+    u->ignore_client_abort = c->ignore_client_abort;
+    u->temp_path = c->temp_path;
+    u->temp_levels = c->temp_levels;
+    u->max_temp_file_size = c->max_temp_file_size;
+    u->temp_file_write_size = c->temp_file_write_size;
 }
 
 bool hy_uconf_hidden(const hy_uconf_t *c, hy_str_t name)

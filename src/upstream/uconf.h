@@ -35,6 +35,12 @@ typedef struct hy_uconf {
     int ignore_headers;
     hy_array_t *hide_names, *pass_names; /* hy_str_t as written at this level; NULL: inherit */
     hy_array_t *hide;                    /* merged: the module's hidden fields + hide - pass */
+    int ignore_client_abort;             /* *_ignore_client_abort */
+    /* *_buffering on, memory buffers full, client slower: the rest goes to a temp file (nginx's event pipe) */
+    hy_str_t temp_path;           /* absolute; .ptr NULL until merged (default <prefix>P_temp) */
+    int temp_levels[3];           /* digits per directory level, 0 = none */
+    int64_t max_temp_file_size;   /* 0: no temp file (reading the upstream pauses); default 1024m */
+    int64_t temp_file_write_size; /* bytes written at once; default 2 buffers */
 } hy_uconf_t;
 
 extern const hy_enum_t hy_uconf_next_upstream_names[];
@@ -74,7 +80,7 @@ size_t hy_uconf_cgi_head_end(const char *p, size_t n);
 int hy_uconf_set_bufs(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_uconf_set_mask(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_uconf_set_names(hy_conf_t *cf, const hy_directive_t *d, void *conf);
-int hy_uconf_check_temp_path(hy_conf_t *cf, const hy_directive_t *d, void *conf);
+int hy_uconf_set_temp_path(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_uconf_set_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 
 #define HY_UCONF_OFF(T, M, F) (offsetof(T, M) + offsetof(hy_uconf_t, F))
@@ -201,19 +207,27 @@ int hy_uconf_set_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf);
          .set = hy_slot_size,                                                                                          \
          .conf = HY_CONF_LOC,                                                                                          \
          .offset = HY_UCONF_OFF(T, M, limit_rate)},                                                                    \
+        {.name = P "_ignore_client_abort",                                                                            \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_FLAG,                                                                                         \
+         .set = hy_slot_flag,                                                                                          \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, ignore_client_abort)},                                                           \
         {.name = P "_temp_path",                                                                                       \
          .ctx = HY_CTX_HTTP_ANY,                                                                                       \
          .args = HY_ARGS_1 | HY_ARGS_2 | HY_ARGS_3 | HY_ARGS_4,                                                        \
-         .set = hy_uconf_check_temp_path,                                                                              \
-         .conf = HY_CONF_LOC},                                                                                         \
+         .set = hy_uconf_set_temp_path,                                                                                \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, temp_path)},                                                                     \
         {.name = P "_max_temp_file_size",                                                                              \
          .ctx = HY_CTX_HTTP_ANY,                                                                                       \
          .args = HY_ARGS_1,                                                                                            \
-         .set = hy_slot_check_size,                                                                                    \
-         .conf = HY_CONF_LOC},                                                                                         \
+         .set = hy_slot_size,                                                                                          \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, max_temp_file_size)},                                                            \
     {                                                                                                                  \
-        .name = P "_temp_file_write_size", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_check_size,       \
-        .conf = HY_CONF_LOC                                                                                            \
+        .name = P "_temp_file_write_size", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_size,             \
+        .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, temp_file_write_size)                                        \
     }
 
 #endif

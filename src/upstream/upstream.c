@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include "upstream.h"
 #include "../event/tls.h"
@@ -56,12 +57,12 @@ int hy_upstream_field(char **pos, char *end, bool strict_value, hy_str_t *name, 
     return 1;
 }
 
-const hy_str_t *hy_upstream_header(hy_ureq_t *u, hy_str_t name)
+static const hy_str_t *field_in(const hy_array_t *fields, hy_str_t name)
 {
-    if (u == NULL || u->headers_in == NULL)
+    if (fields == NULL)
         return NULL;
-    hy_header_t *h = u->headers_in->elts;
-    for (size_t i = 0; i < u->headers_in->nelts; i++) {
+    hy_header_t *h = fields->elts;
+    for (size_t i = 0; i < fields->nelts; i++) {
         if (h[i].name.len != name.len)
             continue;
         size_t k = 0;
@@ -80,6 +81,16 @@ const hy_str_t *hy_upstream_header(hy_ureq_t *u, hy_str_t name)
             return &h[i].value;
     }
     return NULL;
+}
+
+const hy_str_t *hy_upstream_header(hy_ureq_t *u, hy_str_t name)
+{
+    return u ? field_in(u->headers_in, name) : NULL;
+}
+
+const hy_str_t *hy_upstream_trailer(hy_ureq_t *u, hy_str_t name)
+{
+    return u ? field_in(u->trailers_in, name) : NULL;
 }
 
 static hy_upstream_log_t *cur_log(hy_ureq_t *u)
@@ -134,6 +145,11 @@ static void cleanup(void *arg)
     hy_timer_unlink(hy_worker_loop, &u->rate_timer);
     release_conn(u, false);
     hy_outq_clear(&u->ahead);
+    hy_outq_clear(&u->towrite);
+    if (u->temp) {
+        hy_file_unref(u->temp);
+        u->temp = NULL;
+    }
     u->finished = true;
 }
 
@@ -281,13 +297,38 @@ static void on_connected(hy_sock_t *s, const char *err)
     send_request(u);
 }
 
+/* proxy_ignore_client_abort off: the client closed while the upstream answers (nginx's check for a broken
+ * connection): the upstream connection is closed and the request ends; 499 when nothing was sent yet. */
+static void on_client_close(hy_req_t *req)
+{
+    hy_ureq_t *u = hy_upstream_of(req);
+    if (u == NULL || u->finished || u->state == HY_UREQ_DONE || u->state == HY_UREQ_TUNNEL)
+        return;
+    u->client_closed = true;
+    hy_req_log(req, HY_LOG_INFO, "client prematurely closed connection, so upstream connection is closed too");
+    hy_upstream_log_t *l = cur_log(u);
+    if (l && l->response_ms < 0)
+        l->response_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);
+    release_conn(u, false);
+    u->state = HY_UREQ_DONE;
+    hy_timer_unlink(loop_of(u), &u->timer);
+    hy_timer_unlink(loop_of(u), &u->rate_timer);
+    if (!req->head_sent)
+        req->status = 499;
+    req->keepalive = false;
+    hy_req_ops(req)->abort(req);
+}
+
 static void try_next(hy_ureq_t *u)
 {
     hy_req_t *req = u->req;
+    if (!u->ignore_client_abort && hy_req_ops(req)->watch_close)
+        hy_req_ops(req)->watch_close(req, on_client_close);
     if (u->codec->reinit)
         u->codec->reinit(u);
     u->head_seen = false;
     u->headers_in = NULL;
+    u->trailers_in = NULL;
     u->status = 0;
     if (!u->force_fresh || u->peer == NULL) {
         u->peer = hy_upstream_peer_get(u->group, req, u->tried);
@@ -463,6 +504,97 @@ static void send_request(hy_ureq_t *u)
 
 static void on_client_drained(hy_req_t *req);
 
+/* ---- the read-ahead: memory up to proxy_buffers, then the temp file (nginx's event pipe, simplified: what does
+ * not fit the memory buffers while the client is busy is gathered in `towrite` and written to the file in
+ * proxy_temp_file_write_size pieces; the client gets the memory part, then the file's regions by sendfile). */
+
+static bool may_spill(const hy_ureq_t *u)
+{
+    return u->buffering && u->max_temp_file_size > 0 && !u->temp_failed && u->temp_size < u->max_temp_file_size;
+}
+
+static bool write_seg_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+/* What `towrite` holds goes to the client's queue: as memory (the client is ready, the body ended, or the file
+ * failed). */
+static void towrite_to_memory(hy_ureq_t *u)
+{
+    u->ahead_mem += u->towrite.bytes;
+    hy_outq_move(&u->ahead, &u->towrite);
+}
+
+/* Write `towrite` to the temp file (created on the first write and unlinked at once: the space is freed with the
+ * last descriptor, as nginx does) and queue that region of the file for the client. */
+static void spill_flush(hy_ureq_t *u)
+{
+    if (hy_outq_empty(&u->towrite))
+        return;
+    if (u->temp == NULL && !u->temp_failed) {
+        char *path = NULL;
+        int fd = hy_req_temp_open(u->req, u->temp_path, u->temp_levels, &path);
+        if (fd < 0) {
+            u->temp_failed = true;
+        } else {
+            unlink(path);
+            u->temp = hy_calloc(sizeof(*u->temp));
+            u->temp->fd = fd;
+            u->temp->refs = 1;
+            hy_str_t addr = u->peer ? u->peer->name : HY_STR("");
+            hy_req_log(u->req, HY_LOG_WARN,
+                       "an upstream response is buffered to a temporary file %s while reading upstream, upstream: "
+                       "\"%.*s\"",
+                       path, (int)addr.len, addr.ptr);
+        }
+    }
+    if (u->temp_failed) {
+        towrite_to_memory(u);
+        return;
+    }
+    int64_t start = u->temp_size;
+    size_t n = u->towrite.bytes;
+    for (hy_seg_t *g = u->towrite.head; g; g = g->next) {
+        if (g->kind == HY_SEG_MEM && write_seg_all(u->temp->fd, g->mem.ptr, g->mem.len))
+            continue;
+        hy_req_log(u->req, HY_LOG_CRIT, "write() to temp file failed (%d: %s)", errno, strerror(errno));
+        u->temp_failed = true; /* what was written past start is never queued; the file takes no more */
+        towrite_to_memory(u);
+        return;
+    }
+    u->temp_size += (int64_t)n;
+    u->temp->size = u->temp_size;
+    hy_outq_clear(&u->towrite);
+    hy_outq_push_file(&u->ahead, u->temp, start, (int64_t)n);
+}
+
+/* Newly decoded body bytes: to memory while the buffers have room (or the client takes them now), else toward the
+ * temp file. */
+static void stash(hy_ureq_t *u, hy_outq_t *fresh)
+{
+    if (hy_outq_empty(fresh))
+        return;
+    if (!hy_outq_empty(&u->towrite) ||
+        (u->client_waiting && may_spill(u) && u->ahead_mem + fresh->bytes > (size_t)u->buffers_total)) {
+        hy_outq_move(&u->towrite, fresh);
+        if ((int64_t)u->towrite.bytes >= u->temp_file_write_size)
+            spill_flush(u);
+        return;
+    }
+    u->ahead_mem += fresh->bytes;
+    hy_outq_move(&u->ahead, fresh);
+}
+
 static void finish_client(hy_ureq_t *u)
 {
     u->state = HY_UREQ_DONE;
@@ -475,9 +607,10 @@ static void deliver(hy_ureq_t *u)
 {
     if (u->client_waiting || client_gone(u))
         return;
+    towrite_to_memory(u); /* the client is ready: no need for the file */
     if (!hy_outq_empty(&u->ahead)) {
         hy_outq_move(&u->req->body, &u->ahead);
-        u->ahead.bytes = 0;
+        u->ahead_mem = 0;
         if (u->body_done) {
             finish_client(u);
             return;
@@ -520,7 +653,9 @@ static void body_failed(hy_ureq_t *u, const char *what)
     release_conn(u, false);
     u->state = HY_UREQ_DONE;
     hy_timer_unlink(loop_of(u), &u->timer);
+    towrite_to_memory(u);
     hy_outq_move(&u->req->body, &u->ahead);
+    u->ahead_mem = 0;
     u->req->keepalive = false;
     if (hy_req_ops(u->req)->abort)
         hy_req_ops(u->req)->abort(u->req);
@@ -559,17 +694,18 @@ static bool limited_body(hy_ureq_t *u, bool eof)
         memcpy(p, hy_buf_data(&s->input), (size_t)allowed);
         hy_buf_commit(&tmp, (size_t)allowed);
         bool done = false;
-        size_t before = u->ahead.bytes;
-        int rc = u->codec->process_body(u, &tmp, false, &u->ahead, &done);
+        hy_outq_t fresh = {0};
+        int rc = u->codec->process_body(u, &tmp, false, &fresh, &done);
         size_t used = (size_t)allowed - tmp.len;
         hy_buf_release(&tmp);
+        u->resp_bytes += (int64_t)fresh.bytes;
+        stash(u, &fresh);
         if (rc != 0) {
             body_failed(u, "upstream sent invalid body");
             return true;
         }
         hy_buf_consume(&s->input, used);
         u->paced += used;
-        u->resp_bytes += (int64_t)(u->ahead.bytes - before);
         if (done) { /* the rest of the input is not part of the body: let the normal path finish */
             (void)eof;
             return false;
@@ -588,30 +724,34 @@ static void read_body(hy_ureq_t *u, bool eof)
 {
     hy_sock_t *s = &u->conn->sock;
     bool done = false;
-    size_t before = u->ahead.bytes;
     if (u->limit_rate > 0 && limited_body(u, eof))
         return;
     u->paced += s->input.len; /* limit_rate: all of it goes through now */
-    if (u->codec->process_body(u, &s->input, eof, &u->ahead, &done) != 0) {
+    hy_outq_t fresh = {0};
+    int rc = u->codec->process_body(u, &s->input, eof, &fresh, &done);
+    u->resp_bytes += (int64_t)fresh.bytes;
+    stash(u, &fresh);
+    if (rc != 0) {
         body_failed(u, "upstream prematurely closed connection");
         return;
     }
-    u->resp_bytes += (int64_t)(u->ahead.bytes - before);
     if (done) {
         u->body_done = true;
+        towrite_to_memory(u); /* less than one write's worth: the client gets it from memory */
         hy_upstream_log_t *l = cur_log(u);
         l->response_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);
         l->response_length = u->resp_bytes;
         hy_upstream_peer_free(u->group, u->peer, false);
         hy_upstream_metrics_try(u->group, u->peer, false, l->response_ms);
         release_conn(u, u->codec->reusable(u) && s->input.len == 0);
-    } else {
-        timer_set(u, u->read_timeout_ms);
-        int64_t limit = u->buffering ? u->buffers_total : u->buffer_size;
-        if ((int64_t)u->ahead.bytes >= limit)
-            hy_sock_read_stop(s);
+        deliver(u);
+        return;
     }
-    deliver(u);
+    timer_set(u, u->read_timeout_ms);
+    deliver(u); /* first: a client ready for more takes what was read, and the memory is free again */
+    int64_t limit = u->buffering ? u->buffers_total : u->buffer_size;
+    if (u->conn != NULL && !u->finished && (int64_t)u->ahead_mem >= limit && !(u->client_waiting && may_spill(u)))
+        hy_sock_read_stop(&u->conn->sock);
 }
 
 static bool client_upgrade(hy_req_t *req)

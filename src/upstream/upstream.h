@@ -211,6 +211,12 @@ struct hy_ureq {
     int next_upstream;                /* HY_UPS_FT_* */
     int64_t next_upstream_tries;      /* 0: no limit */
     int64_t next_upstream_timeout_ms; /* 0: no limit */
+    bool ignore_client_abort;         /* proxy_ignore_client_abort: a client gone does not end the exchange */
+    /* buffering: what the memory buffers cannot hold while the client is slower goes to a temp file */
+    hy_str_t temp_path;           /* proxy_temp_path (absolute) */
+    const int *temp_levels;       /* its levels (3 entries, 0 ends) */
+    int64_t max_temp_file_size;   /* proxy_max_temp_file_size: 0, no temp file (reading the upstream pauses) */
+    int64_t temp_file_write_size; /* proxy_temp_file_write_size: bytes gathered before a write */
     /* the request to send */
     hy_str_t method, uri; /* uri: path + args as sent upstream */
     int version;          /* 10 or 11 */
@@ -227,6 +233,8 @@ struct hy_ureq {
     int status;
     hy_str_t status_line;   /* reason phrase as sent */
     hy_array_t *headers_in; /* hy_header_t, request pool */
+    /* the trailer fields of a chunked response (hy_header_t, request pool), or NULL */
+    hy_array_t *trailers_in;
     int64_t resp_length;    /* -1 unknown */
     bool resp_chunked, resp_keepalive, upgrade;
     /* engine state */
@@ -244,7 +252,13 @@ struct hy_ureq {
     uint64_t tried[4];     /* peers tried (bit set, 256 peers) */
     int tries;
     uint64_t start_ms, try_start_ms;
-    hy_outq_t ahead;     /* decoded body waiting for the client */
+    hy_outq_t ahead;     /* decoded body waiting for the client (memory, then temp file regions, then memory) */
+    size_t ahead_mem;    /* bytes of `ahead` in memory (the read-ahead bound applies to them) */
+    hy_outq_t towrite;   /* decoded body gathered for the temp file (comes after `ahead`) */
+    hy_file_t *temp;     /* the temp file (unlinked at creation; a reference), NULL before the first write */
+    int64_t temp_size;   /* bytes written to it */
+    bool temp_failed;    /* it could not be created or written: no more spilling */
+    bool client_closed;  /* the client went away during the exchange (499) */
     bool client_waiting; /* a hy_req_send_more is in flight */
     bool body_done, finished;
     hy_timer_t timer;
@@ -295,5 +309,7 @@ hy_ureq_t *hy_upstream_of(hy_req_t *req);
 int hy_upstream_field(char **pos, char *end, bool strict_value, hy_str_t *name, hy_str_t *value);
 /** A response header field of the upstream (case-insensitive; '_' matches '-'), or NULL. */
 const hy_str_t *hy_upstream_header(hy_ureq_t *u, hy_str_t name);
+/** A trailer field of the upstream's chunked response (same matching), or NULL ($upstream_trailer_NAME). */
+const hy_str_t *hy_upstream_trailer(hy_ureq_t *u, hy_str_t name);
 
 #endif

@@ -1,5 +1,6 @@
 /* variables.c — $upstream_addr, $upstream_status, $upstream_*_time, $upstream_bytes_*, $upstream_response_length
- * (one value per try, joined with ", " as nginx), $upstream_http_NAME and $upstream_cookie_NAME. */
+ * (one value per try, joined with ", " as nginx), $upstream_http_NAME, $upstream_cookie_NAME and
+ * $upstream_trailer_NAME. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -83,6 +84,18 @@ static void get_http(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
     v->not_found = false;
 }
 
+static void get_trailer(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
+{
+    const hy_str_t *val = hy_upstream_trailer(hy_upstream_of(req), *(const hy_str_t *)data);
+    if (val == NULL) {
+        not_found(v);
+        return;
+    }
+    v->ptr = val->ptr;
+    v->len = val->len;
+    v->not_found = false;
+}
+
 static void get_cookie(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 {
     const hy_str_t *name = (const hy_str_t *)data;
@@ -141,7 +154,8 @@ int hy_upstream__define_vars(hy_conf_t *cf)
                            HY_VAR_NOCACHE) < 0)
             return -1;
     if (hy_vars_define_prefix(cf, "upstream_http_", get_http, HY_VAR_NOCACHE) < 0 ||
-        hy_vars_define_prefix(cf, "upstream_cookie_", get_cookie, HY_VAR_NOCACHE) < 0)
+        hy_vars_define_prefix(cf, "upstream_cookie_", get_cookie, HY_VAR_NOCACHE) < 0 ||
+        hy_vars_define_prefix(cf, "upstream_trailer_", get_trailer, HY_VAR_NOCACHE) < 0)
         return -1;
     return 0;
 }
