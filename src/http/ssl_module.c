@@ -802,6 +802,11 @@ enum {
     V_CLIENT_RAW_CERT,
     V_CLIENT_CERT,
     V_CLIENT_ESCAPED_CERT,
+    V_CLIENT_S_DN_LEGACY,
+    V_CLIENT_I_DN_LEGACY,
+    V_CLIENT_V_START,
+    V_CLIENT_V_END,
+    V_CLIENT_V_REMAIN,
     V_EARLY_DATA
 };
 
@@ -850,6 +855,30 @@ static void client_cert_var(hy_req_t *req, SSL *ssl, hy_var_value_t *v, uintptr_
                            XN_FLAG_RFC2253);
         from_bio(req, bio, &buf, &len);
         break;
+    case V_CLIENT_S_DN_LEGACY:
+    case V_CLIENT_I_DN_LEGACY: { /* OpenSSL's old one-line form: /C=../O=../CN=.. */
+        char *o = X509_NAME_oneline(what == V_CLIENT_S_DN_LEGACY ? X509_get_subject_name(cert)
+                                                                  : X509_get_issuer_name(cert), NULL, 0);
+        if (o) {
+            len = strlen(o);
+            buf = hy_pstrndup(req->pool, o, len);
+            OPENSSL_free(o);
+        }
+        break;
+    }
+    case V_CLIENT_V_START:
+    case V_CLIENT_V_END: /* "Sep 12 08:29:44 2023 GMT", as nginx prints it */
+        ASN1_TIME_print(bio, what == V_CLIENT_V_START ? X509_get0_notBefore(cert) : X509_get0_notAfter(cert));
+        from_bio(req, bio, &buf, &len);
+        break;
+    case V_CLIENT_V_REMAIN: { /* whole days until notAfter; 0 once less than a day is left or it expired */
+        int days = 0, secs = 0;
+        if (ASN1_TIME_diff(&days, &secs, NULL, X509_get0_notAfter(cert)) != 1 || days < 0 || secs < 0)
+            days = 0;
+        buf = hy_palloc(req->pool, 16);
+        len = (size_t)snprintf(buf, 16, "%d", days);
+        break;
+    }
     case V_CLIENT_SERIAL:
         i2a_ASN1_INTEGER(bio, X509_get0_serialNumber(cert));
         from_bio(req, bio, &buf, &len);
@@ -1075,6 +1104,11 @@ static int postconfiguration(hy_conf_t *cf)
                 {"ssl_client_raw_cert", V_CLIENT_RAW_CERT},
                 {"ssl_client_cert", V_CLIENT_CERT},
                 {"ssl_client_escaped_cert", V_CLIENT_ESCAPED_CERT},
+                {"ssl_client_s_dn_legacy", V_CLIENT_S_DN_LEGACY},
+                {"ssl_client_i_dn_legacy", V_CLIENT_I_DN_LEGACY},
+                {"ssl_client_v_start", V_CLIENT_V_START},
+                {"ssl_client_v_end", V_CLIENT_V_END},
+                {"ssl_client_v_remain", V_CLIENT_V_REMAIN},
                 {"ssl_early_data", V_EARLY_DATA}};
     for (size_t i = 0; i < HY_ARRAY_SIZE(vars); i++)
         hy_vars_define(cf, (hy_str_t){(char *)vars[i].name, strlen(vars[i].name)}, get_ssl_var, (uintptr_t)vars[i].what,

@@ -1,6 +1,8 @@
 """TLS client certificates: ssl_verify_client on|optional|optional_no_ca, ssl_client_certificate,
 ssl_trusted_certificate, ssl_verify_depth, 495/496 (error_page works), $ssl_client_* variables."""
+import calendar
 import ssl
+import time
 
 import pytest
 
@@ -177,3 +179,26 @@ def test_host_naming_another_server_than_sni_is_421(server, pki):
     st, h, body = read_response(c)
     c.close()
     assert st == 200 and body.startswith(b'NONE|'), (st, body)
+
+
+def test_client_cert_legacy_names_and_validity(server, pki):
+    """$ssl_client_s_dn_legacy/$ssl_client_i_dn_legacy (OpenSSL's one-line form), $ssl_client_v_start and
+    $ssl_client_v_end (as `openssl x509 -startdate/-enddate` print them), $ssl_client_v_remain (whole days)."""
+    s = server(conf(pki, 'optional',
+                    'location /v { return 200 "$ssl_client_s_dn_legacy|$ssl_client_i_dn_legacy|'
+                    '$ssl_client_v_start|$ssl_client_v_end|$ssl_client_v_remain"; }'))
+    t0 = int(time.time())
+    st, body = get(s.prefix.port, pki['alice'], path='/v')
+    t1 = int(time.time()) + 1
+    f = body.split('|')
+    assert st == 200 and f[0] == '/O=Hayate Test/CN=alice', f
+    assert f[1] == '/CN=Test CA ca', f
+    start = openssl('x509', '-in', pki['alice'][0], '-noout', '-startdate').stdout.decode().strip()
+    end = openssl('x509', '-in', pki['alice'][0], '-noout', '-enddate').stdout.decode().strip()
+    assert 'notBefore=' + f[2] == start and 'notAfter=' + f[3] == end, (f, start, end)
+    # whole days left at the second the server looked (the certificate was made with -days 2)
+    end_s = calendar.timegm(time.strptime(end.split('=', 1)[1], '%b %d %H:%M:%S %Y GMT'))
+    assert int(f[4]) in range((end_s - t1) // 86400, (end_s - t0) // 86400 + 1), (f, end_s, t0, t1)
+    assert int(f[4]) in (1, 2), f
+    st, body = get(s.prefix.port, None, path='/v')
+    assert (st, body) == (200, '||||')
