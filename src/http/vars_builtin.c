@@ -590,7 +590,10 @@ static void get_sent_http(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
     const hy_str_t *s = (const hy_str_t *)data;
     if (req->resp_headers) { /* the head as it went out (http/request.c), framing fields included */
         if (req->logged && hy_str_caseeq(*s, "connection")) {
-            set_val(v, "close", 5); /* nginx clears r->keepalive before the log phase */
+            if (req->status == 101) /* nginx: an upgraded connection says so */
+                set_val(v, "upgrade", 7);
+            else
+                set_val(v, "close", 5); /* nginx clears r->keepalive before the log phase */
             return;
         }
         const hy_str_t *val = hy_req_sent_header(req, *s);

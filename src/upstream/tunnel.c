@@ -55,6 +55,10 @@ static void on_read(hy_sock_t *s, const char *err);
 static void pump(hy_ureq_t *u, hy_sock_t *from, hy_sock_t *to)
 {
     if (from->input.len) {
+        if (to == u->client_sock) { /* nginx counts what an upgraded connection carried to the client as body */
+            u->req->bytes_sent += (int64_t)from->input.len;
+            u->req->body_bytes_sent += (int64_t)from->input.len;
+        }
         hy_outq_push_copy(&to->outq, hy_buf_data(&from->input), from->input.len);
         hy_buf_consume(&from->input, from->input.len);
         hy_sock_write(to, on_written);

@@ -14,6 +14,7 @@ import pytest
 from conftest import simple, free_port, IS_NGINX
 from helpers.backend import Backend
 from helpers.http1 import Conn
+from helpers.process import wait_until
 
 
 @pytest.fixture
@@ -472,7 +473,9 @@ def test_websocket_tunnel(server):
     port = ls.getsockname()[1]
     try:
         srv = server(simple('''location / { proxy_pass http://127.0.0.1:%d; proxy_http_version 1.1;
-            proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection "upgrade"; }''' % port))
+            proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection "upgrade"; }''' % port,
+            'log_format up "$status $bytes_sent $body_bytes_sent $sent_http_connection";'
+            ' access_log {tmp}/logs/up.log up;'))
         c = srv.conn()
         c.send(b'GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n')
         version, status, reason, headers, raw = c.read_head()
@@ -496,6 +499,12 @@ def test_websocket_tunnel(server):
             assert got == msg.upper()
         c.sock.shutdown(socket.SHUT_WR)
         assert c.sock.recv(10) == b''  # the close goes through
+        # the log counts what the tunnel carried to the client as body, and names the connection "upgrade" (nginx)
+        log = os.path.join(srv.tmp, 'logs/up.log')
+        assert wait_until(lambda: os.path.exists(log) and open(log).read().endswith('\n'), 5)
+        st, sent, body, conn = open(log).read().split()
+        assert st == '101' and int(body) == 5 + 3 + 200000 and int(sent) > int(body) + 60, (sent, body)  # + the 101 head
+        assert conn == 'upgrade'
     finally:
         ls.close()
 
