@@ -8,6 +8,7 @@
 #include "upstream.h"
 #include "../core/clock.h"
 #include "../core/log.h"
+#include "../core/stats.h"
 #include "../conf/cycle.h"
 #include "../http/vars.h"
 
@@ -176,6 +177,54 @@ static int resolve(hy_conf_t *cf, hy_str_t spec, uint16_t def_port, const hy_ups
     }
     freeaddrinfo(res);
     return 0;
+}
+
+static void peer_defaults(hy_upstream_peer_t *p)
+{
+    p->weight = p->effective_weight = 1;
+    p->max_fails = 1;
+    p->fail_timeout_ms = 10000;
+    p->stats_base = HY_STATS_SINK;
+}
+
+static socklen_t sockaddr_of(const hy_dns_addr_t *a, uint16_t port, struct sockaddr_storage *ss)
+{
+    memset(ss, 0, sizeof(*ss));
+    if (a->family == AF_INET) {
+        struct sockaddr_in *s4 = (void *)ss;
+        s4->sin_family = AF_INET;
+        s4->sin_port = htons(port);
+        memcpy(&s4->sin_addr, a->bytes, 4);
+        return sizeof(*s4);
+    }
+    struct sockaddr_in6 *s6 = (void *)ss;
+    s6->sin6_family = AF_INET6;
+    s6->sin6_port = htons(port);
+    memcpy(&s6->sin6_addr, a->bytes, 16);
+    return sizeof(*s6);
+}
+
+hy_upstream_group_t *hy_upstream_group_of_addrs(hy_pool_t *pool, hy_str_t name, const hy_dns_addr_t *addrs,
+                                                size_t n, uint16_t port)
+{
+    hy_upstream_group_t *g = hy_pcalloc(pool, sizeof(*g));
+    g->peers = hy_pcalloc(pool, (n ? n : 1) * sizeof(*g->peers));
+    for (size_t i = 0; i < n; i++) {
+        hy_upstream_peer_t *p = &g->peers[i];
+        p->salen = sockaddr_of(&addrs[i], port, &p->sa);
+        p->name = addr_text(pool, &p->sa);
+        p->server = name;
+        peer_defaults(p);
+    }
+    g->npeers = n;
+    g->name = name;
+    g->port = port;
+    g->implicit = true;
+    g->keepalive_requests = 1000;
+    g->keepalive_time_ms = 3600000;
+    g->keepalive_timeout_ms = 60000;
+    g->stats_idle = HY_STATS_SINK;
+    return g;
 }
 
 /* ---------------------------------------------------------------- directives */
