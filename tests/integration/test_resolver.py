@@ -4,6 +4,8 @@ helpers/dnsserver.py), answers are cached for their TTL (or valid=), an unresolv
 not answer is nginx's 502 with its log line, no resolver is nginx's "no resolver defined" 502; `server NAME
 resolve` in an upstream{} with a zone follows the name's addresses (nginx 1.27.3; Debian's nginx 1.22 has no
 `resolve`: those tests are hayate only). nginx-compatible configs: HY_BIN=/usr/sbin/nginx runs the rest."""
+import socket
+import threading
 import time
 
 import pytest
@@ -248,28 +250,105 @@ def test_resolver_conf_errors(run_cli, prefix, args, msg):
 needs_resolve = pytest.mark.skipif(IS_NGINX, reason="Debian's nginx 1.22 has no `server ... resolve`")
 
 
+class V6Backend:
+    """Answers "B" on [::1]:port (the same port as the IPv4 backend: a name moving from 127.0.0.1 to ::1 moves
+    from backend A to backend B while the port in the configuration stays)."""
+
+    def __init__(self, port):
+        import http.server
+        import socketserver
+
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                self.send_response(200)
+                self.send_header('Content-Length', '1')
+                self.end_headers()
+                self.wfile.write(b'B')
+
+            def log_message(self, *a):
+                pass
+
+        class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+            address_family = socket.AF_INET6
+            daemon_threads = True
+            allow_reuse_address = True
+
+        self.srv = S(('::1', port), H)
+        self.t = threading.Thread(target=self.srv.serve_forever, daemon=True)
+        self.t.start()
+
+    def stop(self):
+        self.srv.shutdown()
+        self.srv.server_close()
+
+
+def wait_body(srv, body, path='/', timeout=10.0):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        r = srv.get(path)
+        last = (r.status, r.body)
+        if (body is None and r.status == 502) or (body is not None and r.status == 200 and r.body == body):
+            return True
+        time.sleep(0.1)
+    raise AssertionError('never got %r, last %r' % (body, last))
+
+
+def test_proxy_pass_follows_dns_change(server, dns, be):
+    v6 = V6Backend(be.port)
+    try:
+        dns.set('app.test', a=['127.0.0.1'], ttl=1)
+        srv = server(proxy_conf(dns, be))
+        assert srv.get('/').body == b'A'
+        dns.set('app.test', aaaa=['::1'], ttl=1)
+        wait_body(srv, b'B')
+    finally:
+        v6.stop()
+
+
 @needs_resolve
-def test_server_resolve_follows_changes(server, dns, be, be2):
-    # both backends listen on 127.0.0.1 on different ports: the name moves between two addresses of the loopback
-    dns.set('app.test', a=['127.0.0.1'], ttl=1)
+def test_server_resolve_follows_changes(server, dns, be):
+    v6 = V6Backend(be.port)
+    try:
+        dns.set('app.test', a=['127.0.0.1'], ttl=1)
+        srv = server(simple('''
+            location / { proxy_pass http://dyn; }
+        ''', http_extra='''
+            resolver 127.0.0.1:%d valid=1s;
+            upstream dyn { zone dyn 64k; server app.test:%d resolve; }
+        ''' % (dns.port, be.port)))
+        wait_body(srv, b'A')                         # backend A
+        dns.set('app.test', aaaa=['::1'], ttl=1)
+        wait_body(srv, b'B')                         # the name moved: backend B
+        dns.set('app.test', rcode=3, ttl=1)
+        wait_body(srv, None)                         # no address: no peer from it, 502
+        assert wait_log(srv, 'app.test could not be resolved (3: Host not found)')
+        assert 'no live upstreams' in srv.error_log()
+        dns.set('app.test', a=['127.0.0.1'], ttl=1)
+        wait_body(srv, b'A')
+    finally:
+        v6.stop()
+
+
+@needs_resolve
+def test_server_resolve_with_static_peer(server, dns, be):
+    dns.set('app.test', rcode=3)
     srv = server(simple('''
-        resolver 127.0.0.1:%d;
         location / { proxy_pass http://dyn; }
-    ''' % dns.port, http_extra='''
-        upstream dyn { zone dyn 64k; server app.test:%d resolve; }
-        upstream dyn2 { zone dyn2 64k; server app2.test:%d resolve; }
-    ''' % (be.port, be2.port)))
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and srv.get('/').status != 200:
-        time.sleep(0.1)
+    ''', http_extra='''
+        upstream dyn { zone dyn 64k; resolver 127.0.0.1:%d; server app.test:1 resolve; server 127.0.0.1:%d; }
+    ''' % (dns.port, be.port)))
     assert srv.get('/').body == b'A'
-    dns.set('app.test', a=[], ttl=1)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and srv.get('/').status != 502:
-        time.sleep(0.1)
-    assert srv.get('/').status == 502
-    dns.set('app.test', a=['127.0.0.1'], ttl=1)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and srv.get('/').status != 200:
-        time.sleep(0.1)
-    assert srv.get('/').body == b'A'
+    assert dns.wait_count('app.test', 1)
+
+
+@needs_resolve
+@pytest.mark.parametrize('ups,msg', [
+    ('upstream u { server app.test resolve; }', 'to be in shared memory'),
+    ('upstream u { zone u 64k; server app.test resolve; }', 'no resolver defined to resolve names at run time'),
+])
+def test_server_resolve_conf_errors(run_cli, prefix, ups, msg):
+    conf = prefix.conf(simple('location / { proxy_pass http://u; }', http_extra=ups))
+    r = run_cli(['-t', '-c', conf])
+    assert r.rc != 0
+    assert msg in r.err
