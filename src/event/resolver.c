@@ -26,7 +26,19 @@ typedef struct question {
     uint32_t ttl;
     size_t naddrs;
     hy_dns_addr_t addrs[HY_DNS_MAX_ADDRS];
+    struct tcpq *tcp; /* asking again over TCP after a truncated answer */
 } question_t;
+
+/* A question over TCP (RFC 1035 4.2.2: a two-byte length before each message). */
+typedef struct tcpq {
+    hy_io_t io;
+    struct node *n;
+    int k;                       /* which question of the node */
+    uint8_t out[2 + HY_DNS_QUERY_MAX];
+    size_t outlen, sent;
+    uint8_t *in;                 /* malloc'ed, grows to the announced length */
+    size_t inlen, incap;
+} tcpq_t;
 
 typedef struct node node_t;
 struct hy_resolve {
@@ -176,7 +188,7 @@ static void send_questions(node_t *n)
     int fd = sock_of(rt, i);
     for (int k = 0; k < 2; k++) {
         question_t *q = &n->q[k];
-        if (!q->active || q->done)
+        if (!q->active || q->done || q->tcp)
             continue;
         uint8_t buf[HY_DNS_QUERY_MAX];
         int len = hy_dns_query(buf, q->id, q->qname, q->qlen, q->qtype);
@@ -188,10 +200,23 @@ static void send_questions(node_t *n)
 
 /* ---------------------------------------------------------------- nodes */
 
+static void tcp_close(question_t *q)
+{
+    tcpq_t *t = q->tcp;
+    if (t == NULL)
+        return;
+    q->tcp = NULL;
+    hy_io_close(t->n->rt->loop, &t->io);
+    free(t->in);
+    free(t);
+}
+
 static void node_free(node_t *n)
 {
     hy_resolver_rt_t *rt = n->rt;
     hy_timer_unlink(rt->loop, &n->resend);
+    tcp_close(&n->q[0]);
+    tcp_close(&n->q[1]);
     for (node_t **pp = &rt->nodes; *pp; pp = &(*pp)->next)
         if (*pp == n) {
             *pp = n->next;
@@ -279,7 +304,40 @@ static void node_done(node_t *n)
     deliver(n);
 }
 
-static void on_answer(hy_resolver_rt_t *rt, const uint8_t *msg, size_t len)
+static void tcp_start(node_t *n, int k, size_t server);
+
+/* An answer (parsed) to question k of node n. */
+static void question_answer(node_t *n, int k, hy_dns_answer_t *a, size_t server, bool tcp)
+{
+    question_t *q = &n->q[k];
+    if (a->truncated) {
+        if (!tcp) { /* ask the same server again over TCP */
+            tcp_start(n, k, server);
+            if (q->tcp != NULL)
+                return;
+        }
+        hy_log(HY_LOG_ERR, "truncated DNS response for %s", q->qname);
+        a->rcode = HY_DNS_SERVFAIL;
+    }
+    if (a->rcode == 0 && a->naddrs == 0 && a->cname[0] && q->links < HY_DNS_MAX_CNAMES) {
+        /* the chain ends without addresses here: ask for its last name */
+        q->links++;
+        uint32_t keep = q->ttl;
+        question_start(q, a->cname, strlen(a->cname));
+        q->ttl = keep && keep < a->ttl ? keep : a->ttl;
+        send_questions(n);
+        return;
+    }
+    q->done = true;
+    q->rcode = a->rcode;
+    q->naddrs = a->naddrs;
+    memcpy(q->addrs, a->addrs, a->naddrs * sizeof(a->addrs[0]));
+    q->ttl = q->links && q->ttl < a->ttl ? q->ttl : a->ttl;
+    if ((!n->q[0].active || n->q[0].done) && (!n->q[1].active || n->q[1].done))
+        node_done(n);
+}
+
+static void on_answer(hy_resolver_rt_t *rt, const uint8_t *msg, size_t len, size_t server)
 {
     uint16_t id = hy_dns_id(msg, len);
     for (node_t *n = rt->nodes; n; n = n->next) {
@@ -287,7 +345,7 @@ static void on_answer(hy_resolver_rt_t *rt, const uint8_t *msg, size_t len)
             continue;
         for (int k = 0; k < 2; k++) {
             question_t *q = &n->q[k];
-            if (!q->active || q->done || q->id != id)
+            if (!q->active || q->done || q->tcp || q->id != id)
                 continue;
             hy_dns_answer_t a;
             int rc = hy_dns_parse(msg, len, id, q->qname, q->qlen, q->qtype, &a);
@@ -297,30 +355,92 @@ static void on_answer(hy_resolver_rt_t *rt, const uint8_t *msg, size_t len)
                 hy_log(HY_LOG_ERR, "invalid DNS response for %s (ignored)", q->qname);
                 return;
             }
-            if (a.truncated) {
-                /* no TCP fallback: the servers we talk to answer A/AAAA within 512 bytes; count it as a failure */
-                hy_log(HY_LOG_ERR, "truncated DNS response for %s", q->qname);
-                a.rcode = HY_DNS_SERVFAIL;
-            }
-            if (a.rcode == 0 && a.naddrs == 0 && a.cname[0] && q->links < HY_DNS_MAX_CNAMES) {
-                /* the chain ends without addresses here: ask for its last name */
-                q->links++;
-                uint32_t keep = q->ttl;
-                question_start(q, a.cname, strlen(a.cname));
-                q->ttl = keep && keep < a.ttl ? keep : a.ttl;
-                send_questions(n);
-                return;
-            }
-            q->done = true;
-            q->rcode = a.rcode;
-            q->naddrs = a.naddrs;
-            memcpy(q->addrs, a.addrs, a.naddrs * sizeof(a.addrs[0]));
-            q->ttl = q->links && q->ttl < a.ttl ? q->ttl : a.ttl;
-            if ((!n->q[0].active || n->q[0].done) && (!n->q[1].active || n->q[1].done))
-                node_done(n);
+            question_answer(n, k, &a, server, false);
             return;
         }
     }
+}
+
+static void on_tcp(hy_io_t *io, unsigned revents)
+{
+    tcpq_t *t = io->data;
+    node_t *n = t->n;
+    int k = t->k;
+    question_t *q = &n->q[k];
+    if (t->sent < t->outlen) {
+        ssize_t w = send(io->fd, t->out + t->sent, t->outlen - t->sent, MSG_NOSIGNAL);
+        if (w < 0 && (errno == EAGAIN || errno == EINTR))
+            return;
+        if (w < 0)
+            goto failed;
+        t->sent += (size_t)w;
+        if (t->sent == t->outlen)
+            hy_io_set(n->rt->loop, io, HY_EV_READ);
+        return;
+    }
+    (void)revents;
+    for (;;) {
+        size_t want = t->inlen < 2 ? 2 : 2 + (size_t)(t->in[0] << 8 | t->in[1]);
+        if (t->inlen >= 2 && t->inlen == want)
+            break;
+        if (t->incap < want) {
+            t->in = realloc(t->in, want);
+            t->incap = want;
+        }
+        ssize_t r = recv(io->fd, t->in + t->inlen, want - t->inlen, 0);
+        if (r < 0 && (errno == EAGAIN || errno == EINTR))
+            return;
+        if (r == 0)
+            errno = ECONNRESET;
+        if (r <= 0)
+            goto failed;
+        t->inlen += (size_t)r;
+    }
+    /* the whole message: close, then use it */
+    uint8_t *msg = t->in;
+    size_t len = t->inlen - 2;
+    t->in = NULL;
+    tcp_close(q);
+    hy_dns_answer_t a;
+    int rc = hy_dns_parse(msg + 2, len, q->id, q->qname, q->qlen, q->qtype, &a);
+    free(msg);
+    if (rc != HY_DNS_OK) {
+        hy_log(HY_LOG_ERR, "invalid DNS response over TCP for %s", q->qname);
+        a.rcode = HY_DNS_SERVFAIL;
+        a.truncated = false;
+        a.naddrs = 0;
+        a.cname[0] = '\0';
+    }
+    question_answer(n, k, &a, 0, true);
+    return;
+failed:
+    hy_log(HY_LOG_ERR, "DNS over TCP failed (%d: %s) for %s", errno, strerror(errno), q->qname);
+    tcp_close(q);
+    hy_dns_answer_t f = {.rcode = HY_DNS_SERVFAIL};
+    question_answer(n, k, &f, 0, true);
+}
+
+static void tcp_start(node_t *n, int k, size_t server)
+{
+    hy_resolver_t *r = n->rt->r;
+    question_t *q = &n->q[k];
+    int fd = socket(r->servers[server].ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return;
+    if (connect(fd, (const struct sockaddr *)&r->servers[server], r->server_lens[server]) != 0 &&
+        errno != EINPROGRESS) {
+        close(fd);
+        return;
+    }
+    tcpq_t *t = hy_calloc(sizeof(*t));
+    t->n = n;
+    t->k = k;
+    int len = hy_dns_query(t->out + 2, q->id, q->qname, q->qlen, q->qtype);
+    t->out[0] = (uint8_t)(len >> 8), t->out[1] = (uint8_t)len;
+    t->outlen = (size_t)len + 2;
+    hy_io_init(&t->io, fd, on_tcp, t);
+    hy_io_set(n->rt->loop, &t->io, HY_EV_WRITE);
+    q->tcp = t;
 }
 
 static void on_read(hy_io_t *io, unsigned revents)
@@ -335,7 +455,7 @@ static void on_read(hy_io_t *io, unsigned revents)
                 hy_log(HY_LOG_ERR, "recv() failed (%d: %s) while resolving", errno, strerror(errno));
             return;
         }
-        on_answer(rt, buf, (size_t)n);
+        on_answer(rt, buf, (size_t)n, (size_t)(io - rt->io));
     }
 }
 

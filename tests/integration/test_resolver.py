@@ -352,3 +352,13 @@ def test_server_resolve_conf_errors(run_cli, prefix, ups, msg):
     r = run_cli(['-t', '-c', conf])
     assert r.rc != 0
     assert msg in r.err
+
+
+def test_truncated_answer_asked_over_tcp(server, dns, be):
+    dns.set('app.test', a=['127.0.0.1'], ttl=60)
+    dns.truncate = {'app.test'}
+    srv = server(proxy_conf(dns, be))
+    r = srv.get('/')
+    assert r.status == 200 and r.body == b'A'
+    assert dns.count('app.test', 'A', transport='udp') >= 1
+    assert dns.count('app.test', 'A', transport='tcp') == 1
