@@ -22,7 +22,7 @@ bool hy_dns_name_valid(const char *name, size_t len)
 {
     if (len && name[len - 1] == '.')
         len--;
-    if (len == 0 || len > 253)
+    if (len == 0 || len > HY_DNS_NAME_MAX) /* RFC 1035 says 253; nginx asks for names up to 255 */
         return false;
     size_t label = 0;
     for (size_t i = 0; i < len; i++) {

@@ -46,7 +46,7 @@ typedef struct hy_dns_answer {
 } hy_dns_answer_t;
 
 /** Is `name` (len bytes, no trailing dot needed) a host name a query can carry: labels of 1..63 bytes, at most
- * 253 bytes, no byte that is a dot-less space or control. */
+ * 255 bytes (RFC 1035's limit is 253 in text; nginx follows a CNAME to 255), no space or control byte. */
 bool hy_dns_name_valid(const char *name, size_t len);
 /** Write the query for (name, qtype) with id and RD set into out (room for HY_DNS_QUERY_MAX bytes). Returns its
  * length, or -1 when the name is not valid (hy_dns_name_valid). A trailing dot is allowed. */

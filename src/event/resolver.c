@@ -21,7 +21,7 @@ typedef struct question {
     uint16_t qtype, id;
     char qname[HY_DNS_NAME_MAX + 1]; /* the name asked now (a CNAME's target after a restart) */
     size_t qlen;
-    int links;
+    char cname[HY_DNS_NAME_MAX + 1]; /* a bare CNAME answered (no address of the type): its target */
     int rcode;
     uint32_t ttl;
     size_t naddrs;
@@ -44,6 +44,7 @@ typedef struct node node_t;
 struct hy_resolve {
     hy_resolve_t *next;
     node_t *node;
+    int hops; /* CNAMEs followed for it */
     hy_resolve_cb cb;
     void *data;
     hy_timer_t timer;
@@ -61,6 +62,8 @@ struct node {
     size_t naddrs;
     hy_dns_addr_t addrs[2 * HY_DNS_MAX_ADDRS];
     question_t q[2]; /* A, AAAA */
+    int last;        /* the question answered last */
+    char cname[HY_DNS_NAME_MAX + 1]; /* cached: the name is an alias of this one ("" when not) */
     size_t server;   /* the server the next send goes to */
     hy_timer_t resend;
     hy_resolve_t *waiters;
@@ -234,6 +237,9 @@ static void on_resend(hy_timer_t *t)
         return;
     }
     n->server++;
+    /* a TCP exchange still unanswered is given up: the question goes to the next server over UDP */
+    tcp_close(&n->q[0]);
+    tcp_close(&n->q[1]);
     send_questions(n);
 }
 
@@ -250,6 +256,7 @@ static void node_ask(node_t *n)
 {
     hy_resolver_t *r = n->rt->r;
     n->pending = true;
+    n->cname[0] = '\0';
     n->server = n->rt->next_server++; /* spread first questions over the servers */
     memset(n->q, 0, sizeof(n->q));
     n->q[0].active = r->ipv4;
@@ -262,18 +269,49 @@ static void node_ask(node_t *n)
     send_questions(n);
 }
 
-static void deliver(node_t *n)
+static void deliver_one(hy_resolve_t *w, const node_t *n)
 {
     hy_resolve_result_t res = {.status = n->status, .addrs = n->addrs, .naddrs = n->naddrs, .expire_ms = n->expire_ms};
+    hy_timer_unlink(w->loop, &w->timer);
+    w->cb(w->data, &res);
+    free(w);
+}
+
+static void deliver(node_t *n)
+{
     while (n->waiters) {
         hy_resolve_t *w = n->waiters;
         n->waiters = w->next;
-        hy_timer_unlink(w->loop, &w->timer);
-        w->cb(w->data, &res);
-        free(w);
+        deliver_one(w, n);
     }
 }
 
+static node_t *node_get(hy_resolver_rt_t *rt, const char *name, size_t len, uint64_t now);
+static bool attach(hy_resolve_t *w, node_t *n, uint64_t now);
+
+/* The answers ended in a bare CNAME: the name is cached as an alias (for the CNAME's TTL, or valid=) and its
+ * waiters move to the target's name (cached or asked now). */
+static void follow(node_t *n, const char *target, uint32_t ttl)
+{
+    uint64_t now = hy_clock_now_ms();
+    hy_resolver_t *r = n->rt->r;
+    n->pending = false;
+    n->status = HY_DNS_NXDOMAIN;
+    n->naddrs = 0;
+    n->expire_ms = now + (r->valid_ms >= 0 ? (uint64_t)r->valid_ms : (uint64_t)ttl * 1000);
+    memcpy(n->cname, target, strlen(target) + 1);
+    hy_resolve_t *ws = n->waiters;
+    n->waiters = NULL;
+    while (ws) {
+        hy_resolve_t *w = ws;
+        ws = w->next;
+        attach(w, n, now);
+    }
+}
+
+/* Both questions answered: nginx's rules. Any error answer fails the name (not cached: the next query asks
+ * again); else the addresses of both types; else, when the answer that came last was a bare CNAME, its target;
+ * else "no data" (cached 10 s or valid=). */
 static void node_done(node_t *n)
 {
     hy_resolver_t *r = n->rt->r;
@@ -293,11 +331,18 @@ static void node_done(node_t *n)
             status = q->rcode;
     }
     uint64_t now = hy_clock_now_ms();
-    if (n->naddrs) {
+    if (status) {
+        n->status = status;
+        n->naddrs = 0;
+        n->expire_ms = now;
+    } else if (n->naddrs) {
         n->status = 0;
         n->expire_ms = now + (r->valid_ms >= 0 ? (uint64_t)r->valid_ms : (uint64_t)ttl * 1000);
+    } else if (n->q[n->last].cname[0]) {
+        follow(n, n->q[n->last].cname, n->q[n->last].ttl);
+        return;
     } else {
-        n->status = status ? status : HY_DNS_NXDOMAIN; /* no address of any type asked */
+        n->status = HY_DNS_NXDOMAIN;
         n->expire_ms = now + (r->valid_ms >= 0 ? (uint64_t)r->valid_ms : ERROR_VALID_MS);
     }
     n->pending = false;
@@ -319,20 +364,15 @@ static void question_answer(node_t *n, int k, hy_dns_answer_t *a, size_t server,
         hy_log(HY_LOG_ERR, "truncated DNS response for %s", q->qname);
         a->rcode = HY_DNS_SERVFAIL;
     }
-    if (a->rcode == 0 && a->naddrs == 0 && a->cname[0] && q->links < HY_DNS_MAX_CNAMES) {
-        /* the chain ends without addresses here: ask for its last name */
-        q->links++;
-        uint32_t keep = q->ttl;
-        question_start(q, a->cname, strlen(a->cname));
-        q->ttl = keep && keep < a->ttl ? keep : a->ttl;
-        send_questions(n);
-        return;
-    }
     q->done = true;
     q->rcode = a->rcode;
-    q->naddrs = a->naddrs;
-    memcpy(q->addrs, a->addrs, a->naddrs * sizeof(a->addrs[0]));
-    q->ttl = q->links && q->ttl < a->ttl ? q->ttl : a->ttl;
+    q->naddrs = a->rcode ? 0 : a->naddrs;
+    memcpy(q->addrs, a->addrs, q->naddrs * sizeof(a->addrs[0]));
+    q->ttl = a->ttl;
+    q->cname[0] = '\0';
+    if (a->rcode == 0 && a->naddrs == 0 && a->cname[0])
+        memcpy(q->cname, a->cname, sizeof(q->cname));
+    n->last = k;
     if ((!n->q[0].active || n->q[0].done) && (!n->q[1].active || n->q[1].done))
         node_done(n);
 }
@@ -404,20 +444,15 @@ static void on_tcp(hy_io_t *io, unsigned revents)
     hy_dns_answer_t a;
     int rc = hy_dns_parse(msg + 2, len, q->id, q->qname, q->qlen, q->qtype, &a);
     free(msg);
-    if (rc != HY_DNS_OK) {
+    if (rc != HY_DNS_OK) { /* asked again over UDP at the next resend */
         hy_log(HY_LOG_ERR, "invalid DNS response over TCP for %s", q->qname);
-        a.rcode = HY_DNS_SERVFAIL;
-        a.truncated = false;
-        a.naddrs = 0;
-        a.cname[0] = '\0';
+        return;
     }
     question_answer(n, k, &a, 0, true);
     return;
-failed:
+failed: /* the question goes to the next server over UDP at the next resend */
     hy_log(HY_LOG_ERR, "DNS over TCP failed (%d: %s) for %s", errno, strerror(errno), q->qname);
     tcp_close(q);
-    hy_dns_answer_t f = {.rcode = HY_DNS_SERVFAIL};
-    question_answer(n, k, &f, 0, true);
 }
 
 static void tcp_start(node_t *n, int k, size_t server)
@@ -508,6 +543,52 @@ static void sweep(hy_resolver_rt_t *rt, uint64_t now)
     }
 }
 
+static node_t *node_get(hy_resolver_rt_t *rt, const char *name, size_t len, uint64_t now)
+{
+    for (node_t *x = rt->nodes; x; x = x->next)
+        if (x->len == len && strncasecmp(x->name, name, len) == 0)
+            return x;
+    if (rt->nnodes >= MAX_NODES)
+        sweep(rt, now);
+    node_t *n = hy_calloc(sizeof(*n));
+    n->rt = rt;
+    for (size_t i = 0; i < len; i++)
+        n->name[i] = name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] + 32) : name[i];
+    n->len = len;
+    n->resend.cb = on_resend;
+    n->resend.data = n;
+    n->next = rt->nodes;
+    rt->nodes = n;
+    rt->nnodes++;
+    return n;
+}
+
+/* w waits for n: answered now from the cache (true: w is gone), moved on to the target of a cached alias, or
+ * queued (n is asked when it is not already). */
+static bool attach(hy_resolve_t *w, node_t *n, uint64_t now)
+{
+    w->node = n;
+    if (!n->pending && n->expire_ms > now) {
+        if (n->cname[0] == '\0') {
+            deliver_one(w, n);
+            return true;
+        }
+        if (++w->hops > HY_DNS_MAX_CNAMES) {
+            hy_log(HY_LOG_ERR, "too many CNAMEs while resolving %s", n->name);
+            n->cname[0] = '\0'; /* delivered as "Host not found"; the alias is asked again next time */
+            n->expire_ms = now;
+            deliver_one(w, n);
+            return true;
+        }
+        return attach(w, node_get(n->rt, n->cname, strlen(n->cname), now), now);
+    }
+    w->next = n->waiters;
+    n->waiters = w;
+    if (!n->pending)
+        node_ask(n);
+    return false;
+}
+
 hy_resolve_t *hy_resolve_start(hy_loop_t *loop, hy_resolver_t *r, const char *name, size_t len, int64_t timeout_ms,
                                hy_resolve_cb cb, void *data)
 {
@@ -525,43 +606,19 @@ hy_resolve_t *hy_resolve_start(hy_loop_t *loop, hy_resolver_t *r, const char *na
         rt->loop = loop;
     }
     uint64_t now = hy_clock_now_ms();
-    node_t *n = NULL;
-    for (node_t *x = rt->nodes; x; x = x->next)
-        if (x->len == len && strncasecmp(x->name, name, len) == 0) {
-            n = x;
-            break;
-        }
-    if (n != NULL && !n->pending && n->expire_ms > now) {
+    node_t *n = node_get(rt, name, len, now);
+    if (!n->pending && n->expire_ms > now && n->cname[0] == '\0') {
         hy_resolve_result_t res = {.status = n->status, .addrs = n->addrs, .naddrs = n->naddrs,
                                    .expire_ms = n->expire_ms};
         cb(data, &res);
         return NULL;
     }
-    if (n == NULL) {
-        if (rt->nnodes >= MAX_NODES)
-            sweep(rt, now);
-        n = hy_calloc(sizeof(*n));
-        n->rt = rt;
-        for (size_t i = 0; i < len; i++)
-            n->name[i] = name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] + 32) : name[i];
-        n->len = len;
-        n->resend.cb = on_resend;
-        n->resend.data = n;
-        n->next = rt->nodes;
-        rt->nodes = n;
-        rt->nnodes++;
-    }
     hy_resolve_t *w = hy_calloc(sizeof(*w));
-    w->node = n;
     w->cb = cb;
     w->data = data;
     w->loop = loop;
     w->timer.cb = on_wait_timeout;
     w->timer.data = w;
-    w->next = n->waiters;
-    n->waiters = w;
     hy_timer_link(loop, &w->timer, timeout_ms > 0 ? (uint64_t)timeout_ms : 1);
-    if (!n->pending)
-        node_ask(n);
-    return w;
+    return attach(w, n, now) ? NULL : w;
 }

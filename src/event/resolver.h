@@ -7,7 +7,10 @@
  * core/dns.c); a CNAME without addresses is asked again for its target. The servers are tried in turn: the
  * questions still unanswered go to the next server every HY_RESOLVER_RESEND_MS until the caller's timeout
  * (resolver_timeout) ends its wait. An answer is cached per worker for its TTL (the smallest of the records used),
- * or for `valid=` when given; an error (NXDOMAIN, SERVFAIL ...) for 10 s or valid=. Nothing here is thread-safe. */
+ * or for `valid=` when given; an answer without addresses for 10 s or valid=; an error answer (NXDOMAIN, SERVFAIL ...)
+ * is not cached (nginx): the next query asks again, and a truncated answer is asked again over TCP of the same
+ * server (when that fails, the next server gets the question over UDP at the next resend). Nothing here is
+ * thread-safe. */
 #ifndef HY_EVENT_RESOLVER_H
 #define HY_EVENT_RESOLVER_H
 
@@ -16,7 +19,7 @@
 #include "../core/dns.h"
 
 #define HY_RESOLVER_MAX_SERVERS 16
-#define HY_RESOLVER_RESEND_MS 1000
+#define HY_RESOLVER_RESEND_MS 5000 /* nginx's resend timeout */
 #define HY_RESOLVE_TIMEDOUT 110 /* status of a wait that ended before an answer (nginx's NGX_RESOLVE_TIMEDOUT) */
 
 typedef struct hy_resolver_rt hy_resolver_rt_t;

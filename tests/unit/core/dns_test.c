@@ -92,10 +92,10 @@ static void test_query(void)
     memset(big, 'a', sizeof(big));
     is_int(hy_dns_query(out, 1, big, 64, HY_DNS_A), -1); /* a label of 64 */
     ok(hy_dns_query(out, 1, big, 63, HY_DNS_A) > 0);
-    for (int i = 63; i < 254; i += 64)
+    for (int i = 63; i < 256; i += 64)
         big[i] = '.';
-    is_int(hy_dns_query(out, 1, big, 254, HY_DNS_A), -1); /* 254 bytes */
-    ok(hy_dns_query(out, 1, big, 253, HY_DNS_A) > 0);
+    is_int(hy_dns_query(out, 1, big, 257, HY_DNS_A), -1); /* 257 bytes ("a" after the fourth dot) */
+    ok(hy_dns_query(out, 1, big, 255, HY_DNS_A) > 0);    /* four labels of 63 */
 }
 
 static void test_answer(void)
