@@ -535,7 +535,10 @@ static void on_dyn_resolved(void *data, const hy_resolve_result_t *res)
     if (res->status != 0)
         hy_log(HY_LOG_ERR, "%s could not be resolved (%d: %s) in upstream \"%.*s\"", d->host, res->status,
                hy_resolve_strerror(res->status), (int)d->e->g.name.len, d->e->g.name.ptr);
-    bool changed = n != d->naddrs || (n && memcmp(d->addrs, res->addrs, n * sizeof(*res->addrs)) != 0);
+    /* as nginx 1.27.3: a name that does not exist (NXDOMAIN) or has no address leaves no peer; a failure to get an
+     * answer (SERVFAIL, REFUSED, a timeout ...) keeps the peers it had */
+    bool keep = res->status != 0 && res->status != HY_DNS_NXDOMAIN;
+    bool changed = !keep && (n != d->naddrs || (n && memcmp(d->addrs, res->addrs, n * sizeof(*res->addrs)) != 0));
     if (changed) {
         free(d->addrs);
         d->addrs = n ? malloc(n * sizeof(*d->addrs)) : NULL;

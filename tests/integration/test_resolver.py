@@ -331,6 +331,24 @@ def test_server_resolve_follows_changes(server, dns, be):
 
 
 @needs_resolve
+def test_server_resolve_keeps_peers_on_servfail(server, dns, be):
+    # a failure to get an answer keeps the peers (nginx 1.27.3); only a name that does not exist removes them
+    dns.set('app.test', a=['127.0.0.1'], ttl=1)
+    srv = server(simple('''
+        location / { proxy_pass http://dyn; }
+    ''', http_extra='''
+        resolver 127.0.0.1:%d valid=1s;
+        upstream dyn { zone dyn 64k; server app.test:%d resolve; }
+    ''' % (dns.port, be.port)))
+    wait_body(srv, b'A')
+    dns.set('app.test', rcode=2, ttl=1)
+    n = dns.count('app.test', 'A')
+    assert dns.wait_count('app.test', n + 2, 'A', timeout=10)  # asked again (twice: past one answer's use)
+    assert srv.get('/').body == b'A'
+    assert wait_log(srv, 'app.test could not be resolved (2: Server failure)')
+
+
+@needs_resolve
 def test_server_resolve_with_static_peer(server, dns, be):
     dns.set('app.test', rcode=3)
     srv = server(simple('''
