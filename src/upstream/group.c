@@ -11,6 +11,7 @@
 #include "../core/log.h"
 #include "../core/stats.h"
 #include "../conf/cycle.h"
+#include "../conf/zone.h"
 #include "../http/vars.h"
 #include "../http/resolver_conf.h"
 
@@ -42,6 +43,7 @@ typedef struct ups_group_ext {
     hy_resolver_t *resolver; /* the block's own resolver (else the http level's) */
     int64_t resolver_timeout_ms; /* -1: not given in the block */
     hy_pool_t *wpool;    /* per worker: names and rings of rebuilt peer arrays */
+    hy_zone_t *shm;      /* `zone`: the resolved addresses, shared and kept across reloads */
 } ups_group_ext_t;
 
 static ups_main_t *ups_main(hy_conf_t *cf)
@@ -439,6 +441,34 @@ static int set_method(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return 0;
 }
 
+/* The upstream zone holds what `server ... resolve` learnt (nginx keeps it there across reloads): one entry per
+ * upstream and name, with the addresses last resolved. Several upstreams may share one zone. */
+typedef struct ups_sh_entry {
+    struct ups_sh_entry *next;
+    char key[600]; /* "UPSTREAM\nHOST" */
+    size_t naddrs;
+    hy_dns_addr_t addrs[2 * HY_DNS_MAX_ADDRS];
+} ups_sh_entry_t;
+
+typedef struct ups_sh {
+    ups_sh_entry_t *head;
+} ups_sh_t;
+
+typedef struct ups_zone_data {
+    ups_sh_t *sh;
+} ups_zone_data_t;
+
+static int init_zone(hy_zone_t *z, void *old_data)
+{
+    ups_zone_data_t *zd = z->data;
+    if (old_data) {
+        zd->sh = ((ups_zone_data_t *)old_data)->sh;
+        return 0;
+    }
+    zd->sh = hy_slab_calloc(z->slab, sizeof(ups_sh_t));
+    return zd->sh ? 0 : -1;
+}
+
 static int set_zone(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     (void)d, (void)conf;
@@ -447,15 +477,73 @@ static int set_zone(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     hy_str_t *a = hy_conf_args(cf, &n);
     if (a[1].len == 0)
         return hy_conf_error(cf, "invalid zone name \"%s\"", a[1].ptr);
+    int64_t size = 0;
     if (n == 3) {
-        int64_t size = hy_parse_size(a[2].ptr, a[2].len);
+        size = hy_parse_size(a[2].ptr, a[2].len);
         if (size < 0)
             return hy_conf_error(cf, "invalid zone size \"%s\"", a[2].ptr);
         if (size < 8 * 4096)
             return hy_conf_error(cf, "zone \"%s\" is too small", a[1].ptr);
     }
+    hy_zone_t *z = hy_zone_claim(cf, a[1], (size_t)size, &hy_http_upstream_module);
+    if (z == NULL)
+        return -1;
+    if (z->data == NULL) {
+        z->data = hy_pcalloc(cf->pool, sizeof(ups_zone_data_t));
+        z->init = init_zone;
+    }
     um->cur->zone = true;
+    ((ups_group_ext_t *)um->cur)->shm = z;
     return 0;
+}
+
+static ups_sh_entry_t *sh_find(ups_sh_t *sh, const char *key)
+{
+    for (ups_sh_entry_t *x = sh->head; x; x = x->next)
+        if (strcmp(x->key, key) == 0)
+            return x;
+    return NULL;
+}
+
+/* The addresses the zone remembers for d (from this generation's workers or an earlier one's), into d. */
+static void sh_load(ups_dyn_t *d)
+{
+    hy_zone_t *z = d->e->shm;
+    ups_zone_data_t *zd = z ? z->data : NULL;
+    if (zd == NULL || zd->sh == NULL || z->slab == NULL)
+        return;
+    char key[600];
+    snprintf(key, sizeof(key), "%.*s\n%s", (int)HY_MIN(d->e->g.name.len, 300), d->e->g.name.ptr, d->host);
+    hy_slab_lock(z->slab);
+    ups_sh_entry_t *x = sh_find(zd->sh, key);
+    if (x != NULL && x->naddrs) {
+        d->addrs = malloc(x->naddrs * sizeof(*d->addrs));
+        memcpy(d->addrs, x->addrs, x->naddrs * sizeof(*d->addrs));
+        d->naddrs = x->naddrs;
+    }
+    hy_slab_unlock(z->slab);
+}
+
+static void sh_store(ups_dyn_t *d)
+{
+    hy_zone_t *z = d->e->shm;
+    ups_zone_data_t *zd = z ? z->data : NULL;
+    if (zd == NULL || zd->sh == NULL || z->slab == NULL)
+        return;
+    char key[600];
+    snprintf(key, sizeof(key), "%.*s\n%s", (int)HY_MIN(d->e->g.name.len, 300), d->e->g.name.ptr, d->host);
+    hy_slab_lock(z->slab);
+    ups_sh_entry_t *x = sh_find(zd->sh, key);
+    if (x == NULL && (x = hy_slab_calloc_locked(z->slab, sizeof(*x))) != NULL) {
+        memcpy(x->key, key, strlen(key) + 1);
+        x->next = zd->sh->head;
+        zd->sh->head = x;
+    }
+    if (x != NULL) {
+        x->naddrs = HY_MIN(d->naddrs, 2 * HY_DNS_MAX_ADDRS);
+        memcpy(x->addrs, d->addrs, x->naddrs * sizeof(*d->addrs));
+    }
+    hy_slab_unlock(z->slab);
 }
 
 /* ---------------------------------------------------------------- server ... resolve (per worker) */
@@ -546,6 +634,7 @@ static void on_dyn_resolved(void *data, const hy_resolve_result_t *res)
             memcpy(d->addrs, res->addrs, n * sizeof(*d->addrs));
         d->naddrs = n;
         rebuild(d->e);
+        sh_store(d);
     }
     /* ask again when the answer expires (at least a second later: a TTL of 0 must not spin) */
     uint64_t wait = res->expire_ms > now + 1000 ? res->expire_ms - now : 1000;
@@ -568,6 +657,13 @@ static int init_worker(hy_cycle_t *cycle)
         if (e->dyn == NULL)
             continue;
         ups_dyn_t *ds = e->dyn->elts;
+        bool known = false;
+        for (size_t j = 0; j < e->dyn->nelts; j++) {
+            sh_load(&ds[j]); /* nginx's "preresolve": what the zone remembers serves until the first answer */
+            known |= ds[j].naddrs > 0;
+        }
+        if (known)
+            rebuild(e);
         for (size_t j = 0; j < e->dyn->nelts; j++) {
             ds[j].timer.cb = on_dyn_timer;
             ds[j].timer.data = &ds[j];

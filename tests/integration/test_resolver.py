@@ -4,6 +4,7 @@ helpers/dnsserver.py), answers are cached for their TTL (or valid=), an unresolv
 not answer is nginx's 502 with its log line, no resolver is nginx's "no resolver defined" 502; `server NAME
 resolve` in an upstream{} with a zone follows the name's addresses (nginx 1.27.3; Debian's nginx 1.22 has no
 `resolve`: those tests are hayate only). nginx-compatible configs: HY_BIN=/usr/sbin/nginx runs the rest."""
+import signal
 import socket
 import threading
 import time
@@ -346,6 +347,29 @@ def test_server_resolve_keeps_peers_on_servfail(server, dns, be):
     assert dns.wait_count('app.test', n + 2, 'A', timeout=10)  # asked again (twice: past one answer's use)
     assert srv.get('/').body == b'A'
     assert wait_log(srv, 'app.test could not be resolved (2: Server failure)')
+
+
+@needs_resolve
+def test_server_resolve_addresses_survive_reload(server, dns, be):
+    # the zone keeps what was resolved (nginx's "preresolve"): after a reload, with the DNS server failing, the
+    # new generation still has the peers
+    dns.set('app.test', a=['127.0.0.1'], ttl=1)
+    conf = simple('''
+        location / { proxy_pass http://dyn; }
+    ''', http_extra='''
+        resolver 127.0.0.1:%d valid=1s;
+        upstream dyn { zone dyn 64k; server app.test:%d resolve; }
+    ''' % (dns.port, be.port))
+    srv = server(conf)
+    wait_body(srv, b'A')
+    dns.set('app.test', rcode=2)
+    srv.proc.send_signal(signal.SIGHUP)
+    deadline = time.monotonic() + 10
+    while 'reconfigured' not in srv.error_log() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert 'reconfigured' in srv.error_log()
+    r = srv.get('/')
+    assert r.status == 200 and r.body == b'A'
 
 
 @needs_resolve
