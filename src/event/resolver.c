@@ -622,3 +622,30 @@ hy_resolve_t *hy_resolve_start(hy_loop_t *loop, hy_resolver_t *r, const char *na
     hy_timer_link(loop, &w->timer, timeout_ms > 0 ? (uint64_t)timeout_ms : 1);
     return attach(w, n, now) ? NULL : w;
 }
+
+static void rt_free(void *arg)
+{
+    free(arg);
+}
+
+void hy_resolver_release(hy_resolver_t *r)
+{
+    hy_resolver_rt_t *rt = r->rt;
+    if (rt == NULL)
+        return;
+    r->rt = NULL;
+    while (rt->nodes) {
+        node_t *n = rt->nodes;
+        while (n->waiters) { /* nobody is told: their owners are gone with the generation */
+            hy_resolve_t *w = n->waiters;
+            n->waiters = w->next;
+            hy_timer_unlink(w->loop, &w->timer);
+            free(w);
+        }
+        node_free(n);
+    }
+    for (size_t i = 0; i < HY_RESOLVER_MAX_SERVERS; i++)
+        if (rt->open[i])
+            hy_io_close(rt->loop, &rt->io[i]);
+    hy_loop_free_later(rt->loop, rt_free, rt); /* events of this iteration may still name its sockets */
+}

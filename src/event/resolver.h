@@ -49,6 +49,9 @@ hy_resolve_t *hy_resolve_start(hy_loop_t *loop, hy_resolver_t *r, const char *na
                                hy_resolve_cb cb, void *data);
 /** Stop waiting (cb will not run). The question may still be answered and cached for others. */
 void hy_resolve_cancel(hy_resolve_t *q);
+/** Free r's worker state (sockets, cache, waits without telling their owners): the generation that owns r is
+ * being released. */
+void hy_resolver_release(hy_resolver_t *r);
 /** nginx's words for a status: "Host not found", "Operation timed out" ... */
 const char *hy_resolve_strerror(int status);
 /** Fill r's servers from "addr[:port]" (IPv4, [IPv6] or a host name resolved now with getaddrinfo: all its

@@ -18,6 +18,11 @@ static int on_off(hy_str_t v, bool *out)
     return 0;
 }
 
+static void release(void *arg)
+{
+    hy_resolver_release(arg);
+}
+
 hy_resolver_t *hy_http_resolver_parse(hy_conf_t *cf)
 {
     size_t n;
@@ -62,6 +67,7 @@ hy_resolver_t *hy_http_resolver_parse(hy_conf_t *cf)
         hy_conf_error(cf, "no name servers defined");
         return NULL;
     }
+    hy_pool_on_clear(cf->pool, release, r); /* the worker's state goes with the generation */
     return r;
 }
 

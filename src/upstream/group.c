@@ -44,6 +44,9 @@ typedef struct ups_group_ext {
     int64_t resolver_timeout_ms; /* -1: not given in the block */
     hy_pool_t *wpool;    /* per worker: names and rings of rebuilt peer arrays */
     hy_zone_t *shm;      /* `zone`: the resolved addresses, shared and kept across reloads */
+    hy_upstream_peer_t **old_peers; /* per worker: replaced peer arrays (malloc'ed), freed with the generation */
+    size_t nold;
+    bool peers_malloced;
 } ups_group_ext_t;
 
 static ups_main_t *ups_main(hy_conf_t *cf)
@@ -541,7 +544,8 @@ static void sh_store(ups_dyn_t *d)
     }
     if (x != NULL) {
         x->naddrs = HY_MIN(d->naddrs, 2 * HY_DNS_MAX_ADDRS);
-        memcpy(x->addrs, d->addrs, x->naddrs * sizeof(*d->addrs));
+        if (x->naddrs)
+            memcpy(x->addrs, d->addrs, x->naddrs * sizeof(*d->addrs));
     }
     hy_slab_unlock(z->slab);
 }
@@ -600,7 +604,12 @@ static void rebuild(ups_group_ext_t *e)
                 }
             nbackup += backup;
         }
+    if (e->peers_malloced) { /* kept until the generation goes: requests and idle connections point into it */
+        e->old_peers = realloc(e->old_peers, (e->nold + 1) * sizeof(*e->old_peers));
+        e->old_peers[e->nold++] = e->g.peers;
+    }
     e->g.peers = peers;
+    e->peers_malloced = true;
     e->g.npeers = n;
     e->g.nbackup = nbackup;
     if (e->g.balancer == HY_UPS_HASH_CONSISTENT)
@@ -671,6 +680,34 @@ static int init_worker(hy_cycle_t *cycle)
         }
     }
     return 0;
+}
+
+/* The generation is released (no request of it is left): the worker's memory of its resolve servers goes. */
+static void dyn_cleanup(void *arg)
+{
+    ups_group_ext_t *e = arg;
+    ups_dyn_t *ds = e->dyn->elts;
+    for (size_t j = 0; j < e->dyn->nelts; j++) {
+        if (hy_worker_loop != NULL)
+            hy_timer_unlink(hy_worker_loop, &ds[j].timer);
+        free(ds[j].addrs);
+        ds[j].addrs = NULL;
+        ds[j].naddrs = 0;
+    }
+    for (size_t i = 0; i < e->nold; i++)
+        free(e->old_peers[i]);
+    free(e->old_peers);
+    e->old_peers = NULL;
+    e->nold = 0;
+    if (e->peers_malloced) {
+        free(e->g.peers);
+        e->g.peers = NULL;
+        e->g.npeers = 0;
+        e->peers_malloced = false;
+    }
+    if (e->wpool)
+        hy_pool_destroy(e->wpool);
+    e->wpool = NULL;
 }
 
 /* A generation going away in this worker (reload in place, exit): its names are not asked again. */
@@ -755,6 +792,7 @@ static int postconfiguration(hy_conf_t *cf)
             cf->file = file, cf->line = line;
             if (rc != 0)
                 return -1;
+            hy_pool_on_clear(cf->pool, dyn_cleanup, e);
         }
         if (e->dyn != NULL) {
             const hy_http_resolver_conf_t *hr = hy_http_resolver_main(cf);
@@ -776,6 +814,7 @@ static int postconfiguration(hy_conf_t *cf)
             cf->file = file, cf->line = line;
             if (rc != 0)
                 return -1;
+            hy_pool_on_clear(cf->pool, dyn_cleanup, e);
         }
         hy_upstream_peer_t *ps = e->servers->elts;
         size_t np = e->servers->nelts;
