@@ -404,3 +404,24 @@ def test_truncated_answer_asked_over_tcp(server, dns, be):
     assert r.status == 200 and r.body == b'A'
     assert dns.count('app.test', 'A', transport='udp') >= 1
     assert dns.count('app.test', 'A', transport='tcp') == 1
+
+
+def test_fastcgi_pass_with_variables_resolved(server, dns, prefix):
+    from helpers.apppeers import fcgi_peer
+    peer = fcgi_peer(prefix.tmp, 'r', unix=False)
+    try:
+        port = int(peer.addr.rsplit(':', 1)[1])
+        dns.set('fcgi.test', a=['127.0.0.1'], ttl=60)
+        srv = server(simple('''
+            resolver 127.0.0.1:%d;
+            location / {
+                fastcgi_pass $arg_h:%d;
+                fastcgi_param REQUEST_URI /conn;
+            }
+        ''' % (dns.port, port)))
+        r = srv.get('/?h=fcgi.test')
+        assert r.status == 200 and b'name=r' in r.body
+        assert srv.get('/?h=nowhere.test').status == 502
+        assert wait_log(srv, 'nowhere.test could not be resolved (3: Host not found)')
+    finally:
+        peer.stop()
