@@ -792,7 +792,6 @@ static int postconfiguration(hy_conf_t *cf)
             cf->file = file, cf->line = line;
             if (rc != 0)
                 return -1;
-            hy_pool_on_clear(cf->pool, dyn_cleanup, e);
         }
         if (e->dyn != NULL) {
             const hy_http_resolver_conf_t *hr = hy_http_resolver_main(cf);

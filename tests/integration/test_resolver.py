@@ -425,3 +425,33 @@ def test_fastcgi_pass_with_variables_resolved(server, dns, prefix):
         assert wait_log(srv, 'nowhere.test could not be resolved (3: Host not found)')
     finally:
         peer.stop()
+
+
+def test_master_reloads_with_resolvers_and_implicit_upstreams(server, dns, be):
+    # a reload releases the old generation in the master and the workers: resolvers, `server ... resolve` groups
+    # and implicit upstreams (proxy_pass host:port) must all be released cleanly (the master once crashed here)
+    from helpers.process import master_conf
+    dns.set('app.test', a=['127.0.0.1'], ttl=1)
+    resolve = '' if IS_NGINX else 'upstream dyn { zone dyn 64k; server app.test:%d resolve; }' % be.port
+    body = '''
+        resolver 127.0.0.1:%d valid=1s;
+        %s
+        server {
+            listen 127.0.0.1:{port};
+            location /fixed { proxy_pass http://127.0.0.1:%d; }
+            location /var { proxy_pass http://$arg_h:%d; }
+            %s
+        }
+    ''' % (dns.port, resolve, be.port, be.port, '' if IS_NGINX else 'location /dyn { proxy_pass http://dyn; }')
+    srv = server(master_conf(body, workers=1), full=True)
+    paths = ['/fixed', '/var?h=app.test'] + ([] if IS_NGINX else ['/dyn'])
+    for n in range(2):
+        for p in paths:
+            wait_body(srv, b'A', path=p)
+        srv.proc.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 10
+        while srv.error_log().count('reconfiguring') < n + 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    for p in paths:
+        wait_body(srv, b'A', path=p)
+    assert srv.alive()
