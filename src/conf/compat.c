@@ -152,8 +152,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"proxy_store_access", HY_COMPAT_NOT_YET, "reverse proxy"},
     {"read_ahead", HY_COMPAT_WARN, "kernel default read-ahead"},
     {"request_pool_size", HY_COMPAT_WARN, "arena sizes are automatic"},
-    {"resolver", HY_COMPAT_NOT_YET, "reverse proxy"},
-    {"resolver_timeout", HY_COMPAT_NOT_YET, "reverse proxy"},
     {"scgi_cache", HY_COMPAT_NOT_YET, "not planned"},
     {"scgi_cache_background_update", HY_COMPAT_NOT_YET, "not planned"},
     {"scgi_cache_bypass", HY_COMPAT_NOT_YET, "not planned"},

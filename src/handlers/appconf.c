@@ -67,21 +67,18 @@ hy_ureq_t *hy_app_exchange(hy_req_t *req, const hy_app_loc_t *al, int *status)
     hy_upstream_group_t *g = al->group;
     bool tls = al->is_tls;
     hy_str_t host = g ? g->name : HY_STR_NULL;
+    hy_proxy_url_t pu;
     if (al->pass_cv != NULL) {
         hy_str_t v;
         hy_vars_eval(req, al->pass_cv, &v);
-        hy_proxy_url_t pu;
         if (parse_target(req->pool, v, &pu, al->ssl != NULL, &tls) != 0) {
             hy_req_log(req, HY_LOG_ERR, "invalid host in upstream \"%.*s\"", (int)v.len, v.ptr);
             *status = 500;
             return NULL;
         }
         g = hy_upstream_group_find(req, pu.host, pu.port, pu.explicit_port);
-        if (g == NULL && (g = hy_proxy_group_literal(req, &pu)) == NULL) {
-            hy_req_log(req, HY_LOG_ERR, "no resolver defined to resolve %.*s", (int)pu.host.len, pu.host.ptr);
-            *status = 502;
-            return NULL;
-        }
+        if (g == NULL)
+            g = hy_proxy_group_literal(req, &pu);
         host = pu.host;
     }
     hy_ureq_t *u = hy_upstream_create(req);
@@ -90,6 +87,8 @@ hy_ureq_t *hy_app_exchange(hy_req_t *req, const hy_app_loc_t *al, int *status)
         u->ssl = al->ssl;
         u->ssl_host = host; /* the default uwsgi_ssl_name: the host of uwsgi_pass */
     }
+    if (g == NULL && (*status = hy_upstream_resolve_later(u, pu.host, pu.port ? pu.port : 80)) != 0)
+        return NULL; /* a name: resolved when the exchange starts */
     u->data = (void *)&al->uc;
     u->on_head = hy_uconf_on_head;
     hy_uconf_apply(&al->uc, u);

@@ -178,10 +178,10 @@ static int on_head(hy_ureq_t *u)
 
 /* ---------------------------------------------------------------- handler */
 
-/* proxy_pass with variables: "http://host[:port][/uri]" evaluated now; the host names an upstream{} or is an
- * address literal (nginx would need a resolver for other names). */
+/* proxy_pass with variables: "http://host[:port][/uri]" evaluated now; the host names an upstream{}, is an
+ * address literal, or is a name the location's resolver resolves (*g NULL then). */
 static int runtime_target(hy_req_t *req, const proxy_loc_t *pl, hy_upstream_group_t **g, hy_str_t *uri, bool *has_uri,
-                          bool *is_tls, proxy_ctx_t *ctx)
+                          bool *is_tls, proxy_ctx_t *ctx, hy_str_t *resolve_host, uint16_t *resolve_port)
 {
     hy_str_t url;
     hy_vars_eval(req, pl->url_cv, &url);
@@ -191,13 +191,10 @@ static int runtime_target(hy_req_t *req, const proxy_loc_t *pl, hy_upstream_grou
         return 500;
     }
     *g = hy_upstream_group_find(req, pu.host, pu.port, pu.explicit_port);
-    if (*g == NULL) {
+    if (*g == NULL) /* NULL: a name to resolve (hy_upstream_resolve_later) */
         *g = hy_proxy_group_literal(req, &pu);
-        if (*g == NULL) {
-            hy_req_log(req, HY_LOG_ERR, "no resolver defined to resolve %.*s", (int)pu.host.len, pu.host.ptr);
-            return 502;
-        }
-    }
+    *resolve_host = pu.host;
+    *resolve_port = pu.port;
     *uri = pu.uri;
     *has_uri = pu.has_uri;
     *is_tls = pu.is_tls;
@@ -216,12 +213,19 @@ static int proxy_handler(hy_req_t *req)
     bool has_uri = pl->has_uri, is_tls = pl->is_tls;
     ctx->host = pl->host_header;
     ctx->port = pl->port_text;
+    hy_str_t resolve_host = HY_STR_NULL;
+    uint16_t resolve_port = 0;
     if (pl->url_cv != NULL) {
-        int rc = runtime_target(req, pl, &g, &uri_part, &has_uri, &is_tls, ctx);
+        int rc = runtime_target(req, pl, &g, &uri_part, &has_uri, &is_tls, ctx, &resolve_host, &resolve_port);
         if (rc != 0)
             return rc;
     }
     hy_ureq_t *u = hy_upstream_create(req);
+    if (g == NULL) {
+        int rc = hy_upstream_resolve_later(u, resolve_host, resolve_port);
+        if (rc != 0)
+            return rc;
+    }
     u->codec = &hy_upstream_h1_codec;
     u->group = g;
     u->data = (void *)pl;

@@ -45,6 +45,7 @@
 #include "../http/auth_request.h"
 #include "../http/mirror.h"
 #include "../http/subrequest.h"
+#include "../http/resolver_conf.h"
 
 hy_module_t *hy_modules[] = {
     &hy_core_module,
@@ -66,6 +67,7 @@ hy_module_t *hy_modules[] = {
     &hy_http_referer_module, /* before vars: its postconfiguration defines $invalid_referer */
     &hy_http_userid_module,  /* before vars: $uid_got, $uid_set, $uid_reset (after rewrite: a `set` wins) */
     &hy_http_empty_gif_module, /* a location's own content handler (no phase handler) */
+    &hy_http_resolver_module, /* resolver, resolver_timeout (upstream{} blocks without their own use the http level) */
     &hy_http_upstream_module,  /* before vars: defines $upstream_*; before proxy: resolves the groups it names */
     &hy_http_upstream_metrics_module, /* init_worker: per-peer series and the metrics families */
     &hy_http_proxy_module,     /* a location's own content handler; before vars: defines $proxy_* */

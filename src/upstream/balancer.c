@@ -186,6 +186,8 @@ static hy_upstream_peer_t *random_pick(hy_upstream_group_t *g, uint64_t *tried, 
     int total = 0;
     for (size_t i = 0; i < n; i++)
         total += g->peers[i].weight;
+    if (total == 0)
+        return NULL;
     uint64_t now = hy_clock_now_ms();
     hy_upstream_peer_t *cand[2] = {NULL, NULL};
     size_t ci[2] = {0, 0};
@@ -212,6 +214,8 @@ static hy_upstream_peer_t *random_pick(hy_upstream_group_t *g, uint64_t *tried, 
 
 hy_upstream_peer_t *hy_upstream_peer_get(hy_upstream_group_t *g, hy_req_t *req, uint64_t *tried)
 {
+    if (g->npeers == 0) /* `server ... resolve` whose names resolve to nothing now */
+        return NULL;
     size_t nprim = g->npeers - g->nbackup;
     if (nprim == 1 && g->nbackup == 0) { /* one peer: nginx ignores max_fails then (it is always tried) */
         hy_upstream_peer_t *p = &g->peers[0];

@@ -2,25 +2,51 @@
  * (getaddrinfo), and the balancer: nginx's smooth weighted round robin with max_fails/fail_timeout, backup, down
  * and max_conns. Peer state is per worker (each worker has its own copy after fork, as nginx without `zone`). */
 #include <netdb.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include "upstream.h"
 #include "../core/clock.h"
 #include "../core/log.h"
+#include "../core/stats.h"
 #include "../conf/cycle.h"
+#include "../conf/zone.h"
 #include "../http/vars.h"
+#include "../http/resolver_conf.h"
 
 typedef struct ups_main {
     hy_array_t *groups;       /* hy_upstream_group_t * */
     hy_upstream_group_t *cur; /* the upstream{} being parsed */
 } ups_main_t;
 
+/* `server NAME resolve`: a name the worker resolves again when its answer expires; its addresses are peers */
+typedef struct ups_dyn {
+    struct ups_group_ext *e;
+    char host[256];
+    uint16_t port;
+    hy_str_t spec;          /* as written ($upstream_addr's peers are named by address) */
+    hy_upstream_peer_t tpl; /* the parameters */
+    /* per worker */
+    hy_dns_addr_t *addrs; /* malloc'ed */
+    size_t naddrs;
+    hy_resolve_t *q;
+    hy_timer_t timer;
+} ups_dyn_t;
+
 typedef struct ups_group_ext {
     hy_upstream_group_t g;
     bool defined; /* an upstream{} block made it */
     bool explicit_port;
-    hy_array_t *servers; /* while parsing: hy_upstream_peer_t */
+    hy_array_t *servers; /* while parsing: hy_upstream_peer_t (then the static peers) */
+    hy_array_t *dyn;     /* ups_dyn_t, NULL when none */
+    hy_resolver_t *resolver; /* the block's own resolver (else the http level's) */
+    int64_t resolver_timeout_ms; /* -1: not given in the block */
+    hy_pool_t *wpool;    /* per worker: names and rings of rebuilt peer arrays */
+    hy_zone_t *shm;      /* `zone`: the resolved addresses, shared and kept across reloads */
+    hy_upstream_peer_t **old_peers; /* per worker: replaced peer arrays (malloc'ed), freed with the generation */
+    size_t nold;
+    bool peers_malloced;
 } ups_group_ext_t;
 
 static ups_main_t *ups_main(hy_conf_t *cf)
@@ -58,6 +84,7 @@ static ups_group_ext_t *new_group(hy_conf_t *cf, ups_main_t *um, hy_str_t name, 
     e->g.keepalive_timeout_ms = 60000;
     e->explicit_port = explicit_port;
     e->servers = hy_array_create(cf->pool, 2, sizeof(hy_upstream_peer_t));
+    e->resolver_timeout_ms = -1;
     *(ups_group_ext_t **)hy_array_push(um->groups) = e;
     return e;
 }
@@ -109,6 +136,36 @@ static hy_str_t addr_text(hy_pool_t *pool, const struct sockaddr_storage *sa)
     return hy_str_dup(pool, (hy_str_t){buf, (size_t)n});
 }
 
+/* "host[:port]" or "[v6][:port]" into host (NUL-terminated) and port. 0, or -1 after hy_conf_error. */
+static int split_hostport(hy_conf_t *cf, hy_str_t spec, uint16_t def_port, char host[256], uint16_t *port_out,
+                          const char *what)
+{
+    uint16_t port = def_port;
+    const char *colon = NULL;
+    if (spec.len && spec.ptr[0] == '[') {
+        const char *rb = memchr(spec.ptr, ']', spec.len);
+        if (rb == NULL)
+            return hy_conf_error(cf, "invalid host in %s \"%.*s\"", what, (int)spec.len, spec.ptr);
+        if (rb + 1 < spec.ptr + spec.len && rb[1] == ':')
+            colon = rb + 1;
+        snprintf(host, 256, "%.*s", (int)(rb - spec.ptr - 1), spec.ptr + 1);
+    } else {
+        colon = memrchr(spec.ptr, ':', spec.len);
+        size_t hl = colon ? (size_t)(colon - spec.ptr) : spec.len;
+        if (hl == 0 || hl >= 256)
+            return hy_conf_error(cf, "no host in %s \"%.*s\"", what, (int)spec.len, spec.ptr);
+        snprintf(host, 256, "%.*s", (int)hl, spec.ptr);
+    }
+    if (colon) {
+        int64_t v = hy_parse_int(colon + 1, (size_t)(spec.ptr + spec.len - colon - 1));
+        if (v < 1 || v > 65535)
+            return hy_conf_error(cf, "invalid port in %s \"%.*s\"", what, (int)spec.len, spec.ptr);
+        port = (uint16_t)v;
+    }
+    *port_out = port;
+    return 0;
+}
+
 /* Resolve "host[:port]" or "unix:/path" into peers appended to `out` (a template peer carries the params).
  * Returns 0 or -1 after hy_conf_error ("host not found in upstream ..."). */
 static int resolve(hy_conf_t *cf, hy_str_t spec, uint16_t def_port, const hy_upstream_peer_t *tpl, hy_array_t *out,
@@ -130,27 +187,8 @@ static int resolve(hy_conf_t *cf, hy_str_t spec, uint16_t def_port, const hy_ups
     }
     char host[256];
     uint16_t port = def_port;
-    const char *colon = NULL;
-    if (spec.len && spec.ptr[0] == '[') {
-        const char *rb = memchr(spec.ptr, ']', spec.len);
-        if (rb == NULL)
-            return hy_conf_error(cf, "invalid host in %s \"%.*s\"", what, (int)spec.len, spec.ptr);
-        if (rb + 1 < spec.ptr + spec.len && rb[1] == ':')
-            colon = rb + 1;
-        snprintf(host, sizeof(host), "%.*s", (int)(rb - spec.ptr - 1), spec.ptr + 1);
-    } else {
-        colon = memrchr(spec.ptr, ':', spec.len);
-        size_t hl = colon ? (size_t)(colon - spec.ptr) : spec.len;
-        if (hl == 0 || hl >= sizeof(host))
-            return hy_conf_error(cf, "no host in %s \"%.*s\"", what, (int)spec.len, spec.ptr);
-        snprintf(host, sizeof(host), "%.*s", (int)hl, spec.ptr);
-    }
-    if (colon) {
-        int64_t v = hy_parse_int(colon + 1, (size_t)(spec.ptr + spec.len - colon - 1));
-        if (v < 1 || v > 65535)
-            return hy_conf_error(cf, "invalid port in %s \"%.*s\"", what, (int)spec.len, spec.ptr);
-        port = (uint16_t)v;
-    }
+    if (split_hostport(cf, spec, def_port, host, &port, what) != 0)
+        return -1;
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
     char portstr[8];
     snprintf(portstr, sizeof(portstr), "%u", port);
@@ -176,6 +214,54 @@ static int resolve(hy_conf_t *cf, hy_str_t spec, uint16_t def_port, const hy_ups
     }
     freeaddrinfo(res);
     return 0;
+}
+
+static void peer_defaults(hy_upstream_peer_t *p)
+{
+    p->weight = p->effective_weight = 1;
+    p->max_fails = 1;
+    p->fail_timeout_ms = 10000;
+    p->stats_base = HY_STATS_SINK;
+}
+
+static socklen_t sockaddr_of(const hy_dns_addr_t *a, uint16_t port, struct sockaddr_storage *ss)
+{
+    memset(ss, 0, sizeof(*ss));
+    if (a->family == AF_INET) {
+        struct sockaddr_in *s4 = (void *)ss;
+        s4->sin_family = AF_INET;
+        s4->sin_port = htons(port);
+        memcpy(&s4->sin_addr, a->bytes, 4);
+        return sizeof(*s4);
+    }
+    struct sockaddr_in6 *s6 = (void *)ss;
+    s6->sin6_family = AF_INET6;
+    s6->sin6_port = htons(port);
+    memcpy(&s6->sin6_addr, a->bytes, 16);
+    return sizeof(*s6);
+}
+
+hy_upstream_group_t *hy_upstream_group_of_addrs(hy_pool_t *pool, hy_str_t name, const hy_dns_addr_t *addrs,
+                                                size_t n, uint16_t port)
+{
+    hy_upstream_group_t *g = hy_pcalloc(pool, sizeof(*g));
+    g->peers = hy_pcalloc(pool, (n ? n : 1) * sizeof(*g->peers));
+    for (size_t i = 0; i < n; i++) {
+        hy_upstream_peer_t *p = &g->peers[i];
+        p->salen = sockaddr_of(&addrs[i], port, &p->sa);
+        p->name = addr_text(pool, &p->sa);
+        p->server = name;
+        peer_defaults(p);
+    }
+    g->npeers = n;
+    g->name = name;
+    g->port = port;
+    g->implicit = true;
+    g->keepalive_requests = 1000;
+    g->keepalive_time_ms = 3600000;
+    g->keepalive_timeout_ms = 60000;
+    g->stats_idle = HY_STATS_SINK;
+    return g;
 }
 
 /* ---------------------------------------------------------------- directives */
@@ -204,7 +290,7 @@ static int set_upstream(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     um->cur = saved;
     if (rc != 0)
         return -1;
-    if (e->servers->nelts == 0)
+    if (e->servers->nelts == 0 && e->dyn == NULL)
         return hy_conf_error(cf, "no servers are inside upstream");
     return 0;
 }
@@ -226,6 +312,7 @@ static int set_server(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     size_t n;
     hy_str_t *a = hy_conf_args(cf, &n);
     hy_upstream_peer_t tpl = {.weight = 1, .max_fails = 1, .fail_timeout_ms = 10000};
+    bool resolve_it = false;
     for (size_t i = 2; i < n; i++) {
         hy_str_t v;
         int64_t x;
@@ -249,6 +336,10 @@ static int set_server(hy_conf_t *cf, const hy_directive_t *d, void *conf)
             tpl.backup = true;
         } else if (hy_str_eq(a[i], "down")) {
             tpl.down = true;
+        } else if (hy_str_eq(a[i], "resolve")) {
+            resolve_it = true;
+        } else if (param(a[i], "service=", &v)) {
+            return hy_conf_error(cf, "\"service=\" (SRV records) is not supported yet");
         } else {
             goto invalid;
         }
@@ -256,7 +347,39 @@ static int set_server(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     invalid:
         return hy_conf_error(cf, "invalid parameter \"%s\"", a[i].ptr);
     }
+    if (resolve_it && !(a[1].len > 5 && memcmp(a[1].ptr, "unix:", 5) == 0)) {
+        ups_dyn_t d0 = {.e = e, .port = 80, .tpl = tpl};
+        if (split_hostport(cf, a[1], 80, d0.host, &d0.port, "upstream") != 0)
+            return -1;
+        unsigned char tmp[16];
+        if (inet_pton(AF_INET, d0.host, tmp) != 1 && inet_pton(AF_INET6, d0.host, tmp) != 1) {
+            if (!hy_dns_name_valid(d0.host, strlen(d0.host)))
+                return hy_conf_error(cf, "invalid host in upstream \"%s\"", a[1].ptr);
+            /* a name: resolved by the workers (nginx 1.27.3: not at load) */
+            if (e->dyn == NULL)
+                e->dyn = hy_array_create(cf->pool, 2, sizeof(ups_dyn_t));
+            d0.spec = hy_str_dup(cf->pool, a[1]);
+            *(ups_dyn_t *)hy_array_push(e->dyn) = d0;
+            return 0;
+        }
+    }
     return resolve(cf, a[1], 80, &tpl, e->servers, "upstream");
+}
+
+static int set_ups_resolver(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    (void)conf;
+    ups_group_ext_t *e = (ups_group_ext_t *)ups_main(cf)->cur;
+    if (strcmp(d->name, "resolver") == 0) {
+        if (e->resolver != NULL)
+            return hy_conf_error(cf, "\"resolver\" directive is duplicate");
+        e->resolver = hy_http_resolver_parse(cf);
+        return e->resolver ? 0 : -1;
+    }
+    if (e->resolver_timeout_ms != -1)
+        return hy_conf_error(cf, "\"resolver_timeout\" directive is duplicate");
+    e->resolver_timeout_ms = hy_http_resolver_timeout_parse(cf);
+    return e->resolver_timeout_ms < 0 ? -1 : 0;
 }
 
 static int set_keepalive(hy_conf_t *cf, const hy_directive_t *d, void *conf)
@@ -321,6 +444,34 @@ static int set_method(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return 0;
 }
 
+/* The upstream zone holds what `server ... resolve` learnt (nginx keeps it there across reloads): one entry per
+ * upstream and name, with the addresses last resolved. Several upstreams may share one zone. */
+typedef struct ups_sh_entry {
+    struct ups_sh_entry *next;
+    char key[600]; /* "UPSTREAM\nHOST" */
+    size_t naddrs;
+    hy_dns_addr_t addrs[2 * HY_DNS_MAX_ADDRS];
+} ups_sh_entry_t;
+
+typedef struct ups_sh {
+    ups_sh_entry_t *head;
+} ups_sh_t;
+
+typedef struct ups_zone_data {
+    ups_sh_t *sh;
+} ups_zone_data_t;
+
+static int init_zone(hy_zone_t *z, void *old_data)
+{
+    ups_zone_data_t *zd = z->data;
+    if (old_data) {
+        zd->sh = ((ups_zone_data_t *)old_data)->sh;
+        return 0;
+    }
+    zd->sh = hy_slab_calloc(z->slab, sizeof(ups_sh_t));
+    return zd->sh ? 0 : -1;
+}
+
 static int set_zone(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     (void)d, (void)conf;
@@ -329,15 +480,255 @@ static int set_zone(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     hy_str_t *a = hy_conf_args(cf, &n);
     if (a[1].len == 0)
         return hy_conf_error(cf, "invalid zone name \"%s\"", a[1].ptr);
+    int64_t size = 0;
     if (n == 3) {
-        int64_t size = hy_parse_size(a[2].ptr, a[2].len);
+        size = hy_parse_size(a[2].ptr, a[2].len);
         if (size < 0)
             return hy_conf_error(cf, "invalid zone size \"%s\"", a[2].ptr);
         if (size < 8 * 4096)
             return hy_conf_error(cf, "zone \"%s\" is too small", a[1].ptr);
     }
+    hy_zone_t *z = hy_zone_claim(cf, a[1], (size_t)size, &hy_http_upstream_module);
+    if (z == NULL)
+        return -1;
+    if (z->data == NULL) {
+        z->data = hy_pcalloc(cf->pool, sizeof(ups_zone_data_t));
+        z->init = init_zone;
+    }
     um->cur->zone = true;
+    ((ups_group_ext_t *)um->cur)->shm = z;
     return 0;
+}
+
+static ups_sh_entry_t *sh_find(ups_sh_t *sh, const char *key)
+{
+    for (ups_sh_entry_t *x = sh->head; x; x = x->next)
+        if (strcmp(x->key, key) == 0)
+            return x;
+    return NULL;
+}
+
+/* The addresses the zone remembers for d (from this generation's workers or an earlier one's), into d. */
+static void sh_load(ups_dyn_t *d)
+{
+    hy_zone_t *z = d->e->shm;
+    ups_zone_data_t *zd = z ? z->data : NULL;
+    if (zd == NULL || zd->sh == NULL || z->slab == NULL)
+        return;
+    char key[600];
+    snprintf(key, sizeof(key), "%.*s\n%s", (int)HY_MIN(d->e->g.name.len, 300), d->e->g.name.ptr, d->host);
+    hy_slab_lock(z->slab);
+    ups_sh_entry_t *x = sh_find(zd->sh, key);
+    if (x != NULL && x->naddrs) {
+        d->addrs = malloc(x->naddrs * sizeof(*d->addrs));
+        memcpy(d->addrs, x->addrs, x->naddrs * sizeof(*d->addrs));
+        d->naddrs = x->naddrs;
+    }
+    hy_slab_unlock(z->slab);
+}
+
+static void sh_store(ups_dyn_t *d)
+{
+    hy_zone_t *z = d->e->shm;
+    ups_zone_data_t *zd = z ? z->data : NULL;
+    if (zd == NULL || zd->sh == NULL || z->slab == NULL)
+        return;
+    char key[600];
+    snprintf(key, sizeof(key), "%.*s\n%s", (int)HY_MIN(d->e->g.name.len, 300), d->e->g.name.ptr, d->host);
+    hy_slab_lock(z->slab);
+    ups_sh_entry_t *x = sh_find(zd->sh, key);
+    if (x == NULL && (x = hy_slab_calloc_locked(z->slab, sizeof(*x))) != NULL) {
+        memcpy(x->key, key, strlen(key) + 1);
+        x->next = zd->sh->head;
+        zd->sh->head = x;
+    }
+    if (x != NULL) {
+        x->naddrs = HY_MIN(d->naddrs, 2 * HY_DNS_MAX_ADDRS);
+        if (x->naddrs)
+            memcpy(x->addrs, d->addrs, x->naddrs * sizeof(*d->addrs));
+    }
+    hy_slab_unlock(z->slab);
+}
+
+/* ---------------------------------------------------------------- server ... resolve (per worker) */
+
+static bool same_addr(const hy_upstream_peer_t *a, const hy_upstream_peer_t *b)
+{
+    return a->salen == b->salen && memcmp(&a->sa, &b->sa, a->salen) == 0 && hy_str_eq_str(a->server, b->server);
+}
+
+/* The group's peers anew: the static ones, then every resolve server's current addresses; primary before backup.
+ * A peer that was there before keeps its state (weights, failures, connections). The old array is not freed:
+ * requests in flight and idle keep-alive connections point into it (it is only replaced when addresses change). */
+static void rebuild(ups_group_ext_t *e)
+{
+    if (e->wpool == NULL)
+        e->wpool = hy_pool_create(4096);
+    size_t nstatic = e->servers->nelts, n = nstatic;
+    ups_dyn_t *ds = e->dyn->elts;
+    for (size_t i = 0; i < e->dyn->nelts; i++)
+        n += ds[i].naddrs;
+    hy_upstream_peer_t *all = hy_pcalloc(e->wpool, (n ? n : 1) * sizeof(*all)), *ps = e->servers->elts;
+    size_t k = 0;
+    for (size_t i = 0; i < nstatic; i++)
+        all[k++] = ps[i];
+    for (size_t i = 0; i < e->dyn->nelts; i++)
+        for (size_t j = 0; j < ds[i].naddrs; j++) {
+            hy_upstream_peer_t *p = &all[k++];
+            *p = ds[i].tpl;
+            p->salen = sockaddr_of(&ds[i].addrs[j], ds[i].port, &p->sa);
+            p->name = addr_text(e->wpool, &p->sa);
+            p->server = ds[i].spec;
+            p->stats_base = HY_STATS_SINK;
+        }
+    hy_upstream_peer_t *peers = malloc((n ? n : 1) * sizeof(*peers));
+    size_t m = 0, nbackup = 0;
+    for (int backup = 0; backup < 2; backup++)
+        for (size_t j = 0; j < n; j++) {
+            if (all[j].backup != (backup == 1))
+                continue;
+            hy_upstream_peer_t *p = &peers[m++];
+            *p = all[j];
+            p->effective_weight = p->weight;
+            for (size_t o = 0; o < e->g.npeers; o++)
+                if (same_addr(&e->g.peers[o], p)) {
+                    const hy_upstream_peer_t *old = &e->g.peers[o];
+                    p->current_weight = old->current_weight;
+                    p->effective_weight = old->effective_weight;
+                    p->fails = old->fails;
+                    p->conns = old->conns;
+                    p->checked_ms = old->checked_ms;
+                    p->accessed_ms = old->accessed_ms;
+                    p->stats_base = old->stats_base;
+                    break;
+                }
+            nbackup += backup;
+        }
+    if (e->peers_malloced) { /* kept until the generation goes: requests and idle connections point into it */
+        e->old_peers = realloc(e->old_peers, (e->nold + 1) * sizeof(*e->old_peers));
+        e->old_peers[e->nold++] = e->g.peers;
+    }
+    e->g.peers = peers;
+    e->peers_malloced = true;
+    e->g.npeers = n;
+    e->g.nbackup = nbackup;
+    if (e->g.balancer == HY_UPS_HASH_CONSISTENT)
+        hy_upstream__build_ring(e->wpool, &e->g);
+}
+
+static void dyn_resolve(ups_dyn_t *d);
+
+static void on_dyn_timer(hy_timer_t *t)
+{
+    dyn_resolve(t->data);
+}
+
+static void on_dyn_resolved(void *data, const hy_resolve_result_t *res)
+{
+    ups_dyn_t *d = data;
+    d->q = NULL;
+    uint64_t now = hy_clock_now_ms();
+    size_t n = res->status == 0 ? res->naddrs : 0;
+    if (res->status != 0)
+        hy_log(HY_LOG_ERR, "%s could not be resolved (%d: %s) in upstream \"%.*s\"", d->host, res->status,
+               hy_resolve_strerror(res->status), (int)d->e->g.name.len, d->e->g.name.ptr);
+    /* as nginx 1.27.3: a name that does not exist (NXDOMAIN) or has no address leaves no peer; a failure to get an
+     * answer (SERVFAIL, REFUSED, a timeout ...) keeps the peers it had */
+    bool keep = res->status != 0 && res->status != HY_DNS_NXDOMAIN;
+    bool changed = !keep && (n != d->naddrs || (n && memcmp(d->addrs, res->addrs, n * sizeof(*res->addrs)) != 0));
+    if (changed) {
+        free(d->addrs);
+        d->addrs = n ? malloc(n * sizeof(*d->addrs)) : NULL;
+        if (n)
+            memcpy(d->addrs, res->addrs, n * sizeof(*d->addrs));
+        d->naddrs = n;
+        rebuild(d->e);
+        sh_store(d);
+    }
+    /* ask again when the answer expires (at least a second later: a TTL of 0 must not spin) */
+    uint64_t wait = res->expire_ms > now + 1000 ? res->expire_ms - now : 1000;
+    hy_timer_link(hy_worker_loop, &d->timer, wait);
+}
+
+static void dyn_resolve(ups_dyn_t *d)
+{
+    d->q = hy_resolve_start(hy_worker_loop, d->e->resolver, d->host, strlen(d->host), d->e->resolver_timeout_ms,
+                            on_dyn_resolved, d);
+}
+
+static int init_worker(hy_cycle_t *cycle)
+{
+    for (size_t i = 0;; i++) {
+        hy_upstream_group_t *g = hy_upstream_group_at(cycle, i);
+        if (g == NULL)
+            break;
+        ups_group_ext_t *e = (ups_group_ext_t *)g;
+        if (e->dyn == NULL)
+            continue;
+        ups_dyn_t *ds = e->dyn->elts;
+        bool known = false;
+        for (size_t j = 0; j < e->dyn->nelts; j++) {
+            sh_load(&ds[j]); /* nginx's "preresolve": what the zone remembers serves until the first answer */
+            known |= ds[j].naddrs > 0;
+        }
+        if (known)
+            rebuild(e);
+        for (size_t j = 0; j < e->dyn->nelts; j++) {
+            ds[j].timer.cb = on_dyn_timer;
+            ds[j].timer.data = &ds[j];
+            dyn_resolve(&ds[j]);
+        }
+    }
+    return 0;
+}
+
+/* The generation is released (no request of it is left): the worker's memory of its resolve servers goes. */
+static void dyn_cleanup(void *arg)
+{
+    ups_group_ext_t *e = arg;
+    ups_dyn_t *ds = e->dyn->elts;
+    for (size_t j = 0; j < e->dyn->nelts; j++) {
+        if (hy_worker_loop != NULL)
+            hy_timer_unlink(hy_worker_loop, &ds[j].timer);
+        free(ds[j].addrs);
+        ds[j].addrs = NULL;
+        ds[j].naddrs = 0;
+    }
+    for (size_t i = 0; i < e->nold; i++)
+        free(e->old_peers[i]);
+    free(e->old_peers);
+    e->old_peers = NULL;
+    e->nold = 0;
+    if (e->peers_malloced) {
+        free(e->g.peers);
+        e->g.peers = NULL;
+        e->g.npeers = 0;
+        e->peers_malloced = false;
+    }
+    if (e->wpool)
+        hy_pool_destroy(e->wpool);
+    e->wpool = NULL;
+}
+
+/* A generation going away in this worker (reload in place, exit): its names are not asked again. */
+static void flush_worker(hy_cycle_t *cycle, bool reopen)
+{
+    if (reopen)
+        return;
+    for (size_t i = 0;; i++) {
+        hy_upstream_group_t *g = hy_upstream_group_at(cycle, i);
+        if (g == NULL)
+            break;
+        ups_group_ext_t *e = (ups_group_ext_t *)g;
+        if (e->dyn == NULL)
+            continue;
+        ups_dyn_t *ds = e->dyn->elts;
+        for (size_t j = 0; j < e->dyn->nelts; j++) {
+            hy_timer_unlink(hy_worker_loop, &ds[j].timer);
+            hy_resolve_cancel(ds[j].q);
+            ds[j].q = NULL;
+        }
+    }
 }
 
 /* ---------------------------------------------------------------- passive health */
@@ -402,9 +793,31 @@ static int postconfiguration(hy_conf_t *cf)
             if (rc != 0)
                 return -1;
         }
+        if (e->dyn != NULL) {
+            const hy_http_resolver_conf_t *hr = hy_http_resolver_main(cf);
+            if (e->resolver == NULL)
+                e->resolver = hr->resolver;
+            if (e->resolver_timeout_ms == -1)
+                e->resolver_timeout_ms = hr->timeout_ms != -1 ? hr->timeout_ms : HY_RESOLVER_TIMEOUT_DEFAULT_MS;
+            const ups_dyn_t *d0 = e->dyn->elts;
+            const char *file = cf->file;
+            unsigned line = cf->line;
+            cf->file = NULL; /* nginx's message names the upstream's place itself */
+            int rc = 0;
+            if (!e->g.zone)
+                rc = hy_conf_error(cf, "resolving names at run time requires upstream \"%s\" in %s:%u to be in "
+                                       "shared memory", d0->host, e->g.file, e->g.line);
+            else if (e->resolver == NULL)
+                rc = hy_conf_error(cf, "no resolver defined to resolve names at run time in upstream \"%s\" in "
+                                       "%s:%u", d0->host, e->g.file, e->g.line);
+            cf->file = file, cf->line = line;
+            if (rc != 0)
+                return -1;
+            hy_pool_on_clear(cf->pool, dyn_cleanup, e);
+        }
         hy_upstream_peer_t *ps = e->servers->elts;
         size_t np = e->servers->nelts;
-        e->g.peers = hy_pcalloc(cf->pool, np * sizeof(*ps));
+        e->g.peers = hy_pcalloc(cf->pool, (np ? np : 1) * sizeof(*ps));
         hy_pool_on_clear(cf->pool, hy_ussl_free_sessions, &e->g); /* the TLS sessions the peers keep (ussl.c) */
         size_t k = 0;
         for (int backup = 0; backup < 2; backup++)
@@ -434,6 +847,8 @@ static const hy_directive_t ups_directives[] = {
     {.name = "hash", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_12, .set = set_method},
     {.name = "random", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_0 | HY_ARGS_12, .set = set_method},
     {.name = "zone", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_12, .set = set_zone},
+    {.name = "resolver", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_1MORE, .set = set_ups_resolver},
+    {.name = "resolver_timeout", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_1, .set = set_ups_resolver},
     {0},
 };
 
@@ -442,4 +857,6 @@ hy_module_t hy_http_upstream_module = {
     .directives = ups_directives,
     .create_main_conf = create_main,
     .postconfiguration = postconfiguration,
+    .init_worker = init_worker,
+    .flush_worker = flush_worker,
 };

@@ -16,6 +16,7 @@
 #include "../core/clock.h"
 #include "../core/file.h"
 #include "../core/log.h"
+#include "../http/resolver_conf.h"
 
 #define BODY_AHEAD 65536 /* request body bytes queued toward the upstream before the client is read again */
 
@@ -143,6 +144,8 @@ static void cleanup(void *arg)
     hy_ureq_t *u = arg;
     hy_timer_unlink(hy_worker_loop, &u->timer);
     hy_timer_unlink(hy_worker_loop, &u->rate_timer);
+    hy_resolve_cancel(u->resolving);
+    u->resolving = NULL;
     release_conn(u, false);
     hy_outq_clear(&u->ahead);
     hy_outq_clear(&u->towrite);
@@ -389,6 +392,49 @@ static void try_next(hy_ureq_t *u)
         int one = 1;
         setsockopt(c->sock.io.fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
     }
+}
+
+/* ---------------------------------------------------------------- run-time resolution */
+
+int hy_upstream_resolve_later(hy_ureq_t *u, hy_str_t host, uint16_t port)
+{
+    const hy_http_resolver_conf_t *rc = hy_http_resolver_loc(u->req->loc->loc_conf);
+    if (rc == NULL || rc->resolver == NULL) {
+        hy_req_log(u->req, HY_LOG_ERR, "no resolver defined to resolve %.*s", (int)host.len, host.ptr);
+        return 502;
+    }
+    u->resolve_host = host;
+    u->resolve_port = port;
+    return 0;
+}
+
+static void on_resolved(void *data, const hy_resolve_result_t *res)
+{
+    hy_ureq_t *u = data;
+    u->resolving = NULL;
+    if (client_gone(u))
+        return;
+    if (res->status != 0) {
+        hy_req_log(u->req, HY_LOG_ERR, "%.*s could not be resolved (%d: %s)", (int)u->resolve_host.len,
+                   u->resolve_host.ptr, res->status, hy_resolve_strerror(res->status));
+        u->state = HY_UREQ_DONE;
+        hy_req_error(u->req, 502);
+        return;
+    }
+    u->group = hy_upstream_group_of_addrs(u->req->pool, u->resolve_host, res->addrs, res->naddrs, u->resolve_port);
+    try_next(u);
+}
+
+/* The first try: after resolving the host when the group is not known yet. */
+static void first_try(hy_ureq_t *u)
+{
+    if (u->group != NULL) {
+        try_next(u);
+        return;
+    }
+    const hy_http_resolver_conf_t *rc = hy_http_resolver_loc(u->req->loc->loc_conf);
+    u->resolving = hy_resolve_start(loop_of(u), rc->resolver, u->resolve_host.ptr, u->resolve_host.len,
+                                    rc->timeout_ms, on_resolved, u);
 }
 
 /* ---------------------------------------------------------------- send */
@@ -918,7 +964,7 @@ static void on_body(hy_req_t *req, const char *err)
     int64_t len = b->received;
     u->body_length = len > 0 || req->content_length >= 0 ? len : HY_UREQ_BODY_NONE;
     u->state = HY_UREQ_CONNECT;
-    try_next(u);
+    first_try(u);
 }
 
 hy_ureq_t *hy_upstream_create(hy_req_t *req)
@@ -958,7 +1004,7 @@ int hy_upstream_start(hy_ureq_t *u)
         u->body_length = 0;
     }
     if (!has_body) { /* a body not passed on is discarded by the protocol */
-        try_next(u);
+        first_try(u);
         return HY_DONE;
     }
     /* a body read already (mirror_request_body) is passed buffered */
@@ -972,7 +1018,7 @@ int hy_upstream_start(hy_ureq_t *u)
     hy_req_read_body(req, u->body_streamed ? HY_BODY_STREAM : HY_BODY_BUFFER, on_body);
     if (u->body_streamed && !u->finished && u->state == HY_UREQ_BODY) {
         u->state = HY_UREQ_CONNECT;
-        try_next(u);
+        first_try(u);
     }
     return HY_DONE;
 }

@@ -34,6 +34,7 @@
 #include <sys/un.h>
 #include "../http/request.h"
 #include "../event/sock.h"
+#include "../event/resolver.h"
 
 typedef struct hy_ureq hy_ureq_t;
 
@@ -266,6 +267,11 @@ struct hy_ureq {
     hy_timer_t rate_timer;  /* limit_rate: reading resumes when it fires */
     uint64_t body_start_ms; /* limit_rate: when the body started */
     uint64_t paced;         /* limit_rate: body bytes let through so far */
+    /* a host to resolve before the first try (proxy_pass & co. with variables naming no upstream{}): set with
+     * hy_upstream_resolve_later; the group is then made of its addresses on resolve_port */
+    hy_str_t resolve_host;
+    uint16_t resolve_port;
+    hy_resolve_t *resolving; /* the pending wait */
     /* $upstream_* (one entry per try, joined with ", ") */
     hy_array_t *log;    /* hy_upstream_log_t */
     int64_t resp_bytes; /* body bytes received ($upstream_response_length) */
@@ -299,6 +305,14 @@ void hy_ussl_free_sessions(void *g);
 bool hy_upstream__tunnel(hy_ureq_t *u);
 /** A fresh exchange for req (request pool), settings zeroed; the module fills it. */
 hy_ureq_t *hy_upstream_create(hy_req_t *req);
+/** The exchange goes to host:port, resolved with the location's resolver (resolver, resolver_timeout) when the
+ * exchange starts (after the body was read, as nginx): 0, or 502 after logging "no resolver defined to resolve
+ * HOST" when the location has no resolver. u->group stays NULL. An answer without addresses or a timeout logs
+ * "HOST could not be resolved (N: text)" and answers 502. */
+int hy_upstream_resolve_later(hy_ureq_t *u, hy_str_t host, uint16_t port);
+/** A group (request pool) of the given addresses on port, named name (an implicit upstream made at run time). */
+hy_upstream_group_t *hy_upstream_group_of_addrs(hy_pool_t *pool, hy_str_t name, const hy_dns_addr_t *addrs,
+                                                size_t n, uint16_t port);
 /** Run it: returns a phase result (HY_DONE: the engine answers the request). */
 int hy_upstream_start(hy_ureq_t *u);
 /** The exchange of a request (for the $upstream_* variables), or NULL. */
