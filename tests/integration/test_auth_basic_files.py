@@ -1,6 +1,6 @@
 """auth_basic_user_file chosen per request by a variable: more files than the worker's cache holds (the least
-recently used is dropped and read again), a relative name resolved against the configuration's directory, a hash
-crypt() cannot use (500, "crypt() failed")."""
+recently used is dropped and read again), a relative name resolved against the configuration's directory.
+(crypt() failing is not reachable with Debian's libxcrypt: it answers a failure token, a mismatch.)"""
 import base64
 
 import pytest
