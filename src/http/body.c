@@ -48,14 +48,14 @@ static int open_temp(hy_req_t *req, hy_req_body_t *b)
         }
         snprintf(path + o, cap - o, "/%s", name);
         int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (fd < 0 && errno == ENOENT) { /* a fresh prefix: the directory itself */
+        if (fd < 0 && errno == ENOENT && attempt < 7) { /* a fresh prefix: the directory itself */
             char *dir = hy_pstrndup(req->pool, lc->client_body_temp_path.ptr, lc->client_body_temp_path.len);
             mkdir(dir, 0700);
             continue;
         }
-        if (fd < 0 && errno == EEXIST)
+        if (fd < 0 && errno == EEXIST && attempt < 7)
             continue;
-        if (fd < 0) {
+        if (fd < 0) { /* the last attempt's failure is logged too (a directory that cannot be made) */
             hy_req_log(req, HY_LOG_CRIT, "open() \"%s\" failed (%d: %s)", path, errno, strerror(errno));
             return -1;
         }
