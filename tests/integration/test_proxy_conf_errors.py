@@ -93,5 +93,5 @@ http { server { listen 127.0.0.1:{port}; location / { proxy_pass %s; } } }
 ''' % url)
     res = run_cli(['-p', prefix.tmp + '/', '-c', conf, '-t'])
     assert res.rc == 1, res
-    line = [n for n, l in enumerate(open(conf), 1) if 'proxy_pass' in l][0]
+    line = [n for n, l in enumerate(open(conf), 1) if 'proxy_pass %s;' % url in l][0]
     assert '[emerg] invalid URL prefix in "%s" in %s:%d' % (url, conf, line) in res.err, res.err

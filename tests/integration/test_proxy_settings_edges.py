@@ -28,7 +28,7 @@ def test_setting_errors(run_cli, prefix, stmt, msg):
                        % stmt)
     res = run_cli(['-p', prefix.tmp + '/', '-c', conf, '-t'])
     assert res.rc == 1, res
-    line = [n for n, l in enumerate(open(conf), 1) if 'proxy_pass' in l][0]
+    line = [n for n, l in enumerate(open(conf), 1) if 'proxy_pass http://127.0.0.1:1;' in l][0]
     assert '%s in %s:%d' % (msg, conf, line) in res.err, res.err
 
 
