@@ -332,21 +332,17 @@ static int set_complex(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 
 static int set_redirect(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
-    (void)d;
     proxy_loc_t *pl = conf;
     size_t n;
     hy_str_t *a = hy_conf_args(cf, &n);
+    /* nginx 1.22: "off" next to any other proxy_redirect of the level is a duplicate (either order) */
     if (pl->redirect == 0)
-        return 0;
+        return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
     if (n == 2 && hy_str_eq(a[1], "off")) {
         if (pl->redirects && pl->redirects->nelts)
-            return hy_conf_error(cf, "\"proxy_redirect off\" cannot be used with other \"proxy_redirect\" directives");
+            return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
         pl->redirect = 0;
         pl->redirects = NULL;
-        return 0;
-    }
-    if (n == 2 && hy_str_eq(a[1], "false")) {
-        pl->redirect = 0;
         return 0;
     }
     if (n == 2 && !hy_str_eq(a[1], "default"))

@@ -44,14 +44,14 @@ int hy_req_temp_open(hy_req_t *req, hy_str_t dir, const int levels[3], char **pa
         }
         snprintf(path + o, cap - o, "/%s", name);
         int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (fd < 0 && errno == ENOENT && attempt == 0) { /* a fresh prefix: the directory itself */
+        if (fd < 0 && errno == ENOENT && attempt < 7) { /* a fresh prefix: the directory itself */
             char *d = hy_pstrndup(req->pool, dir.ptr, dir.len);
             mkdir(d, 0700);
             continue;
         }
-        if (fd < 0 && errno == EEXIST)
+        if (fd < 0 && errno == EEXIST && attempt < 7)
             continue;
-        if (fd < 0) {
+        if (fd < 0) { /* the last attempt's failure is logged too (a directory that cannot be made) */
             hy_req_log(req, HY_LOG_CRIT, "open() \"%s\" failed (%d: %s)", path, errno, strerror(errno));
             return -1;
         }

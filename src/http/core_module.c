@@ -246,16 +246,16 @@ static int set_client_body_temp_path(hy_conf_t *cf, const hy_directive_t *d, voi
         return hy_conf_error(cf, "\"%s\" directive is duplicate", a[0].ptr);
     if (n > 5)
         return hy_conf_error(cf, "invalid number of arguments in \"%s\" directive", a[0].ptr);
-    int total = 0;
+    int total = 0; /* nginx: each level at least 1 digit, all of them within the 10-digit name */
     for (size_t i = 2; i < n; i++) {
         int64_t v = hy_parse_int(a[i].ptr, a[i].len);
-        if (v < 1 || v > 2)
-            return hy_conf_error(cf, "invalid value \"%s\"", a[i].ptr);
+        if (v < 1 || v > 10)
+            return hy_conf_error(cf, "\"%s\" directive invalid value", a[0].ptr);
         l->client_body_temp_levels[i - 2] = (int)v;
         total += (int)v;
     }
-    if (total > 6)
-        return hy_conf_error(cf, "invalid value \"%s\"", a[n - 1].ptr);
+    if (total > 10)
+        return hy_conf_error(cf, "\"%s\" directive invalid value", a[0].ptr);
     char *path = hy_cycle_path(cf->cycle, a[1].ptr, a[1].len);
     size_t len = strlen(path);
     while (len > 1 && path[len - 1] == '/')
@@ -551,17 +551,17 @@ static int set_listen(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         } else if (o.len > 8 && memcmp(o.ptr, "backlog=", 8) == 0) {
             int64_t v = hy_parse_int(o.ptr + 8, o.len - 8);
             if (v <= 0 || v > 65535)
-                return hy_conf_error(cf, "invalid backlog \"%s\"", o.ptr + 8);
+                return hy_conf_error(cf, "invalid backlog \"%s\"", o.ptr);
             spec.backlog = (int)v;
         } else if (o.len > 7 && memcmp(o.ptr, "rcvbuf=", 7) == 0) {
             int64_t v = hy_parse_size(o.ptr + 7, o.len - 7);
-            if (v <= 0 || v > INT32_MAX)
-                return hy_conf_error(cf, "invalid rcvbuf \"%s\"", o.ptr + 7);
+            if (v < 0 || v > INT32_MAX)
+                return hy_conf_error(cf, "invalid rcvbuf \"%s\"", o.ptr);
             spec.rcvbuf = (int)v;
         } else if (o.len > 7 && memcmp(o.ptr, "sndbuf=", 7) == 0) {
             int64_t v = hy_parse_size(o.ptr + 7, o.len - 7);
-            if (v <= 0 || v > INT32_MAX)
-                return hy_conf_error(cf, "invalid sndbuf \"%s\"", o.ptr + 7);
+            if (v < 0 || v > INT32_MAX)
+                return hy_conf_error(cf, "invalid sndbuf \"%s\"", o.ptr);
             spec.sndbuf = (int)v;
         } else if (hy_str_eq(o, "reuseport")) {
             spec.reuseport = true;
@@ -570,9 +570,8 @@ static int set_listen(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         } else if (hy_str_eq(o, "bind")) {
             spec.bind = true;
         } else if (hy_str_eq(o, "ipv6only=on") || hy_str_eq(o, "ipv6only=off")) {
-            if (spec.addr.ss_family != AF_INET6)
-                return hy_conf_error(cf, "ipv6only is not supported on addr \"%s\", ignored", spec.text);
-            spec.ipv6only = hy_str_eq(o, "ipv6only=on");
+            if (spec.addr.ss_family == AF_INET6) /* nginx ignores it on other addresses */
+                spec.ipv6only = hy_str_eq(o, "ipv6only=on");
         } else if (o.len > 13 && memcmp(o.ptr, "so_keepalive=", 13) == 0) {
             const char *v = o.ptr + 13;
             if (strcmp(v, "on") == 0) {

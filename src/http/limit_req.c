@@ -489,7 +489,7 @@ static int set_limit(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         } else if (a[i].len >= 6 && memcmp(a[i].ptr, "delay=", 6) == 0) {
             delay = hy_parse_int(a[i].ptr + 6, a[i].len - 6);
             if (delay <= 0 || delay > INT32_MAX)
-                return hy_conf_error(cf, "invalid delay \"%s\"", a[i].ptr);
+                return hy_conf_error(cf, "invalid delay value \"%s\"", a[i].ptr);
         } else if (hy_str_eq(a[i], "nodelay")) {
             delay = NODELAY;
         } else {

@@ -45,6 +45,8 @@ struct hy_req {
     const hy_str_t *h_connection, *h_if_modified_since, *h_if_unmodified_since, *h_if_none_match, *h_if_match,
         *h_range, *h_if_range, *h_expect, *h_user_agent;
     int64_t content_length;         /* -1 when none */
+    bool body_follows;              /* HTTP/2: the HEADERS frame did not end the stream, a body follows (of unknown
+                                     * length when content_length is -1: nginx's chunked for h2) */
     bool keepalive;                 /* may the connection be kept after this response */
     bool is_internal;               /* reached through an internal redirect */
     bool error_page;                /* an error_page redirect happened (recursive_error_pages off: no more) */

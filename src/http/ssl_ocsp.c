@@ -73,44 +73,50 @@ static void free_staple(void *p)
     free(st->resp);
 }
 
-/* http://host[:port][/path] → host, port text, path (default "/"). -1 when it is not such a URL. */
-static int parse_url(const char *url, char *host, size_t hostcap, char *port, size_t portcap, const char **path)
+/* http://host[:port][/path] → host, port text, path (default "/"). NULL, or what is wrong in nginx's words
+ * ("invalid URL prefix" when it is no http:// URL, else about the part after it). */
+static const char *parse_url(const char *url, char *host, size_t hostcap, char *port, size_t portcap,
+                             const char **path)
 {
     if (strncasecmp(url, "http://", 7) != 0)
-        return -1;
+        return "invalid URL prefix";
     const char *h = url + 7, *end = h + strcspn(h, "/?#");
     const char *colon = NULL;
     if (*h == '[') { /* [IPv6]:port */
         const char *rb = memchr(h, ']', (size_t)(end - h));
         if (rb == NULL)
-            return -1;
+            return "invalid host";
         if (rb + 1 < end && rb[1] == ':')
             colon = rb + 1;
         else if (rb + 1 != end)
-            return -1;
-        if ((size_t)(rb - h - 1) >= hostcap || rb == h + 1)
-            return -1;
+            return "invalid host";
+        if (rb == h + 1)
+            return "no host";
+        if ((size_t)(rb - h - 1) >= hostcap)
+            return "invalid host";
         memcpy(host, h + 1, (size_t)(rb - h - 1));
         host[rb - h - 1] = '\0';
     } else {
         colon = memchr(h, ':', (size_t)(end - h));
         const char *he = colon ? colon : end;
-        if (he == h || (size_t)(he - h) >= hostcap)
-            return -1;
+        if (he == h)
+            return "no host";
+        if ((size_t)(he - h) >= hostcap)
+            return "invalid host";
         memcpy(host, h, (size_t)(he - h));
         host[he - h] = '\0';
     }
     if (colon) {
         size_t pl = (size_t)(end - colon - 1);
         if (pl == 0 || pl >= portcap || strspn(colon + 1, "0123456789") < pl)
-            return -1;
+            return "invalid port";
         memcpy(port, colon + 1, pl);
         port[pl] = '\0';
     } else {
         snprintf(port, portcap, "80");
     }
     *path = *end == '/' ? end : "/";
-    return 0;
+    return NULL;
 }
 
 static X509 *find_issuer(X509 *cert, STACK_OF(X509) *chain, X509_STORE *store)
@@ -170,21 +176,22 @@ static int setup_one(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c, ocsp_staple_t *st
     }
     char port[8];
     const char *path;
-    int bad = parse_url(url, st->host, sizeof(st->host), port, sizeof(port), &path);
-    if (bad == 0)
+    const char *bad = parse_url(url, st->host, sizeof(st->host), port, sizeof(port), &path);
+    if (bad == NULL)
         st->path = hy_pstrndup(cf->pool, path, strlen(path));
     char url_copy[512];
     snprintf(url_copy, sizeof(url_copy), "%s", url);
     X509_email_free(aia);
-    if (bad) {
-        hy_conf_warn(cf, "\"ssl_stapling\" ignored, invalid URL prefix in OCSP responder \"%s\" in the certificate "
-                         "\"%s\"", url_copy, st->file);
+    if (bad) { /* nginx quotes the URL after "http://" unless the prefix is what is wrong */
+        bool prefix = strncasecmp(url_copy, "http://", 7) != 0;
+        hy_conf_warn(cf, "\"ssl_stapling\" ignored, %s in OCSP responder \"%s\" in the certificate \"%s\"", bad,
+                     prefix ? url_copy : url_copy + 7, st->file);
         return 0;
     }
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_ADDRCONFIG}, *ai = NULL;
     if (getaddrinfo(st->host, port, &hints, &ai) != 0 || ai == NULL) {
         hy_conf_warn(cf, "\"ssl_stapling\" ignored, host not found in OCSP responder \"%s\" in the certificate \"%s\"",
-                     url_copy, st->file);
+                     url_copy + 7, st->file);
         return 0;
     }
     memcpy(&st->sa, ai->ai_addr, ai->ai_addrlen);

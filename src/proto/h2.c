@@ -291,6 +291,7 @@ static void start_request(h2conn_t *h, h2stream_t *st, bool end_stream)
     st->rate_start_ms = hy_clock_now_ms();
     start_priority(h, st);
     st->rb_end = end_stream;
+    req->body_follows = !end_stream;
     /* :authority stands for Host (RFC 9113 §8.3.1); a Host field the client sent as well is kept first */
     bool has_host = false;
     hy_header_t *hd = st->headers->elts;

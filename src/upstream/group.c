@@ -398,11 +398,11 @@ static int set_keepalive(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         g->keepalive = v;
     } else if (strcmp(d->name, "keepalive_requests") == 0) {
         if ((v = hy_parse_int(a[1].ptr, a[1].len)) < 0)
-            return hy_conf_error(cf, "invalid number \"%s\"", a[1].ptr);
+            return hy_conf_error(cf, "\"%s\" directive invalid number", d->name); /* nginx's num slot */
         g->keepalive_requests = v;
     } else {
         if ((v = hy_parse_msec(a[1].ptr, a[1].len)) < 0)
-            return hy_conf_error(cf, "invalid value \"%s\"", a[1].ptr);
+            return hy_conf_error(cf, "\"%s\" directive invalid value", d->name); /* nginx's msec slot */
         if (strcmp(d->name, "keepalive_time") == 0)
             g->keepalive_time_ms = v;
         else

@@ -49,10 +49,8 @@ int hy_uconf_set_bufs(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     if (c->bufs_num != HY_UNSET)
         return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
     int64_t num = hy_parse_int(a[1].ptr, a[1].len), size = hy_parse_size(a[2].ptr, a[2].len);
-    if (num <= 0)
-        return hy_conf_error(cf, "invalid value \"%s\"", a[1].ptr);
-    if (size <= 0)
-        return hy_conf_error(cf, "invalid value \"%s\"", a[2].ptr);
+    if (num <= 0 || size <= 0) /* nginx's bufs slot */
+        return hy_conf_error(cf, "\"%s\" directive invalid value", d->name);
     c->bufs_num = num;
     c->bufs_size = size;
     return 0;
@@ -167,9 +165,9 @@ int hy_uconf_bind(const hy_uconf_t *c, hy_ureq_t *u)
         return 0;
     hy_str_t b;
     hy_vars_eval(u->req, c->bind, &b);
-    if (b.len && hy_uconf_parse_bind(b, &u->bind, &u->bind_len) != 0) {
+    if (b.len && hy_uconf_parse_bind(b, &u->bind, &u->bind_len) != 0) { /* nginx: logged, connects unbound */
         hy_req_log(u->req, HY_LOG_ERR, "invalid local address \"%.*s\"", (int)b.len, b.ptr);
-        return 500;
+        u->bind_len = 0;
     }
     return 0;
 }
@@ -435,13 +433,13 @@ int hy_uconf_accel_redirect(hy_req_t *req, hy_str_t accel_redirect)
     req->etag = HY_STR_NULL;
     req->last_modified = -1;
     req->content_length_n = -1;
-    if (req->method_id != HY_M_HEAD) {
-        req->method_id = HY_M_GET;
-        req->method = HY_STR("GET");
-    }
-    if (uri.ptr[0] == '@') {
+    if (uri.ptr[0] == '@') { /* nginx: a named location keeps the method; a URI redirect is a GET (or HEAD) */
         hy_req_named_redirect(req, uri);
     } else {
+        if (req->method_id != HY_M_HEAD) {
+            req->method_id = HY_M_GET;
+            req->method = HY_STR("GET");
+        }
         hy_str_t path, args;
         hy_req_split_args(uri, &path, &args);
         hy_req_internal_redirect(req, path, args);

@@ -54,7 +54,8 @@ int hy_uconf_merge(hy_conf_t *cf, hy_uconf_t *c, const hy_uconf_t *p, const char
                    size_t nhidden);
 /** Copy the settings into an exchange. */
 void hy_uconf_apply(const hy_uconf_t *c, hy_ureq_t *u);
-/** *_bind evaluated for the exchange's request into u->bind: 0, or 500 (logged) when it is no address. */
+/** *_bind evaluated for the exchange's request into u->bind: 0 (a value that is no address is logged and the
+ * connection is not bound, as nginx). */
 int hy_uconf_bind(const hy_uconf_t *c, hy_ureq_t *u);
 /** An IPv4 or IPv6 literal without a port (a local address to bind to). 0 or -1. */
 int hy_uconf_parse_bind(hy_str_t v, struct sockaddr_storage *ss, socklen_t *len);

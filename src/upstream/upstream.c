@@ -993,7 +993,7 @@ int hy_upstream_start(hy_ureq_t *u)
     *hy_req_ctx(req, &hy_http_upstream_module) = u;
     hy_pool_on_clear(req->pool, cleanup, u);
     u->start_ms = hy_clock_now_ms();
-    bool has_body = req->content_length > 0 || client_chunked(req);
+    bool has_body = req->content_length > 0 || client_chunked(req) || (req->body_follows && req->content_length < 0);
     if (u->set_body.ptr != NULL) {
         u->body_length = (int64_t)u->set_body.len;
         has_body = false;
