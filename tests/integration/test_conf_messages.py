@@ -25,7 +25,7 @@ def test_every_unsupported_directive_and_variable_in_one_run(run_cli, prefix):
     conf, res = t(run_cli, prefix, '''
 http {
     dav_methods off;
-    log_format main '$remote_addr $gzip_ratio $ssl_client_v_remain';
+    log_format main '$remote_addr $gzip_ratio $geoip_country_code';
     proxy_cache_path {tmp}/cache keys_zone=z:1m;
     server {
         listen 127.0.0.1:{port};
@@ -49,7 +49,7 @@ http {
         ('"proxy_cache" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'proxy_cache z')),
         ('"disable_symlinks" directive is not supported by hayate yet', line_of(conf, 'disable_symlinks')),
         ('"$gzip_ratio" variable is not supported by hayate yet', line_of(conf, 'log_format')),
-        ('"$ssl_client_v_remain" variable is not supported by hayate yet', line_of(conf, 'log_format')),
+        ('"$geoip_country_code" variable is not supported by hayate yet', line_of(conf, 'log_format')),
         ('unknown "uir" variable (did you mean "$uri"?)', line_of(conf, '$uir')),
     ]
     for msg, line in want:
