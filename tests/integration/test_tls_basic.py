@@ -337,6 +337,26 @@ def test_default_configuration_has_no_weak_finding(server, certs):
         assert name.startswith('TLS_') or (name.startswith('ECDHE-') and ('GCM' in name or 'CHACHA20' in name)), name
 
 
+@pytest.mark.hayate_only  # nginx 1.22's defaults enable TLS 1.0/1.1 and CBC suites
+def test_testssl_finds_nothing_weak_in_the_default_configuration(server, certs, tmp_path):
+    """Debian's testssl.sh against a server with only certificates: protocols, cipher categories, forward
+    secrecy and the vulnerability checks (Heartbleed, CCS, renegotiation, CRIME, POODLE, fallback SCSV, SWEET32,
+    FREAK, DROWN, LOGJAM, BEAST, LUCKY13, RC4) — every finding OK or INFO, none LOW or worse."""
+    import json
+    s = server(tls_server(certs, ''))
+    out = str(tmp_path / 'testssl.json')
+    r = subprocess.run(['testssl', '--quiet', '--color', '0', '--warnings', 'off', '-p', '-s', '-f', '-H', '-I', '-R',
+                        '-C', '-O', '-Z', '-W', '-F', '-D', '-J', '-A', '-L', '-4', '--jsonfile', out,
+                        '127.0.0.1:%d' % s.prefix.port], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
+    findings = json.load(open(out))
+    assert len(findings) > 25, r.stdout.decode()[-3000:]  # the checks ran
+    bad = [(f['id'], f['severity'], f['finding']) for f in findings if f['severity'] not in ('OK', 'INFO')]
+    assert bad == [], bad
+    by_id = {f['id']: f for f in findings}
+    for proto in ('SSLv2', 'SSLv3', 'TLS1', 'TLS1_1'):
+        assert 'not offered' in by_id[proto]['finding'], by_id[proto]
+
+
 def record_sizes(port, path):
     """Plaintext sizes of the application-data records of a TLS 1.2 AES-GCM response, as `openssl s_client -msg`
     shows their headers (each record carries 24 bytes more: explicit nonce and tag)."""
