@@ -209,20 +209,7 @@ static const hy_accept_encoding_t *req_ae(hy_req_t *req, gz_ctx_t *ctx)
 
 static bool type_ok(const codec_conf_t *cc, hy_str_t ct)
 {
-    if (cc->types_any)
-        return true;
-    size_t n = 0;
-    while (n < ct.len && ct.ptr[n] != ';')
-        n++;
-    while (n > 0 && (ct.ptr[n - 1] == ' ' || ct.ptr[n - 1] == '\t'))
-        n--;
-    if (n == 0 || cc->types == NULL)
-        return false;
-    hy_str_t *t = cc->types->elts;
-    for (size_t i = 0; i < cc->types->nelts; i++)
-        if (t[i].len == n && strncasecmp(t[i].ptr, ct.ptr, n) == 0)
-            return true;
-    return false;
+    return hy_http_type_listed(cc->types, cc->types_any, false, ct);
 }
 
 /* Bit set of the codecs that would encode this response (nginx's first test in its header filter). */

@@ -75,22 +75,7 @@ static sub_loc_t *req_conf(hy_req_t *req)
 
 static bool type_ok(const sub_loc_t *lc, hy_str_t ct)
 {
-    if (lc->types_any)
-        return true;
-    size_t n = 0;
-    while (n < ct.len && ct.ptr[n] != ';')
-        n++;
-    while (n > 0 && (ct.ptr[n - 1] == ' ' || ct.ptr[n - 1] == '\t'))
-        n--;
-    if (n == 0)
-        return false;
-    if (lc->types == NULL)
-        return n == 9 && strncasecmp(ct.ptr, "text/html", 9) == 0;
-    hy_str_t *t = lc->types->elts;
-    for (size_t i = 0; i < lc->types->nelts; i++)
-        if (t[i].len == n && strncasecmp(t[i].ptr, ct.ptr, n) == 0)
-            return true;
-    return false;
+    return hy_http_type_listed(lc->types, lc->types_any, true, ct);
 }
 
 /* ---------------- matching ---------------- */

@@ -533,3 +533,23 @@ void hy_req_split_args(hy_str_t in, hy_str_t *uri, hy_str_t *args)
     *uri = (hy_str_t){in.ptr, (size_t)(q - in.ptr)};
     *args = (hy_str_t){q + 1, in.len - (size_t)(q - in.ptr) - 1};
 }
+
+bool hy_http_type_listed(const hy_array_t *types, bool any, bool text_html, hy_str_t ct)
+{
+    if (any)
+        return true;
+    size_t n = 0;
+    while (n < ct.len && ct.ptr[n] != ';')
+        n++;
+    while (n > 0 && (ct.ptr[n - 1] == ' ' || ct.ptr[n - 1] == '\t'))
+        n--;
+    if (n == 0)
+        return false;
+    if (text_html && n == 9 && strncasecmp(ct.ptr, "text/html", 9) == 0)
+        return true;
+    const hy_str_t *t = types ? types->elts : NULL;
+    for (size_t i = 0; types && i < types->nelts; i++)
+        if (t[i].len == n && strncasecmp(t[i].ptr, ct.ptr, n) == 0)
+            return true;
+    return false;
+}

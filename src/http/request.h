@@ -188,6 +188,11 @@ void hy_req_finalize_head(hy_req_t *req);
 void hy_req_insert_header(hy_req_t *req, size_t ix, hy_str_t name, hy_str_t value);
 /** The value of a field of the finalised head (case-insensitive; '_' in name matches '-'), or NULL. */
 const hy_str_t *hy_req_sent_header(hy_req_t *req, hy_str_t name);
+/** Whether the media type of the Content-Type value `ct` (what precedes any ';', trailing blanks dropped,
+ * compared caselessly) is one of `types` (hy_str_t, lower-case; NULL: none), or is text/html when `text_html`
+ * says that type always counts; `any` (a "*" in the list) accepts every type. An empty type matches nothing.
+ * The *_types directives of gzip, sub_filter, ssi and addition. */
+bool hy_http_type_listed(const hy_array_t *types, bool any, bool text_html, hy_str_t ct);
 /** The value of a response field in req->headers_out (before the head is finalised; case-insensitive), or NULL. */
 const hy_str_t *hy_req_out_header(hy_req_t *req, const char *name);
 /** Remove every response field of that name from req->headers_out. */
