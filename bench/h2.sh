@@ -9,6 +9,7 @@
 # (200000), BENCH_SERVER_CPU (0), BENCH_CLIENT_CPU (1).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 hy_bin=${HY_BIN:-$here/../build/hayate}
 nginx_bin=${NGINX_BIN:-/usr/sbin/nginx}
 h2o_bin=${H2O_BIN:-/usr/bin/h2o}
@@ -27,7 +28,6 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$t
     -out "$tmp/conf/c.pem" -days 2 -subj /CN=localhost >/dev/null 2>&1
 chmod 644 "$tmp/conf/k.pem"
 
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 ngx_conf() { # name plain tls listen-style
     cat <<EOF
@@ -78,27 +78,13 @@ hosts:
 EOF
 }
 
-cpu_ticks() { # total utime+stime of a process and its children (the workers), in clock ticks
-    local t=0 p
-    for p in "$@" $(for q in "$@"; do pgrep -P "$q"; done); do
-        [ -r /proc/$p/stat ] && t=$((t + $(awk '{print $14 + $15}' /proc/$p/stat)))
-    done
-    echo $t
-}
 
-wait_port() {
-    for _ in $(seq 100); do
-        (exec 3<>/dev/tcp/127.0.0.1/$1) 2>/dev/null && return 0
-        sleep 0.05
-    done
-    return 1
-}
 
 hz=$(getconf CLK_TCK)
 pids=""
 declare -A plain tls pid
 start() { # name
-    local name=$1 p=$(port) t=$(port)
+    local name=$1 p=$(any_port) t=$(any_port)
     plain[$name]=$p tls[$name]=$t
     case $name in
     hayate) ngx_conf hayate $p $t "" "http2 on;" >"$tmp/conf/hayate.conf"

@@ -27,3 +27,24 @@ bench_stop() {
     kill -0 "$2" 2>/dev/null && { echo "$1: $2 did not stop on QUIT; killing" >&2; kill -KILL "$2"; }
     wait "$2" 2>/dev/null
 }
+
+# any_port: a loopback port the kernel says is free now
+any_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# wait_port PORT: wait up to 5 s until 127.0.0.1:PORT accepts; false if it never does
+wait_port() {
+    for _ in $(seq 100); do
+        port_busy "$1" && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+# cpu_ticks PID...: utime+stime of the processes and their children (a master's workers), in clock ticks
+cpu_ticks() {
+    local t=0 p
+    for p in "$@" $(for q in "$@"; do pgrep -P "$q"; done); do
+        [ -r /proc/$p/stat ] && t=$((t + $(awk '{print $14 + $15}' /proc/$p/stat)))
+    done
+    echo $t
+}

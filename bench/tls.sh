@@ -10,6 +10,7 @@
 # BENCH_CLIENT_CPU (1).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 hy_bin=${HY_BIN:-$here/../build/hayate}
 nginx_bin=${NGINX_BIN:-/usr/sbin/nginx}
 h2o_bin=${H2O_BIN:-/usr/bin/h2o}
@@ -30,7 +31,6 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$t
     -out "$tmp/conf/c.pem" -days 2 -subj /CN=localhost >/dev/null 2>&1
 chmod 644 "$tmp/conf/k.pem"
 
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 ngx_conf() { # name tls13-port tls12-port extra
     cat <<EOF
@@ -81,26 +81,12 @@ hosts:
 EOF
 }
 
-cpu_ticks() { # utime+stime of a process and its children, in clock ticks
-    local t=0 p
-    for p in "$@" $(for q in "$@"; do pgrep -P "$q"; done); do
-        [ -r /proc/$p/stat ] && t=$((t + $(awk '{print $14 + $15}' /proc/$p/stat)))
-    done
-    echo $t
-}
 
-wait_port() {
-    for _ in $(seq 100); do
-        (exec 3<>/dev/tcp/127.0.0.1/$1) 2>/dev/null && return 0
-        sleep 0.05
-    done
-    return 1
-}
 
 hz=$(getconf CLK_TCK)
 declare -A p13 p12 pid
 start() { # name
-    local name=$1 a=$(port) b=$(port)
+    local name=$1 a=$(any_port) b=$(any_port)
     p13[$name]=$a p12[$name]=$b
     case $name in
     hayate) ngx_conf hayate $a $b "" >"$tmp/conf/hayate.conf"

@@ -860,18 +860,7 @@ static void header_filter(hy_req_t *req)
         return;
     if (!req->header_only) /* a HEAD response's head says what a GET would get (nginx) */
         start(req, lc);
-    req->content_length_n = -1;
-    req->accept_ranges = false;
-    hy_req_del_header(req, "Content-Length");
-    hy_req_del_header(req, "Accept-Ranges"); /* a proxied one */
-    if (lc->last_modified != 1) {
-        req->last_modified = -1;
-        hy_req_del_header(req, "Last-Modified");
-        req->etag = HY_STR_NULL;
-        hy_req_del_header(req, "ETag");
-    } else {
-        hy_req_weaken_etag(req);
-    }
+    hy_req_body_rewritten(req, lc->last_modified == 1);
 }
 
 /* ---------------- configuration ---------------- */

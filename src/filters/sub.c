@@ -360,17 +360,7 @@ static void header_filter(hy_req_t *req)
     ctx->pend = hy_palloc(req->pool, ctx->maxlen);
     hy_pool_on_clear(req->pool, free_ctx, ctx);
     *hy_req_ctx(req, &hy_http_sub_module) = ctx;
-    req->content_length_n = -1;
-    req->accept_ranges = false; /* nginx's range filter offers no ranges on a body of unknown length */
-    hy_req_del_header(req, "Content-Length");
-    if (lc->last_modified != 1) {
-        req->last_modified = -1;
-        hy_req_del_header(req, "Last-Modified");
-        req->etag = HY_STR_NULL;
-        hy_req_del_header(req, "ETag");
-    } else {
-        hy_req_weaken_etag(req);
-    }
+    hy_req_body_rewritten(req, lc->last_modified == 1);
 }
 
 /* ---------------- configuration ---------------- */

@@ -553,3 +553,19 @@ bool hy_http_type_listed(const hy_array_t *types, bool any, bool text_html, hy_s
             return true;
     return false;
 }
+
+void hy_req_body_rewritten(hy_req_t *req, bool keep_validators)
+{
+    req->content_length_n = -1;
+    req->accept_ranges = false; /* nginx's range filter offers no ranges on a body of unknown length */
+    hy_req_del_header(req, "Content-Length");
+    hy_req_del_header(req, "Accept-Ranges"); /* a proxied one */
+    if (keep_validators) {
+        hy_req_weaken_etag(req);
+        return;
+    }
+    req->last_modified = -1;
+    hy_req_del_header(req, "Last-Modified");
+    req->etag = HY_STR_NULL;
+    hy_req_del_header(req, "ETag");
+}

@@ -200,6 +200,10 @@ void hy_req_del_header(hy_req_t *req, const char *name);
 /** A filter that changes the body keeps a strong ETag only as a weak one (W/"..."); an ETag that is neither is
  * dropped (nginx's ngx_http_weak_etag). */
 void hy_req_weaken_etag(hy_req_t *req);
+/** A filter rewrites the body (sub_filter, ssi): its length is unknown now (Content-Length and Accept-Ranges
+ * go, no ranges are offered); Last-Modified and ETag go too unless `keep_validators` (the *_last_modified
+ * directives: then the ETag is weakened), as nginx's filters do. */
+void hy_req_body_rewritten(hy_req_t *req, bool keep_validators);
 /** Add a response header (name and value must outlive the request: literals or pool memory). */
 void hy_req_add_header(hy_req_t *req, hy_str_t name, hy_str_t value);
 /** Reason phrase for a status ("OK", "Not Found"...), or NULL for unknown codes. */
