@@ -10,6 +10,7 @@
 #include "../http/vars.h"
 #include "../core/httpdate.h"
 #include "../core/clock.h"
+#include "../core/log.h"
 
 #define HF_IDX (hy_http_headers_module.index)
 
@@ -23,6 +24,8 @@ typedef struct hf_conf {
     hy_array_t *headers;   /* hf_header_t; NULL: inherit */
     int expires;           /* HY_EXPIRES_*, HY_UNSET */
     int64_t expires_time;  /* seconds (DAILY: seconds after midnight) */
+    hy_complex_t *expires_cv; /* the time given with variables (nginx 1.7.9+): parsed per request; NULL: fixed */
+    bool expires_modified;    /* "expires modified $var" */
 } hf_conf_t;
 
 bool hy_headers_status_ok(int status)
@@ -154,8 +157,23 @@ static void header_filter(hy_req_t *req)
     if (hc == NULL)
         return;
     bool ok = hy_headers_status_ok(req->status);
-    if (ok && hc->expires > HY_EXPIRES_OFF)
+    if (ok && hc->expires_cv != NULL) { /* the value is known now: parsed as the directive's would be */
+        hy_str_t args[2] = {HY_STR("modified"), HY_STR_NULL};
+        hy_vars_eval(req, hc->expires_cv, &args[1]);
+        hf_conf_t now = {.expires = HY_EXPIRES_OFF};
+        if (args[1].len && (hy_headers_parse_expires(hc->expires_modified ? args : args + 1,
+                                                    hc->expires_modified ? 2 : 1, &now.expires,
+                                                    &now.expires_time) != 0 ||
+                            (hc->expires_modified && now.expires != HY_EXPIRES_MODIFIED))) {
+            /* nginx: a value "modified" cannot apply to (epoch, max, off) is an error: no Expires */
+            hy_req_log(req, HY_LOG_ERR, "invalid \"expires\" value \"%.*s\"", (int)args[1].len, args[1].ptr);
+            now.expires = HY_EXPIRES_OFF;
+        }
+        if (now.expires > HY_EXPIRES_OFF)
+            add_expires(req, &now);
+    } else if (ok && hc->expires > HY_EXPIRES_OFF) {
         add_expires(req, hc);
+    }
     if (hc->headers) {
         const hf_header_t *h = hc->headers->elts;
         for (size_t i = 0; i < hc->headers->nelts; i++) {
@@ -196,6 +214,8 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     if (c->expires == HY_UNSET) {
         c->expires = p->expires == HY_UNSET ? HY_EXPIRES_OFF : p->expires;
         c->expires_time = p->expires_time;
+        c->expires_cv = p->expires_cv;
+        c->expires_modified = p->expires_modified;
     }
     return 0;
 }
@@ -224,6 +244,14 @@ static int set_expires(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         return hy_conf_error(cf, "\"expires\" directive is duplicate");
     int type;
     int64_t secs;
+    if (memchr(a[n - 1].ptr, '$', a[n - 1].len) != NULL) { /* variables: parsed per request */
+        if (n == 3 && !hy_str_eq(a[1], "modified"))
+            return hy_conf_error(cf, "\"expires\" directive invalid value");
+        hc->expires_cv = hy_pcalloc(cf->pool, sizeof(*hc->expires_cv));
+        hc->expires_modified = n == 3;
+        hc->expires = HY_EXPIRES_ACCESS; /* set (the kind is the value's) */
+        return hy_vars_compile(cf, a[n - 1], hc->expires_cv);
+    }
     if (hy_headers_parse_expires(a + 1, n - 1, &type, &secs) != 0) {
         /* nginx's words: the directive's name, then what its handler returned */
         if (n == 2 && a[1].len > 1 && a[1].ptr[0] == '@' && hy_parse_sec(a[1].ptr + 1, a[1].len - 1) >= 86400)

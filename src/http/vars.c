@@ -40,7 +40,7 @@ static void apply_prefix(vars_main_t *vm, var_def_t *def)
         return;
     prefix_def_t *p = vm->prefixes->elts;
     for (size_t i = 0; i < vm->prefixes->nelts; i++)
-        if (def->name.len > p[i].prefix.len && memcmp(def->name.ptr, p[i].prefix.ptr, p[i].prefix.len) == 0) {
+        if (def->name.len >= p[i].prefix.len && memcmp(def->name.ptr, p[i].prefix.ptr, p[i].prefix.len) == 0) {
             def->get = p[i].get;
             def->flags = p[i].flags;
         }

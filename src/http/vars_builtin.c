@@ -848,7 +848,7 @@ bool hy_vars__lookup_builtin(hy_conf_t *cf, hy_str_t name, hy_var_get_fn *get, u
     const builtin_t *best = NULL;
     for (size_t i = 0; i < HY_ARRAY_SIZE(prefixes); i++) { /* longest prefix: upstream_http_ before ... */
         size_t pl = strlen(prefixes[i].name);
-        if (name.len > pl && memcmp(name.ptr, prefixes[i].name, pl) == 0 &&
+        if (name.len >= pl && memcmp(name.ptr, prefixes[i].name, pl) == 0 &&
             (best == NULL || strlen(best->name) < pl))
             best = &prefixes[i];
     }

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import simple
 
-FILES = {'html/a.html': '<p>a</p>', 'html/in/a.html': 'in', 'html/own/a.html': 'own', 'html/x.bin': 'bin',
+FILES = {'html/varmod': 'vm', 'html/a.html': '<p>a</p>', 'html/in/a.html': 'in', 'html/own/a.html': 'own', 'html/x.bin': 'bin',
          'html/exp/a.html': 'e', 'html/cs/a.html': 'cs', 'html/cs/a.txt': 'cs', 'html/cs/a.bin': 'b'}
 
 CONF = simple('''
@@ -28,6 +28,10 @@ CONF = simple('''
         location = /neg { expires -1; return 200 "n"; }
         location = /zero { expires 0; return 200 "z"; }
         location = /mod { expires modified 1d; }
+        location /var { expires $arg_e; return 200 "v";
+            location /var/in { return 200 "i"; }
+        }
+        location /varmod { expires modified $arg_e; }
         location /cs/ { charset utf-8; }
         location = /cs-return { charset koi8-r; return 200 "t"; }
         location = /cs-404 { charset utf-8; return 404; }
@@ -111,6 +115,31 @@ def test_expires_modified(srv, server):
     # /mod has no file: 404 → no Expires
     assert r.status == 404
     assert not r.has('Expires')
+
+
+@pytest.mark.parametrize('path,cc,expires', [
+    ('/var?e=2048', 'max-age=2048', True),
+    ('/var/in?e=2048', 'max-age=2048', True),   # inherited
+    ('/var?e=-5', 'no-cache', True),
+    ('/var?e=epoch', 'no-cache', True),
+    ('/var?e=max', 'max-age=315360000', True),
+    ('/var?e=off', None, False),
+    ('/var', None, False),                      # empty: no Expires
+    ('/var?e=bad', None, False),                # not a time: logged, no Expires
+    ('/varmod?e=epoch', None, False),           # "modified" cannot apply to epoch
+])
+def test_expires_with_variables(srv, path, cc, expires):
+    r = srv.get(path)
+    assert r.status == 200
+    assert r.header('Cache-Control') == cc
+    assert r.has('Expires') == expires
+
+
+def test_expires_modified_with_variable(srv):
+    r = srv.get('/varmod?e=1h')
+    lm = calendar.timegm(email.utils.parsedate(r.header('Last-Modified')))
+    exp = calendar.timegm(email.utils.parsedate(r.header('Expires')))
+    assert r.status == 200 and exp == lm + 3600
 
 
 def test_expires_not_on_404(srv):

@@ -288,3 +288,18 @@ http {
     res = run_cli(['-p', prefix.tmp + '/', '-c', path, '-t'])
     assert res.rc == 1
     assert 'invalid compression level "10"' in res.err, res.err
+
+
+def test_prefix_variable_with_an_empty_name(server):
+    """http_variables.t: `$arg_` (a prefix variable with nothing after the prefix) is a variable, as in nginx: the
+    value of an argument with an empty name, so empty here; the config used to be refused."""
+    srv = server('''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        location /arg { return 200 "$arg_l:$arg_:$http_"; }
+    }
+}
+''')
+    r = srv.get('/arg?l=42')
+    assert r.status == 200 and r.body == b'42::'
