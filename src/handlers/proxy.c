@@ -7,6 +7,7 @@
 #include "proxy.h"
 #include "proxy_conf.h"
 #include "rewrite.h"
+#include "../http/uri.h"
 #include "../http/vars.h"
 #include "../core/httpdate.h"
 #include "../core/log.h"
@@ -24,28 +25,15 @@ static proxy_ctx_t *pctx(hy_req_t *req)
 
 /* ---------------------------------------------------------------- request URI */
 
-/* nginx's NGX_ESCAPE_URI: space, '#', '%', '?', controls and bytes >= 0x7f */
+/* the path part of a request to the upstream, escaped as nginx escapes it (NGX_ESCAPE_URI) */
 static hy_str_t escape_uri(hy_pool_t *pool, hy_str_t s)
 {
-    size_t bad = 0;
-    for (size_t i = 0; i < s.len; i++) {
-        unsigned char c = (unsigned char)s.ptr[i];
-        bad += c <= ' ' || c >= 0x7f || c == '#' || c == '%' || c == '?';
-    }
-    if (bad == 0)
+    size_t n = hy_uri_escape(NULL, s.ptr, s.len);
+    if (n == s.len)
         return s;
-    char *p = hy_palloc(pool, s.len + 2 * bad), *o = p;
-    for (size_t i = 0; i < s.len; i++) {
-        unsigned char c = (unsigned char)s.ptr[i];
-        if (c <= ' ' || c >= 0x7f || c == '#' || c == '%' || c == '?') {
-            *o++ = '%';
-            *o++ = "0123456789ABCDEF"[c >> 4];
-            *o++ = "0123456789ABCDEF"[c & 15];
-        } else {
-            *o++ = (char)c;
-        }
-    }
-    return (hy_str_t){p, (size_t)(o - p)};
+    char *p = hy_palloc(pool, n);
+    hy_uri_escape(p, s.ptr, s.len);
+    return (hy_str_t){p, n};
 }
 
 static hy_str_t concat3(hy_pool_t *pool, hy_str_t a, hy_str_t b, hy_str_t c)

@@ -13,6 +13,7 @@
 #include "static.h"
 #include "../http/phases.h"
 #include "../http/path.h"
+#include "../http/uri.h"
 #include "../http/open_file_cache.h"
 #include "../core/log.h"
 #include "../event/sock.h"
@@ -20,12 +21,16 @@
 static void redirect_dir(hy_req_t *req)
 {
     /* nginx: 301 to the URI with a slash; the core makes it absolute (absolute_redirect, port_in_redirect) */
-    size_t cap = req->uri.len + req->args.len + 3;
-    char *loc = hy_palloc(req->pool, cap);
-    int n = snprintf(loc, cap, "%.*s/", (int)req->uri.len, req->uri.ptr);
-    if (req->args.len)
-        n += snprintf(loc + n, cap - (size_t)n, "?%.*s", (int)req->args.len, req->args.ptr);
-    req->location = (hy_str_t){loc, (size_t)n};
+    size_t esc = hy_uri_escape(NULL, req->uri.ptr, req->uri.len); /* "/dir sp" -> "/dir%20sp/" (nginx) */
+    char *loc = hy_palloc(req->pool, esc + req->args.len + 3);
+    size_t n = hy_uri_escape(loc, req->uri.ptr, req->uri.len);
+    loc[n++] = '/';
+    if (req->args.len) {
+        loc[n++] = '?';
+        memcpy(loc + n, req->args.ptr, req->args.len);
+        n += req->args.len;
+    }
+    req->location = (hy_str_t){loc, n};
     hy_req_error(req, 301);
 }
 

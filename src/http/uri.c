@@ -238,3 +238,29 @@ int hy_http_parse_target(hy_str_t method, hy_str_t target, bool merge_slashes, c
     *out_len = (size_t)nl;
     return 0;
 }
+
+static inline bool uri_escaped(unsigned char c)
+{
+    return c <= ' ' || c >= 0x7f || c == '#' || c == '%' || c == '?';
+}
+
+size_t hy_uri_escape(char *dst, const char *src, size_t n)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)src[i];
+        if (!uri_escaped(c)) {
+            if (dst)
+                dst[len] = (char)c;
+            len++;
+            continue;
+        }
+        if (dst) {
+            dst[len] = '%';
+            dst[len + 1] = "0123456789ABCDEF"[c >> 4];
+            dst[len + 2] = "0123456789ABCDEF"[c & 15];
+        }
+        len += 3;
+    }
+    return len;
+}

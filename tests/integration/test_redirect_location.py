@@ -69,3 +69,12 @@ def test_port_in_redirect_off(server):
 def test_absolute_redirect_off(server):
     s = server(conf('absolute_redirect off;'), files=FILES)
     assert location(s, b'GET /dir HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n') == '/dir/'
+
+
+def test_directory_redirect_escapes_the_path(server):
+    # nginx escapes the decoded URI again (space, '#', '%', '?', controls, bytes >= 0x7f); the arguments follow as sent
+    s = server(conf(), files={'html/dir sp/a.txt': 'a', 'html/p%c/a.txt': 'b'})
+    assert location(s, b'GET /dir%20sp?a=b HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n') == \
+        'http://h:%d/dir%%20sp/?a=b' % s.prefix.port
+    assert location(s, b'GET /p%25c HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n') == \
+        'http://h:%d/p%%25c/' % s.prefix.port
