@@ -51,6 +51,7 @@ int hy_app_set_pass(hy_conf_t *cf, hy_app_loc_t *al, hy_content_handler_fn handl
     if (al->group != NULL || al->pass_cv != NULL || lc->handler != NULL)
         return hy_conf_error(cf, "\"%s\" directive is duplicate", a[0].ptr);
     lc->handler = handler;
+    lc->auto_redirect = lc->name.len && lc->name.ptr[lc->name.len - 1] == '/';
     if (memchr(a[1].ptr, '$', a[1].len)) {
         al->pass_cv = hy_pcalloc(cf->pool, sizeof(*al->pass_cv));
         return hy_vars_compile(cf, a[1], al->pass_cv);

@@ -241,6 +241,7 @@ int hy_proxy__set_handler(hy_conf_t *cf)
 {
     hy_http_loc_conf_t *lc = cf->loc_conf[hy_http_core_module.index];
     lc->handler = proxy_handler;
+    lc->auto_redirect = lc->name.len && lc->name.ptr[lc->name.len - 1] == '/';
     return 0;
 }
 

@@ -43,6 +43,7 @@ struct hy_http_loc_conf {
     hy_array_t *locations;  /* hy_http_loc_conf_t* nested (NULL when none) */
     hy_http_loc_conf_t *parent;
     hy_content_handler_fn handler; /* NULL → the CONTENT phase's chain (index, autoindex, static ...) */
+    bool auto_redirect;     /* a prefix ending in '/' served by proxy_pass or another pass: "/x" gets a 301 to "/x/" (nginx) */
 
     hy_str_t root;          /* with variables-free paths for now; absolute (prefix applied) */
     hy_str_t alias;         /* set instead of root when alias is used */
@@ -140,6 +141,10 @@ hy_http_srv_conf_t *hy_http_find_server(hy_http_addr_t *addr, const char *host, 
  * outlive them. */
 hy_http_loc_conf_t *hy_http_find_location(hy_http_srv_conf_t *srv, const char *path, size_t len,
                                           hy_regex_caps_t *caps);
+/** nginx's auto redirect: the prefix location, at the level the search for `path` reaches, whose name is path
+ * plus "/" and whose handler is a *_pass (auto_redirect); NULL when there is none or a location is named
+ * exactly `path`. The caller answers 301 to the URI with a slash. */
+hy_http_loc_conf_t *hy_http_find_auto_redirect(hy_http_srv_conf_t *srv, const char *path, size_t len);
 /** Named location "@name" in the server, or NULL. */
 hy_http_loc_conf_t *hy_http_find_named(hy_http_srv_conf_t *srv, const char *name, size_t len);
 /** Every module's location-level conf, freshly created (for blocks such as "if" that act as a location). */

@@ -59,6 +59,30 @@ hy_http_loc_conf_t *hy_http_find_location(hy_http_srv_conf_t *srv, const char *p
     return best;
 }
 
+hy_http_loc_conf_t *hy_http_find_auto_redirect(hy_http_srv_conf_t *srv, const char *path, size_t len)
+{
+    for (hy_array_t *locs = srv->loc->locations; locs != NULL;) {
+        hy_http_loc_conf_t **l = locs->elts, *prefix = NULL, *slash = NULL;
+        for (size_t i = 0; i < locs->nelts; i++) {
+            hy_http_loc_conf_t *c = l[i];
+            if (c->match != HY_LOC_PREFIX && c->match != HY_LOC_NOREGEX && c->match != HY_LOC_EXACT)
+                continue;
+            if (c->name.len == len && memcmp(c->name.ptr, path, len) == 0)
+                return NULL; /* named exactly: served, not redirected */
+            if (c->match != HY_LOC_EXACT && c->auto_redirect && c->name.len == len + 1 && c->name.ptr[len] == '/' &&
+                memcmp(c->name.ptr, path, len) == 0)
+                slash = c;
+            else if (c->match != HY_LOC_EXACT && c->name.len < len && memcmp(c->name.ptr, path, c->name.len) == 0 &&
+                     (prefix == NULL || c->name.len > prefix->name.len))
+                prefix = c;
+        }
+        if (slash)
+            return slash;
+        locs = prefix ? prefix->locations : NULL;
+    }
+    return NULL;
+}
+
 hy_http_loc_conf_t *hy_http_find_named(hy_http_srv_conf_t *srv, const char *name, size_t len)
 {
     hy_array_t *locs = srv->loc->locations;

@@ -90,6 +90,24 @@ static int check_find_config(hy_req_t *req, const step_t *s)
     req->uri_changed = false;
     req->loc = hy_http_find_location(req->srv, req->uri.ptr, req->uri.len, hy_req_captures(req));
     hy_vars_named_captures(req); /* a regex location's named captures become $name */
+    hy_http_loc_conf_t *slash;
+    if ((req->loc == NULL || req->loc->match != HY_LOC_EXACT) &&
+        (slash = hy_http_find_auto_redirect(req->srv, req->uri.ptr, req->uri.len)) != NULL) {
+        /* nginx: "/x" where "location /x/ { proxy_pass ...; }" is a 301 to "/x/" with the arguments */
+        req->loc = slash;
+        size_t esc = hy_uri_escape(NULL, req->uri.ptr, req->uri.len);
+        char *loc = hy_palloc(req->pool, esc + req->args.len + 2);
+        size_t n = hy_uri_escape(loc, req->uri.ptr, req->uri.len);
+        loc[n++] = '/';
+        if (req->args.len) {
+            loc[n++] = '?';
+            memcpy(loc + n, req->args.ptr, req->args.len);
+            n += req->args.len;
+        }
+        req->location = (hy_str_t){loc, n};
+        hy_req_error(req, 301);
+        return -1;
+    }
     if (req->loc == NULL)
         req->loc = req->srv->loc;
     req->loc = hy_http_limit_except(req->loc, req->method);

@@ -78,3 +78,22 @@ def test_directory_redirect_escapes_the_path(server):
         'http://h:%d/dir%%20sp/?a=b' % s.prefix.port
     assert location(s, b'GET /p%25c HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n') == \
         'http://h:%d/p%%25c/' % s.prefix.port
+
+
+def test_proxy_location_with_a_slash_redirects_the_name_without_it(server):
+    # nginx: a prefix location ending in '/' served by proxy_pass (or fastcgi_pass, uwsgi_pass, scgi_pass) answers
+    # its name without the slash with a 301 to the name with it; not a static prefix, not one named exactly
+    s = server(conf('''location /app/ { proxy_pass http://127.0.0.1:1; }
+        location "/sp ace/" { proxy_pass http://127.0.0.1:1; }
+        location /fcgi/ { fastcgi_pass 127.0.0.1:1; }
+        location /both/ { proxy_pass http://127.0.0.1:1; }
+        location = /both { return 200 "exact"; }
+        location /static/ { }'''))
+    get = b'GET %s HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n'
+    assert location(s, get % b'/app') == 'http://h:%d/app/' % s.prefix.port
+    assert location(s, get % b'/app?a=b') == 'http://h:%d/app/?a=b' % s.prefix.port
+    assert location(s, get % b'/sp%20ace') == 'http://h:%d/sp%%20ace/' % s.prefix.port
+    assert location(s, get % b'/fcgi') == 'http://h:%d/fcgi/' % s.prefix.port
+    r = s.raw(get % b'/both')
+    assert r.status == 200 and r.body == b'exact'
+    assert s.raw(get % b'/static').status == 404
