@@ -386,7 +386,6 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *
 
 static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void *user)
 {
-    (void)ng;
     h2conn_t *h = user;
     if (hd->type == NGHTTP2_PRIORITY) { /* counted here: with RFC 9218 on, nghttp2 drops them unannounced */
         if (!count_frame(h, CNT_PRIORITY))
@@ -396,6 +395,12 @@ static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void 
         h->ext_over = false;
     } else if (hd->type == NGHTTP2_HEADERS) {
         h->continuations = 0;
+    } else if (hd->type == NGHTTP2_PUSH_PROMISE) {
+        /* a client cannot push (RFC 9113 §8.4): a connection error at the frame's header, as nginx answers it,
+         * not after a payload that may never come (nghttp2 would wait for it) */
+        h->error_logged = true;
+        hy_log_conn(HY_LOG_INFO, h->c->id, "client sent PUSH_PROMISE frame, client: %s", h->c->peer_text);
+        nghttp2_session_terminate_session(ng, NGHTTP2_PROTOCOL_ERROR);
     } else if (hd->type == NGHTTP2_CONTINUATION && ++h->continuations > MAX_CONTINUATIONS) {
         calm_down(h, "client sent too many CONTINUATION frames (flood)%s", "");
         return NGHTTP2_ERR_CALLBACK_FAILURE;

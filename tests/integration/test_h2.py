@@ -212,6 +212,19 @@ def test_concurrent_stream_limit(server, cert):
     assert wait_log(s, r'\[info\].*client sent invalid HTTP/2: request HEADERS: max concurrent streams exceeded')
 
 
+def test_client_push_promise_is_a_connection_error_at_once(server, cert):
+    """A client cannot push (RFC 9113 §8.4): the PUSH_PROMISE frame's header alone gets GOAWAY PROTOCOL_ERROR, as
+    nginx answers it (nghttp2 alone would wait for a payload the client may never send)."""
+    s = server(conf(cert), files=files())
+    c = H2(s.port)
+    assert c.wait_for(h2.events.RemoteSettingsChanged) is not None
+    c.after_goaway = True
+    c.send_raw(b'\x00\x00\x04\x05\x00\x00\x00\x00\x01')  # length 4, type 5, stream 1, and no payload
+    term = c.wait_for(h2.events.ConnectionTerminated, timeout=5)
+    assert term is not None and term.error_code == h2.errors.ErrorCodes.PROTOCOL_ERROR
+    assert wait_log(s, r'\[info\].*client sent PUSH_PROMISE frame')
+
+
 def test_ping_flood_goaway(server, cert):
     s = server(conf(cert), files=files())
     c = H2(s.port)
