@@ -350,6 +350,37 @@ static int on_verify(int ok, X509_STORE_CTX *store)
     return 1; /* as nginx: the handshake goes on; the request is answered 495/496 by the verify phase */
 }
 
+/* The subject names of every certificate in a PEM file, "TRUSTED CERTIFICATE" ones (openssl x509 -trustout) included,
+ * which SSL_load_client_CA_file refuses (nginx 1.27.2+ reads them too); NULL when the file holds none. */
+static STACK_OF(X509_NAME) *client_ca_names(const char *path)
+{
+    BIO *bio = BIO_new_file(path, "r");
+    if (bio == NULL)
+        return NULL;
+    STACK_OF(X509_NAME) *names = sk_X509_NAME_new_null();
+    X509 *x;
+    while (names && (x = PEM_read_bio_X509_AUX(bio, NULL, NULL, NULL)) != NULL) {
+        bool seen = false; /* each name once, as SSL_load_client_CA_file sends it */
+        for (int i = 0; i < sk_X509_NAME_num(names) && !seen; i++)
+            seen = X509_NAME_cmp(sk_X509_NAME_value(names, i), X509_get_subject_name(x)) == 0;
+        X509_NAME *n = seen ? NULL : X509_NAME_dup(X509_get_subject_name(x));
+        X509_free(x);
+        if (seen)
+            continue;
+        if (n == NULL || !sk_X509_NAME_push(names, n)) {
+            X509_NAME_free(n);
+            break;
+        }
+    }
+    BIO_free(bio);
+    ERR_clear_error(); /* the end of the file reads as "no start line" */
+    if (names && sk_X509_NAME_num(names) == 0) {
+        sk_X509_NAME_free(names);
+        names = NULL;
+    }
+    return names;
+}
+
 static int setup_verify(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
 {
     SSL_CTX *ctx = c->ctx;
@@ -360,7 +391,7 @@ static int setup_verify(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
     if (c->client_certificate.ptr) {
         if (SSL_CTX_load_verify_locations(ctx, c->client_certificate.ptr, NULL) != 1)
             return ssl_fail(cf, "SSL_CTX_load_verify_locations(\"%s\") failed", c->client_certificate.ptr);
-        STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(c->client_certificate.ptr);
+        STACK_OF(X509_NAME) *names = client_ca_names(c->client_certificate.ptr);
         if (names == NULL)
             return ssl_fail(cf, "SSL_load_client_CA_file(\"%s\") failed", c->client_certificate.ptr);
         SSL_CTX_set_client_CA_list(ctx, names); /* the CA names the client is asked for */

@@ -202,3 +202,18 @@ def test_client_cert_legacy_names_and_validity(server, pki):
     assert int(f[4]) in (1, 2), f
     st, body = get(s.prefix.port, None, path='/v')
     assert (st, body) == (200, '||||')
+
+
+@pytest.mark.hayate_only  # nginx 1.22 refuses such a file (SSL_load_client_CA_file); newer nginx reads it
+def test_client_ca_file_in_trusted_certificate_form(server, pki, tmp_path):
+    """A CA written by `openssl x509 -addtrust clientAuth -trustout` ("BEGIN TRUSTED CERTIFICATE", which
+    SSL_load_client_CA_file refuses) names the CA to clients and verifies them (nginx-tests ssl_certificate_aux.t)."""
+    aux = str(tmp_path / 'ca-aux.crt')
+    r = openssl('x509', '-in', pki['ca'][0], '-addtrust', 'clientAuth', '-trustout', '-out', aux)
+    assert r.returncode == 0 and 'TRUSTED CERTIFICATE' in open(aux).read(), r.stderr
+    text = conf(pki, 'optional').replace('ssl_client_certificate %s;' % pki['ca'][0], 'ssl_client_certificate %s;' % aux)
+    s = server(text)
+    st, body = get(s.prefix.port, pki['alice'])
+    assert st == 200 and 'SUCCESS' in body, body
+    st, body = get(s.prefix.port, pki['mallory'])  # another CA's client
+    assert 'SUCCESS' not in body, body
