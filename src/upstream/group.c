@@ -509,18 +509,28 @@ static ups_sh_entry_t *sh_find(ups_sh_t *sh, const char *key)
 }
 
 /* The addresses the zone remembers for d (from this generation's workers or an earlier one's), into d. */
-static void sh_load(ups_dyn_t *d)
+/* The zone's table for d's group and d's key in it ("group\nname"), or NULL when the group keeps none. */
+static ups_zone_data_t *sh_open(ups_dyn_t *d, char *key, size_t cap)
 {
     hy_zone_t *z = d->e->shm;
     ups_zone_data_t *zd = z ? z->data : NULL;
     if (zd == NULL || zd->sh == NULL || z->slab == NULL)
-        return;
+        return NULL;
+    snprintf(key, cap, "%.*s\n%s", (int)HY_MIN(d->e->g.name.len, 300), d->e->g.name.ptr, d->host);
+    return zd;
+}
+
+static void sh_load(ups_dyn_t *d)
+{
     char key[600];
-    snprintf(key, sizeof(key), "%.*s\n%s", (int)HY_MIN(d->e->g.name.len, 300), d->e->g.name.ptr, d->host);
+    ups_zone_data_t *zd = sh_open(d, key, sizeof(key));
+    if (zd == NULL)
+        return;
+    hy_zone_t *z = d->e->shm;
     hy_slab_lock(z->slab);
     ups_sh_entry_t *x = sh_find(zd->sh, key);
     if (x != NULL && x->naddrs) {
-        d->addrs = malloc(x->naddrs * sizeof(*d->addrs));
+        d->addrs = hy_alloc(x->naddrs * sizeof(*d->addrs));
         memcpy(d->addrs, x->addrs, x->naddrs * sizeof(*d->addrs));
         d->naddrs = x->naddrs;
     }
@@ -529,12 +539,11 @@ static void sh_load(ups_dyn_t *d)
 
 static void sh_store(ups_dyn_t *d)
 {
-    hy_zone_t *z = d->e->shm;
-    ups_zone_data_t *zd = z ? z->data : NULL;
-    if (zd == NULL || zd->sh == NULL || z->slab == NULL)
-        return;
     char key[600];
-    snprintf(key, sizeof(key), "%.*s\n%s", (int)HY_MIN(d->e->g.name.len, 300), d->e->g.name.ptr, d->host);
+    ups_zone_data_t *zd = sh_open(d, key, sizeof(key));
+    if (zd == NULL)
+        return;
+    hy_zone_t *z = d->e->shm;
     hy_slab_lock(z->slab);
     ups_sh_entry_t *x = sh_find(zd->sh, key);
     if (x == NULL && (x = hy_slab_calloc_locked(z->slab, sizeof(*x))) != NULL) {
@@ -581,7 +590,7 @@ static void rebuild(ups_group_ext_t *e)
             p->server = ds[i].spec;
             p->stats_base = HY_STATS_SINK;
         }
-    hy_upstream_peer_t *peers = malloc((n ? n : 1) * sizeof(*peers));
+    hy_upstream_peer_t *peers = hy_alloc((n ? n : 1) * sizeof(*peers));
     size_t m = 0, nbackup = 0;
     for (int backup = 0; backup < 2; backup++)
         for (size_t j = 0; j < n; j++) {
@@ -638,7 +647,7 @@ static void on_dyn_resolved(void *data, const hy_resolve_result_t *res)
     bool changed = !keep && (n != d->naddrs || (n && memcmp(d->addrs, res->addrs, n * sizeof(*res->addrs)) != 0));
     if (changed) {
         free(d->addrs);
-        d->addrs = n ? malloc(n * sizeof(*d->addrs)) : NULL;
+        d->addrs = n ? hy_alloc(n * sizeof(*d->addrs)) : NULL;
         if (n)
             memcpy(d->addrs, res->addrs, n * sizeof(*d->addrs));
         d->naddrs = n;
