@@ -6,7 +6,9 @@
 #             tls12 / tls13 (a new handshake per request, ab without -k), gzip (40 KiB of HTML, gzip level 6,
 #             keep-alive, gzip_http_version 1.0 for ab; hayate: after the first request its compressed-response
 #             cache answers, nginx compresses every time), limit (http behind a limit_req whose rate never rejects:
-#             what limit_req adds to a request, issue 14's 5% budget)
+#             what limit_req adds to a request, issue 14's 5% budget), proxy / proxy-noka (the 612-byte file from a
+#             backend — Debian's nginx, not under valgrind — through proxy_pass with upstream keepalive / a connection
+#             per request: seed 003's front, issue 12)
 # BINARY may be hayate or nginx (Debian's /usr/sbin/nginx): both read the same one-location config, run as a
 # single process (master_process off). KEEP=1 keeps the callgrind outputs (cg.1000, cg.6000) in the printed directory.
 # Two runs of ab -c4 (1,000 and 6,000 requests); the difference of the two
@@ -39,6 +41,15 @@ https | tls12 | tls13)
     listen="listen 127.0.0.1:$port ssl; ssl_certificate c.pem; ssl_certificate_key k.pem;"
     url=https://127.0.0.1:$port/small.html
     case "$scen" in https) ab=(-k) ;; tls12) ab=(-f TLS1.2) ;; tls13) ab=(-f TLS1.3) ;; esac ;;
+proxy | proxy-noka)
+    bport=$(free_port 18750 "$port")
+    printf 'daemon off; master_process off; error_log %s/logs/be.err; pid %s/logs/be.pid; events {}\nhttp { access_log off; server { listen 127.0.0.1:%s; root %s/html; location / {} } }\n' \
+        "$prefix" "$prefix" "$bport" "$prefix" >"$prefix/conf/be.conf"
+    /usr/sbin/nginx -p "$prefix/" -c conf/be.conf -e "$prefix/logs/be.err" & pids+=($!); wait_port "$bport"
+    ka='keepalive 10240;' pv='proxy_http_version 1.1; proxy_set_header Connection "";'
+    [ "$scen" = proxy-noka ] && ka= pv=
+    httpx="upstream be { server 127.0.0.1:$bport; $ka }"
+    listen="listen 127.0.0.1:$port; location /p/ { proxy_pass http://be/; $pv }" url=http://127.0.0.1:$port/p/small.html ab=(-k) ;;
 *) echo "instr: unknown scenario $scen" >&2; exit 2 ;;
 esac
 cat >"$prefix/conf/i.conf" <<CONF
@@ -54,12 +65,12 @@ total() { # N -> instructions of a whole run answering N requests
     local out="$prefix/cg.$1"
     valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" -p "$prefix/" -c conf/i.conf -e logs/error.log \
         >"$prefix/logs/vg.$1" 2>&1 &
-    pids=($!)
+    pids=($! "${pids[@]}")
     for _ in $(seq 200); do port_busy "$port" && break; sleep 0.1; done
     local res; res=$(ab -q -n "$1" -c 4 "${ab[@]}" "$url" 2>&1)
     echo "$res" | grep -q '^Failed requests: *0$' || { echo "instr: ab failed:" >&2; echo "$res" >&2; exit 1; }
     echo "$res" | grep -q 'Non-2xx' && { echo "instr: non-2xx answers" >&2; exit 1; }
-    kill -QUIT "${pids[0]}"; wait "${pids[0]}" 2>/dev/null; pids=()
+    kill -QUIT "${pids[0]}"; wait "${pids[0]}" 2>/dev/null; pids=("${pids[@]:1}")
     callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
 }
 a=$(total 1000) b=$(total 6000)

@@ -65,17 +65,20 @@ static void idle_timeout(hy_timer_t *t)
     hy_upstream_conn_close(it->c);
 }
 
-/* Nothing queued and no EOF: a one-byte peek finds no data to read. */
-static bool alive(hy_upstream_conn_t *c)
+/* Nothing queued and no EOF; with probe, a one-byte peek finds no data to read. */
+static bool alive(hy_upstream_conn_t *c, bool probe)
 {
     if (c->sock.input.len > 0 || c->sock.is_eof)
         return false;
+    if (!probe)
+        return true;
     char b;
     ssize_t n = recv(c->sock.io.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
     return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 }
 
-hy_upstream_conn_t *hy_upstream_pool_get(hy_upstream_group_t *g, hy_upstream_peer_t *p, const void *tls_key)
+hy_upstream_conn_t *hy_upstream_pool_get(hy_upstream_group_t *g, hy_upstream_peer_t *p, const void *tls_key,
+                                         bool probe)
 {
     for (hy_upstream_idle_t *it = g->idle_tail, *prev; it; it = prev) {
         prev = it->prev;
@@ -83,7 +86,7 @@ hy_upstream_conn_t *hy_upstream_pool_get(hy_upstream_group_t *g, hy_upstream_pee
         if (c->peer != p || c->tls_key != tls_key)
             continue;
         unlink_idle(c);
-        if (!alive(c)) {
+        if (!alive(c, probe)) {
             hy_upstream_conn_close(c);
             continue;
         }

@@ -358,7 +358,9 @@ static void try_next(hy_ureq_t *u)
     l->response_length = -1;
     u->peer->conns++;
     const void *tls_key = hy_ussl_key(u->ssl);
-    hy_upstream_conn_t *c = fresh ? NULL : hy_upstream_pool_get(u->group, u->peer, tls_key);
+    /* An idempotent request that meets a connection the backend has just closed is retried on a fresh one
+     * (try_failed: the keep-alive race), so only the others pay for the peek that finds such a close first. */
+    hy_upstream_conn_t *c = fresh ? NULL : hy_upstream_pool_get(u->group, u->peer, tls_key, !idempotent(u));
     if (c != NULL) {
         u->conn = c;
         u->reused = true;

@@ -154,9 +154,12 @@ hy_upstream_peer_t *hy_upstream_peer_get(hy_upstream_group_t *g, hy_req_t *req, 
 void hy_upstream__build_ring(hy_pool_t *pool, hy_upstream_group_t *g);
 /** The outcome of a try: failed counts toward max_fails. */
 void hy_upstream_peer_free(hy_upstream_group_t *g, hy_upstream_peer_t *p, bool failed);
-/** Keep-alive pool: an idle connection to peer p made with the same TLS context (tls_key, NULL: plain), checked
- * alive with a peek; or NULL. */
-hy_upstream_conn_t *hy_upstream_pool_get(hy_upstream_group_t *g, hy_upstream_peer_t *p, const void *tls_key);
+/** Keep-alive pool: an idle connection to peer p made with the same TLS context (tls_key, NULL: plain), or NULL.
+ * probe: also check it alive with a one-byte peek (a close by the backend that arrived since the loop last
+ * polled). Without it a dead connection shows as an error on the first read or write, which the caller must
+ * then be free to retry on a fresh connection (the keep-alive race). */
+hy_upstream_conn_t *hy_upstream_pool_get(hy_upstream_group_t *g, hy_upstream_peer_t *p, const void *tls_key,
+                                         bool probe);
 /** Keep-alive pool: park a connection (or close it when the pool is full or its limits are reached). */
 void hy_upstream_pool_put(hy_upstream_conn_t *c);
 /** Close and free an upstream connection. */
