@@ -194,7 +194,7 @@ static bool list_has(const hy_array_t *a, hy_str_t name)
         return false;
     const hy_str_t *s = a->elts;
     for (size_t i = 0; i < a->nelts; i++)
-        if (hy_str_caseeq_str(s[i], name))
+        if (s[i].len == name.len && hy_mem_caseeq(s[i].ptr, name.ptr, name.len))
             return true;
     return false;
 }
@@ -299,10 +299,11 @@ void hy_uconf_apply(const hy_uconf_t *c, hy_ureq_t *u)
 
 bool hy_uconf_hidden(const hy_uconf_t *c, hy_str_t name)
 {
-    static const char *const hop[] = {"Connection", "Keep-Alive", "Transfer-Encoding", "Proxy-Connection",
-                                      "TE",         "Trailer",    "Content-Length"};
+    static const hy_str_t hop[] = {HY_STR("Connection"), HY_STR("Keep-Alive"), HY_STR("Transfer-Encoding"),
+                                   HY_STR("Proxy-Connection"), HY_STR("TE"), HY_STR("Trailer"),
+                                   HY_STR("Content-Length")};
     for (size_t i = 0; i < HY_ARRAY_SIZE(hop); i++)
-        if (hy_str_caseeq(name, hop[i]))
+        if (name.len == hop[i].len && hy_mem_caseeq(name.ptr, hop[i].ptr, name.len))
             return true;
     return list_has(c->hide, name);
 }
