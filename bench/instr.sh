@@ -8,7 +8,8 @@
 #             cache answers, nginx compresses every time), limit (http behind a limit_req whose rate never rejects:
 #             what limit_req adds to a request, issue 14's 5% budget), proxy / proxy-noka (the 612-byte file from a
 #             backend — Debian's nginx, not under valgrind — through proxy_pass with upstream keepalive / a connection
-#             per request: seed 003's front, issue 12)
+#             per request: seed 003's front, issue 12), fcgi / fcgi-ka (hello.php from PHP-FPM — not under valgrind — over
+#             a unix socket, a connection per request / fastcgi_keep_conn with upstream keepalive: issue 13)
 # BINARY may be hayate or nginx (Debian's /usr/sbin/nginx): both read the same one-location config, run as a
 # single process (master_process off). KEEP=1 keeps the callgrind outputs (cg.1000, cg.6000) in the printed directory.
 # Two runs of ab -c4 (1,000 and 6,000 requests); the difference of the two
@@ -50,6 +51,19 @@ proxy | proxy-noka)
     [ "$scen" = proxy-noka ] && ka= pv=
     httpx="upstream be { server 127.0.0.1:$bport; $ka }"
     listen="listen 127.0.0.1:$port; location /p/ { proxy_pass http://be/; $pv }" url=http://127.0.0.1:$port/p/small.html ab=(-k) ;;
+fcgi | fcgi-ka)
+    fpm=$(command -v php-fpm8.2 || echo /usr/sbin/php-fpm8.2)
+    mkdir -p "$prefix/php" && echo '<?php echo "Hello, World";' >"$prefix/php/hello.php"
+    printf '[global]\npid = %s/logs/fpm.pid\nerror_log = %s/logs/fpm.log\ndaemonize = no\n[www]\nuser = root\ngroup = root\nlisten = %s/php.sock\nlisten.mode = 0666\npm = static\npm.max_children = 4\n' \
+        "$prefix" "$prefix" "$prefix" >"$prefix/conf/fpm.conf"
+    "$fpm" -R -F -n -y "$prefix/conf/fpm.conf" >"$prefix/logs/fpm.out" 2>&1 & pids+=($!)
+    for _ in $(seq 100); do [ -S "$prefix/php.sock" ] && break; sleep 0.1; done
+    sed 's|hayate/\$hayate_version|hayate|' "$here/../conf/fastcgi.conf" >"$prefix/conf/fastcgi.conf"
+    pass="fastcgi_pass unix:$prefix/php.sock;"
+    [ "$scen" = fcgi-ka ] && httpx="upstream php { server unix:$prefix/php.sock; keepalive 2; }" \
+        pass="fastcgi_keep_conn on; fastcgi_pass php;"
+    listen="listen 127.0.0.1:$port; location ~ \\.php\$ { root php; include fastcgi.conf; $pass }"
+    url=http://127.0.0.1:$port/hello.php ab=(-k) ;;
 *) echo "instr: unknown scenario $scen" >&2; exit 2 ;;
 esac
 cat >"$prefix/conf/i.conf" <<CONF

@@ -86,8 +86,11 @@ static inline void not_found(hy_var_value_t *v)
 static void set_int(hy_req_t *req, hy_var_value_t *v, int64_t n)
 {
     char *p = hy_palloc(req->pool, 24);
-    int len = snprintf(p, 24, "%lld", (long long)n);
-    set_val(v, p, (size_t)len);
+    size_t len = 0;
+    if (n < 0)
+        p[len++] = '-';
+    len += hy_fmt_u64(p + len, n < 0 ? 0 - (uint64_t)n : (uint64_t)n);
+    set_val(v, p, len);
 }
 
 static void set_msec(hy_req_t *req, hy_var_value_t *v, int64_t ms)
