@@ -91,40 +91,82 @@ static void push_records(hy_ureq_t *u, hy_outq_t *out, int type, const unsigned 
     hy_outq_push_mem(out, buf, (size_t)(o - buf), NULL, NULL);
 }
 
+#define PARAMS_MAX 65528 /* content bytes of one PARAMS record: 65535 rounded down to a multiple of 8 */
+
+static size_t pair_size(const hy_header_t *h)
+{
+    return len_size(h->name.len) + len_size(h->value.len) + h->name.len + h->value.len;
+}
+
+/* The name-value pairs [from, to) of the parameters (FastCGI 3.4) at p; returns the end. */
+static unsigned char *put_params(const hy_ureq_t *u, size_t from, size_t to, unsigned char *p)
+{
+    for (size_t i = from; i < to; i++) {
+        const hy_header_t *h = &u->headers[i];
+        p = put_len(p, h->name.len);
+        p = put_len(p, h->value.len);
+        if (h->name.len)
+            memcpy(p, h->name.ptr, h->name.len);
+        p += h->name.len;
+        if (h->value.len)
+            memcpy(p, h->value.ptr, h->value.len);
+        p += h->value.len;
+    }
+    return p;
+}
+
+/* BEGIN_REQUEST, the PARAMS records, the empty PARAMS and (unless frame_body will send the body and end it) the
+ * empty STDIN, in one segment written once. Each PARAMS record holds whole name-value pairs (PHP-FPM parses every
+ * record on its own), at most PARAMS_MAX bytes: nearly always one record. A single pair larger than a record
+ * cannot be sent: -1 (nginx: "fastcgi request record is too big", 500). */
 static int create_request(hy_ureq_t *u, hy_outq_t *out)
 {
     fcgi_t *s = st(u);
     if (s->o.params)
         hy_uparams_build(u, s->o.params, s->o.pass_headers);
     size_t plen = 0;
-    for (size_t i = 0; i < u->nheaders; i++)
-        plen += len_size(u->headers[i].name.len) + len_size(u->headers[i].value.len) + u->headers[i].name.len +
-                u->headers[i].value.len;
-    unsigned char *params = hy_palloc(u->req->pool, plen + 1), *p = params;
     for (size_t i = 0; i < u->nheaders; i++) {
-        p = put_len(p, u->headers[i].name.len);
-        p = put_len(p, u->headers[i].value.len);
-        if (u->headers[i].name.len)
-            memcpy(p, u->headers[i].name.ptr, u->headers[i].name.len);
-        p += u->headers[i].name.len;
-        if (u->headers[i].value.len)
-            memcpy(p, u->headers[i].value.ptr, u->headers[i].value.len);
-        p += u->headers[i].value.len;
+        size_t n = pair_size(&u->headers[i]);
+        if (n > PARAMS_MAX) {
+            hy_req_log(u->req, HY_LOG_ALERT, "fastcgi request record is too big: %zu", n);
+            return -1;
+        }
+        plen += n;
     }
-    unsigned char *begin = hy_palloc(u->req->pool, 16);
-    rec_header(begin, FCGI_BEGIN, 8, 0);
-    memset(begin + 8, 0, 8);
-    begin[9] = 1; /* FCGI_RESPONDER */
-    begin[10] = s->o.keep_conn ? 1 : 0;
-    hy_outq_push_mem(out, (char *)begin, 16, NULL, NULL);
-    push_records(u, out, FCGI_PARAMS, params, plen);
-    unsigned char *end = hy_palloc(u->req->pool, 16);
-    rec_header(end, FCGI_PARAMS, 0, 0);
-    rec_header(end + 8, FCGI_STDIN, 0, 0);
-    /* the empty STDIN ends the body: here, unless frame_body will be called for it */
+    size_t nrec = plen > 0, rec = 0;
+    if (plen > PARAMS_MAX) /* rare: count the records the pairs fill */
+        for (size_t i = 0; i < u->nheaders; i++) {
+            size_t n = pair_size(&u->headers[i]);
+            if (rec + n > PARAMS_MAX)
+                nrec++, rec = 0;
+            rec += n;
+        }
     bool framed =
         u->set_body.ptr != NULL || u->body_streamed || (u->req->body_in != NULL && u->body_length != HY_UREQ_BODY_NONE);
-    hy_outq_push_mem(out, (char *)end, framed ? 8 : 16, NULL, NULL);
+    size_t tail = framed ? 8 : 16;
+    unsigned char *buf = hy_palloc(u->req->pool, 16 + plen + nrec * 16 + tail), *p = buf;
+    rec_header(p, FCGI_BEGIN, 8, 0);
+    memset(p + 8, 0, 8);
+    p[9] = 1; /* FCGI_RESPONDER */
+    p[10] = s->o.keep_conn ? 1 : 0;
+    p += 16;
+    for (size_t i = 0, j; i < u->nheaders; i = j) {
+        size_t n = plen;
+        j = u->nheaders;
+        if (plen > PARAMS_MAX)
+            for (j = i, n = 0; j < u->nheaders && (j == i || n + pair_size(&u->headers[j]) <= PARAMS_MAX); j++)
+                n += pair_size(&u->headers[j]);
+        size_t pad = (8 - n % 8) % 8;
+        rec_header(p, FCGI_PARAMS, n, pad);
+        unsigned char *e = put_params(u, i, j, p + 8);
+        memset(e, 0, pad);
+        p = e + pad;
+    }
+    rec_header(p, FCGI_PARAMS, 0, 0);
+    if (!framed)
+        rec_header(p + 8, FCGI_STDIN, 0, 0);
+    p += tail;
+    hy_outq_push_mem(out, (char *)buf, (size_t)(p - buf), NULL, NULL);
     return 0;
 }
 

@@ -63,6 +63,14 @@ echo 'late';
 error_log('hello from php stderr');
 echo 'ok';
 ''',
+    'bigparams.php': '''<?php
+header('Content-Type: text/plain');
+for ($i = 0; $i < 12; $i++) {
+    $v = $_SERVER['HTTP_X_BIG_' . $i] ?? '';
+    echo 'X', $i, '=', strlen($v), ':', md5($v), "\\n";
+}
+echo 'REQUEST_URI=', $_SERVER['REQUEST_URI'], "\\n";
+''',
     'redirect.php': '''<?php
 header('Location: /env.php?from=redirect');
 ''',
@@ -79,6 +87,7 @@ def params(prefix, name):
 
 CONF = '''
 http {
+    large_client_header_buffers 8 16k;
     server {
         listen 127.0.0.1:{port};
         root {tmp}/php;
@@ -148,6 +157,30 @@ def test_get_with_query_passes_cgi_params(srv, prefix):
     # fastcgi_param HTTP_X_TEST replaces the client's X-Test (the param wins, as in nginx)
     assert v['HTTP_X_TEST'] == 'from-conf'
     assert v['GET'] == '{"a":"1","b":"two"}'
+
+
+def check_big_params(srv, n, size):
+    big = {'X-Big-%d' % i: ('%d' % i)[-1] * size for i in range(n)}
+    r = srv.get('/bigparams.php?q=1', headers=big)
+    assert r.status == 200, r
+    v = lines(r.body)
+    for i in range(12):
+        val = big.get('X-Big-%d' % i, '').encode()
+        assert v['X%d' % i] == '%d:%s' % (len(val), hashlib.md5(val).hexdigest())
+    assert v['REQUEST_URI'] == '/bigparams.php?q=1'
+
+
+def test_parameters_larger_than_32k(srv):
+    # about 48 KiB of parameters in one PARAMS record (PHP-FPM parses each record on its own: a pair cut across
+    # two records was refused, and the connection closed: 502)
+    check_big_params(srv, 6, 8000)
+
+
+@pytest.mark.hayate_only
+def test_parameters_larger_than_one_record(srv):
+    # about 108 KiB: more than a record holds (65535 bytes). nginx refuses ("fastcgi request record is too big",
+    # 500); hayate sends several PARAMS records, each with whole pairs (DIFFERENCES.md)
+    check_big_params(srv, 12, 9000)
 
 
 def test_post_form(srv):
