@@ -15,19 +15,20 @@ int hy_uparams_set(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     hy_uparam_t *p = hy_array_push(ps->list);
     p->name = hy_str_dup(cf->pool, a[1]);
     p->if_not_empty = n == 4;
+    ps->nhttp += a[1].len > 5 && memcmp(a[1].ptr, "HTTP_", 5) == 0;
     return hy_vars_compile(cf, a[2], &p->value);
 }
 
 void hy_uparams_merge(hy_uparams_t *c, const hy_uparams_t *p)
 {
     if (c->list == NULL)
-        c->list = p->list;
+        c->list = p->list, c->nhttp = p->nhttp;
 }
 
 /* "X-Forwarded-For" → is it named by a parameter "HTTP_X_FORWARDED_FOR"? */
 static bool overridden(const hy_uparams_t *ps, hy_str_t field)
 {
-    if (ps->list == NULL)
+    if (ps->list == NULL || ps->nhttp == 0)
         return false;
     const hy_uparam_t *p = ps->list->elts;
     for (size_t i = 0; i < ps->list->nelts; i++) {

@@ -16,6 +16,7 @@ typedef struct hy_uparam {
 
 typedef struct hy_uparams {
     hy_array_t *list; /* hy_uparam_t; NULL: inherit */
+    size_t nhttp;     /* how many of them are named HTTP_*: none, and no client field can be overridden */
 } hy_uparams_t;
 
 /** The setter of *_param; d->offset locates the hy_uparams_t. */
