@@ -9,7 +9,8 @@
 #             what limit_req adds to a request, issue 14's 5% budget), proxy / proxy-noka (the 612-byte file from a
 #             backend — Debian's nginx, not under valgrind — through proxy_pass with upstream keepalive / a connection
 #             per request: seed 003's front, issue 12), fcgi / fcgi-ka (hello.php from PHP-FPM — not under valgrind — over
-#             a unix socket, a connection per request / fastcgi_keep_conn with upstream keepalive: issue 13)
+#             a unix socket, a connection per request / fastcgi_keep_conn with upstream keepalive: issue 13),
+#             h2c (the 612-byte file over HTTP/2 with prior knowledge, h2load -c 4 -m 10 instead of ab: issue 11)
 # BINARY may be hayate or nginx (Debian's /usr/sbin/nginx): both read the same one-location config, run as a
 # single process (master_process off). KEEP=1 keeps the callgrind outputs (cg.1000, cg.6000) in the printed directory.
 # Two runs of ab -c4 (1,000 and 6,000 requests); the difference of the two
@@ -64,6 +65,7 @@ fcgi | fcgi-ka)
         pass="fastcgi_keep_conn on; fastcgi_pass php;"
     listen="listen 127.0.0.1:$port; location ~ \\.php\$ { root php; include fastcgi.conf; $pass }"
     url=http://127.0.0.1:$port/hello.php ab=(-k) ;;
+h2c) listen="listen 127.0.0.1:$port; http2 on; keepalive_requests 100000;" url=http://127.0.0.1:$port/small.html ;;
 *) echo "instr: unknown scenario $scen" >&2; exit 2 ;;
 esac
 cat >"$prefix/conf/i.conf" <<CONF
@@ -81,9 +83,16 @@ total() { # N -> instructions of a whole run answering N requests
         >"$prefix/logs/vg.$1" 2>&1 &
     pids=($! "${pids[@]}")
     for _ in $(seq 200); do port_busy "$port" && break; sleep 0.1; done
-    local res; res=$(ab -q -n "$1" -c 4 "${ab[@]}" "$url" 2>&1)
-    echo "$res" | grep -q '^Failed requests: *0$' || { echo "instr: ab failed:" >&2; echo "$res" >&2; exit 1; }
-    echo "$res" | grep -q 'Non-2xx' && { echo "instr: non-2xx answers" >&2; exit 1; }
+    local res
+    if [ "$scen" = h2c ]; then
+        res=$(h2load -n "$1" -c 4 -m 10 "$url" 2>&1)
+        echo "$res" | grep -q "requests: $1 total, $1 started, $1 done, $1 succeeded" ||
+            { echo "instr: h2load failed:" >&2; echo "$res" >&2; exit 1; }
+    else
+        res=$(ab -q -n "$1" -c 4 "${ab[@]}" "$url" 2>&1)
+        echo "$res" | grep -q '^Failed requests: *0$' || { echo "instr: ab failed:" >&2; echo "$res" >&2; exit 1; }
+        echo "$res" | grep -q 'Non-2xx' && { echo "instr: non-2xx answers" >&2; exit 1; }
+    fi
     kill -QUIT "${pids[0]}"; wait "${pids[0]}" 2>/dev/null; pids=("${pids[@]:1}")
     callgrind_annotate "$out" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
 }

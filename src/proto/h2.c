@@ -311,11 +311,15 @@ static void start_request(h2conn_t *h, h2stream_t *st, bool end_stream)
     req->method = st->method;
     req->method_id = hy_http_method_id(st->method);
     req->target = st->path;
-    size_t rl = st->method.len + st->path.len + 10;
-    char *line = hy_palloc(p, rl + 1);
-    int l = snprintf(line, rl + 1, "%.*s %.*s HTTP/2.0", (int)st->method.len, st->method.ptr, (int)st->path.len,
-                     st->path.ptr);
-    req->request_line = (hy_str_t){line, (size_t)l};
+    size_t rl = st->method.len + st->path.len + 10; /* "METHOD PATH HTTP/2.0" */
+    char *line = hy_palloc(p, rl);
+    if (st->method.len)
+        memcpy(line, st->method.ptr, st->method.len);
+    line[st->method.len] = ' ';
+    if (st->path.len) /* CONNECT has none */
+        memcpy(line + st->method.len + 1, st->path.ptr, st->path.len);
+    memcpy(line + st->method.len + 1 + st->path.len, " HTTP/2.0", 9);
+    req->request_line = (hy_str_t){line, rl};
     req->request_length = (int64_t)st->header_bytes;
     hy_conn_set_state(h->c, HY_CONN_WRITING);
     /* keepalive_requests and keepalive_time bound the connection's streams: the last one is announced by GOAWAY */

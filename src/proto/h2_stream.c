@@ -142,7 +142,7 @@ static void submit_head(h2stream_t *st)
     nghttp2_nv *nv = hy_palloc(req->pool, sizeof(*nv) * (n + 1));
     char *status = hy_palloc(req->pool, 4);
     int code = req->status < 100 || req->status > 999 ? 500 : req->status;
-    snprintf(status, 4, "%03d", code);
+    status[0] = (char)('0' + code / 100), status[1] = (char)('0' + code / 10 % 10), status[2] = (char)('0' + code % 10);
     size_t k = 0;
     nv[k++] = (nghttp2_nv){(uint8_t *)":status", (uint8_t *)status, 7, 3, NGHTTP2_NV_FLAG_NONE};
     for (size_t i = 0; i < n; i++) {
