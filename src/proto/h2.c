@@ -26,6 +26,7 @@
 #include "../http/body.h"
 #include "../http/phases.h"
 #include "../core/log.h"
+#include "../core/smalloc.h"
 #include "../core/clock.h"
 #include "../event/sock.h"
 
@@ -794,6 +795,34 @@ static void setup_once(void)
     nghttp2_option_set_user_recv_extension_type(options, NGHTTP2_PRIORITY_UPDATE); /* unpack_ext reads it */
 }
 
+/* nghttp2 allocates per stream, per header field and per frame: its blocks come from the small-block cache
+ * (core/smalloc.h), which costs a few instructions where libc's malloc/free pair costs about 200. */
+static void *ng_malloc(size_t n, void *ud)
+{
+    (void)ud;
+    return hy_sm_alloc(n);
+}
+
+static void ng_free(void *p, void *ud)
+{
+    (void)ud;
+    hy_sm_free(p);
+}
+
+static void *ng_calloc(size_t nmemb, size_t size, void *ud)
+{
+    (void)ud;
+    return hy_sm_calloc(nmemb, size);
+}
+
+static void *ng_realloc(void *p, size_t n, void *ud)
+{
+    (void)ud;
+    return hy_sm_realloc(p, n);
+}
+
+static nghttp2_mem ng_mem = {NULL, ng_malloc, ng_free, ng_calloc, ng_realloc};
+
 void hy_h2_attach(hy_conn_t *c)
 {
     setup_once();
@@ -813,7 +842,7 @@ void hy_h2_attach(hy_conn_t *c)
     c->proto = h;
     c->sock.data = h;
     c->sock.read_limit = hy_http2_recv_buffer_size(c->cycle); /* each read is consumed whole */
-    nghttp2_session_server_new2(&h->ng, callbacks, h, options);
+    nghttp2_session_server_new3(&h->ng, callbacks, h, options, &ng_mem);
     nghttp2_settings_entry iv[] = {
         {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, (uint32_t)h->h2sc->max_concurrent_streams},
         {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, (uint32_t)h->h2sc->body_preread_size},
