@@ -95,6 +95,7 @@ struct hy_upstream_hc_group {
     /* per worker */
     bool ready; /* init_worker ran: timers may be armed */
     bool stopped;
+    bool full_logged;
 };
 
 typedef struct hc_main {
@@ -365,7 +366,7 @@ static uint64_t interval_next(const hc_check_t *k, uint64_t now)
 /* The entry of peer p (zone locked): found or made, reset when an older generation owns it. NULL: the zone is full
  * or a newer generation owns it. */
 static hc_sh_peer_t *entry_locked(struct hy_upstream_hc_group *hg, hy_zone_t *z, void **root, uint64_t epoch,
-                                  const hy_upstream_peer_t *p)
+                                  const hy_upstream_peer_t *p, bool *full)
 {
     char key[600];
     snprintf(key, sizeof(key), "%.*s\n%.*s\n%.*s", (int)HY_MIN(hg->g->name.len, 200), hg->g->name.ptr,
@@ -376,8 +377,10 @@ static hc_sh_peer_t *entry_locked(struct hy_upstream_hc_group *hg, hy_zone_t *z,
             break;
     if (x == NULL) {
         x = hy_slab_calloc_locked(z->slab, sizeof(*x));
-        if (x == NULL)
+        if (x == NULL) {
+            *full = true;
             return NULL;
+        }
         memcpy(x->key, key, strlen(key) + 1);
         x->next = *root;
         *root = x;
@@ -425,9 +428,14 @@ void hy_upstream__hc_attach(hy_upstream_group_t *g)
         hy_upstream_peer_t *p = &g->peers[i];
         if (p->hc_down != NULL)
             continue;
-        hc_sh_peer_t *x = entry_locked(hg, z, root, epoch, p);
+        bool full = false;
+        hc_sh_peer_t *x = entry_locked(hg, z, root, epoch, p, &full);
         if (x != NULL)
             p->hc_down = &x->down;
+        else if (full && !hg->full_logged) /* a full zone: the peer is not checked (nor held down) */
+            hg->full_logged = true,
+            hy_log(HY_LOG_ERR, "no room in zone \"%.*s\" for the health state of peer %.*s of upstream \"%.*s\"",
+                   (int)z->name.len, z->name.ptr, (int)p->name.len, p->name.ptr, (int)g->name.len, g->name.ptr);
         fresh = true;
     }
     hy_slab_unlock(z->slab);
@@ -782,7 +790,8 @@ static void on_check_timer(hy_timer_t *t)
         hy_upstream_peer_t *p = &g->peers[i];
         if (p->down)
             continue;
-        hc_sh_peer_t *x = entry_locked(hg, z, root, epoch, p);
+        bool full = false;
+        hc_sh_peer_t *x = entry_locked(hg, z, root, epoch, p, &full);
         if (x == NULL)
             continue;
         if (p->hc_down == NULL)
