@@ -31,6 +31,7 @@
 #include "../conf/zone.h"
 #include "../conf/conf_regex.h"
 #include "../http/conn.h"
+#include "../http/metrics.h"
 
 #define HC_MAX_CHECKS 32           /* per group */
 #define HC_BODY_MAX (256 * 1024)   /* the body examined, as NGINX Plus */
@@ -815,6 +816,40 @@ static void on_check_timer(hy_timer_t *t)
     arm(k, next > now ? next - now : 1);
 }
 
+/* ---------------------------------------------------------------- metrics */
+
+/* hayate_upstream_peer_healthy{upstream,peer}: 1 while no health check holds the peer down, for checked peers (the
+ * state in the zone, so the same on every worker) */
+static void collect_healthy(hy_metrics_out_t *out, void *data)
+{
+    hc_main_t *hm = data;
+    if (hm == NULL)
+        return;
+    hc_check_t **ks = hm->checks->elts;
+    for (size_t i = 0; i < hm->checks->nelts; i++) {
+        if (ks[i]->idx != 0) /* one check per group lists its peers */
+            continue;
+        hy_upstream_group_t *g = ks[i]->hg->g;
+        char gl[400], pl[400], l[900];
+        hy_metrics_escape(gl, sizeof(gl), g->name.ptr, g->name.len);
+        for (size_t j = 0; j < g->npeers; j++) {
+            const hy_upstream_peer_t *p = &g->peers[j];
+            if (p->hc_down == NULL)
+                continue;
+            hy_metrics_escape(pl, sizeof(pl), p->name.ptr, p->name.len);
+            snprintf(l, sizeof(l), "upstream=\"%s\",peer=\"%s\"", gl, pl);
+            hy_metrics_sample(out, l, *p->hc_down == 0);
+        }
+    }
+}
+
+static hy_metrics_family_t healthy_family = {
+    .name = "hayate_upstream_peer_healthy",
+    .help = "1 while no active health check (health_check) holds the peer down, 0 while one does.",
+    .type = "gauge",
+    .collect = collect_healthy,
+};
+
 /* ---------------------------------------------------------------- worker */
 
 static int init_worker(hy_cycle_t *cycle)
@@ -836,6 +871,9 @@ static int init_worker(hy_cycle_t *cycle)
             hy_upstream__hc_attach(ks[i]->hg->g);
     for (size_t i = 0; i < hm->checks->nelts; i++)
         arm(ks[i], 0);
+    healthy_family.data = hm;
+    if (hm->checks->nelts)
+        hy_metrics_register(&healthy_family);
     return 0;
 }
 
@@ -847,6 +885,8 @@ static void flush_worker(hy_cycle_t *cycle, bool reopen)
     hc_main_t *hm = cycle->http_main_conf ? cycle->http_main_conf[hy_http_upstream_hc_module.index] : NULL;
     if (hm == NULL || hy_worker_loop == NULL)
         return;
+    if (healthy_family.data == hm)
+        healthy_family.data = NULL;
     hc_check_t **ks = hm->checks->elts;
     for (size_t i = 0; i < hm->checks->nelts; i++) {
         hc_check_t *k = ks[i];

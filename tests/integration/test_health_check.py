@@ -51,7 +51,8 @@ def conf(a, b, hc, http_extra='', loc_extra=''):
             proxy_pass http://backend;
             health_check %s;
             %s
-        }''' % (hc, loc_extra), http_extra='''
+        }
+        location = /metrics { metrics; }''' % (hc, loc_extra), http_extra='''
         upstream backend { zone backend 64k; %s }
         %s''' % (servers, http_extra))
 
@@ -102,9 +103,12 @@ def test_all_peers_unhealthy_is_502_no_live_upstreams(server, peers):
     assert r.status == 502
     assert len(a.traffic()) == n
     assert wait_log(srv, r'\[error\] .*no live upstreams while connecting to upstream', timeout=5)
+    sample = 'hayate_upstream_peer_healthy{upstream="backend",peer="127.0.0.1:%d"}' % a.port
+    assert sample + ' 0' in get(srv.prefix.port, '/metrics').body.decode()
     a.set(status='204')  # 2xx passes without a match block
     assert wait_log(srv, healthy_line(a), timeout=10), srv.error_log()
     assert wait_until(lambda: get(srv.prefix.port).status == 200, 5)
+    assert sample + ' 1' in get(srv.prefix.port, '/metrics').body.decode()
 
 
 def test_match_status_header_body(server, peers):
