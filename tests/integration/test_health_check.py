@@ -11,6 +11,7 @@ import time
 import pytest
 
 from conftest import simple
+from helpers.dnsserver import DnsServer
 from helpers.hcpeer import HcPeer
 from helpers.http1 import Conn
 from helpers.process import master_conf, one_server, wait_until, wait_log, workers_of
@@ -257,6 +258,28 @@ def test_single_process_reload_keeps_checking(server, peers):
     assert not [e for e in a.checks() if e[1] == '/hc' and e[0] > after]
 
 
+def test_resolved_peers_are_checked(server, peers):
+    # `server NAME resolve`: the peers the workers make from the answers get their health state too
+    a, b = peers('a', 'b')
+    dns = DnsServer().start()
+    try:
+        dns.set('app.test', a=['127.0.0.1'], ttl=1)
+        srv = server(simple('''
+            location / { proxy_pass http://backend; health_check interval=200ms uri=/hc; }
+        ''', http_extra='''
+            resolver 127.0.0.1:%d valid=1s;
+            upstream backend { zone backend 64k; server app.test:%d resolve; server 127.0.0.1:%d; }
+        ''' % (dns.port, a.port, b.port)))
+        assert wait_until(lambda: a.checks() and 'a' in served_by(srv.prefix.port, 4), 10)
+        a.set(status='500')
+        assert wait_log(srv, unhealthy_line(a), timeout=10), srv.error_log()
+        assert served_by(srv.prefix.port, 6) == ['b'] * 6
+        a.set(status=None)
+        assert wait_log(srv, healthy_line(a), timeout=10), srv.error_log()
+    finally:
+        dns.stop()
+
+
 # ---------------------------------------------------------------- configuration errors
 
 def run_t(run_cli, prefix, text):
@@ -336,3 +359,17 @@ def test_valid_configuration_passes_t(run_cli, prefix):
                    header X-A ~ "^v[0-9]"; header X-B !~ x; header Host; header ! X-Accel-Redirect;
                    body ~ "ok"; body !~ "fail"; }'''))
     assert res.rc == 0, res
+
+
+@pytest.mark.parametrize('pass_to,msg', [
+    ('https://backend', 'health checks of "https://" upstreams are not supported by hayate yet'),
+    ('http://$host', '"health_check" requires "proxy_pass" to an upstream group'),
+])
+def test_health_check_unsupported_targets(run_cli, prefix, pass_to, msg):
+    path, res = run_t(run_cli, prefix, simple('''
+        location / {
+            proxy_pass %s;
+            health_check;
+        }''' % pass_to, http_extra='upstream backend { zone z 64k; server 127.0.0.1:1; }'))
+    assert res.rc == 1, res
+    assert '%s in %s:%d' % (msg, path, line_of(path, 'health_check')) in res.err, res.err
