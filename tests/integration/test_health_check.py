@@ -163,7 +163,7 @@ def test_peer_refusing_connections_is_unhealthy(server, peers, prefix):
 
 def test_mandatory_peer_gets_no_traffic_before_its_first_check_passes(server, peers):
     a, b = peers('a', 'b')
-    a.set(delay='3')  # its first check takes 3 s to answer
+    a.set(delay='5')  # its first check takes 5 s to answer
     srv = server(conf(a, b, 'interval=300ms uri=/hc mandatory'))
     # every peer starts in the "checking" state: b takes traffic once its first check passed
     assert wait_log(srv, r'peer 127\.0\.0\.1:%d of upstream "backend" is healthy \(its first check passed\)'
