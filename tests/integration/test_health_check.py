@@ -161,6 +161,16 @@ def test_peer_refusing_connections_is_unhealthy(server, peers, prefix):
     assert wait_until(lambda: 'a' in served_by(srv.prefix.port, 4), 5)
 
 
+def test_check_bounded_by_the_location_timeouts(server, peers):
+    a, b = peers('a', 'b')
+    a.set(delay='4')  # answers after 4 s: past proxy_send_timeout + proxy_read_timeout
+    srv = server(conf(a, b, 'interval=200ms uri=/hc',
+                      loc_extra='proxy_read_timeout 500ms; proxy_send_timeout 500ms; proxy_connect_timeout 1s;'))
+    m = wait_log(srv, unhealthy_line(a) + r'timed out', timeout=10)
+    assert m, srv.error_log()
+    assert served_by(srv.prefix.port, 6) == ['b'] * 6
+
+
 def test_mandatory_peer_gets_no_traffic_before_its_first_check_passes(server, peers):
     a, b = peers('a', 'b')
     a.set(delay='5')  # its first check takes 5 s to answer
