@@ -414,6 +414,40 @@ static int set_cookie_rule(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return hy_vars_compile(cf, a[2], &r->to);
 }
 
+/* health_check [parameters] (NGINX Plus): registered at merge, when the location's proxy settings are known */
+static int set_health_check(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    (void)d;
+    proxy_loc_t *pl = conf;
+    if (pl->health_checks == NULL)
+        pl->health_checks = hy_array_create(cf->pool, 1, sizeof(hy_upstream_hc_conf_t));
+    return hy_upstream_hc_parse(cf, hy_array_push(pl->health_checks));
+}
+
+/* The location's health checks get its settings: the group, timeouts, HTTP version and the Host field the proxied
+ * request carries (a proxy_set_header Host without variables, else $proxy_host). */
+static int register_health_checks(hy_conf_t *cf, proxy_loc_t *c)
+{
+    hy_str_t host = c->host_header;
+    const proxy_hdr_t *h = c->headers->elts;
+    for (size_t i = 0; i < c->headers->nelts; i++)
+        if (hy_str_caseeq(h[i].name, "Host") && h[i].value.parts == NULL)
+            host = h[i].value.value;
+    hy_upstream_hc_conf_t *hc = c->health_checks->elts;
+    for (size_t i = 0; i < c->health_checks->nelts; i++) {
+        hc[i].group = c->url_cv ? NULL : c->group;
+        hc[i].connect_timeout_ms = c->uc.connect_timeout;
+        hc[i].send_timeout_ms = c->uc.send_timeout;
+        hc[i].read_timeout_ms = c->uc.read_timeout;
+        hc[i].host = host;
+        hc[i].version = c->http_version;
+        hc[i].tls = c->is_tls;
+        if (hy_upstream_hc_add(cf, &hc[i]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static const hy_enum_t http_versions[] = {{"1.0", 10}, {"1.1", 11}, {NULL, 0}};
 
 #define LOCS (HY_CTX_HTTP_ANY)
@@ -458,6 +492,7 @@ static const hy_directive_t proxy_directives[] = {
     HY_UCONF_DIRECTIVES("proxy", proxy_loc_t, uc),
     HY_USSL_DIRECTIVES("proxy", proxy_loc_t, ssl),
     {.name = "proxy_redirect", .ctx = LOCS, .args = HY_ARGS_12, .set = set_redirect, .conf = HY_CONF_LOC},
+    {.name = "health_check", .ctx = HY_CTX_LOC, .args = HY_ARGS_ANY, .set = set_health_check, .conf = HY_CONF_LOC},
     {0},
 };
 
@@ -553,6 +588,8 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
                 return -1;
         }
     }
+    if (c->health_checks != NULL && register_health_checks(cf, c) != 0)
+        return -1;
     return 0;
 }
 

@@ -8,6 +8,7 @@
 #include "../upstream/upstream.h"
 #include "../upstream/uconf.h"
 #include "../upstream/ussl.h"
+#include "../upstream/health.h"
 
 extern hy_module_t hy_http_proxy_module; /* proxy_conf.c: the directives; the handler is proxy.c */
 
@@ -45,6 +46,7 @@ typedef struct proxy_loc {
     int redirect;                              /* -1 unset, 0 off, 1 default only, 2 the list */
     hy_array_t *redirects;                     /* proxy_redirect_t */
     hy_array_t *cookie_domains, *cookie_paths; /* proxy_redirect_t; NULL: inherit; empty: off */
+    hy_array_t *health_checks; /* hy_upstream_hc_conf_t (health_check, this location's own: not inherited) */
 } proxy_loc_t;
 
 typedef struct hy_proxy_url {

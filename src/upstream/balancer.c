@@ -2,7 +2,8 @@
  * liveness rules (down, max_fails within fail_timeout, max_conns, peers already tried by this request), the
  * least_conn, ip_hash, hash KEY [consistent] and random [two] methods. A hashed choice that lands on an unusable
  * peer is hashed again (up to 20 times, as nginx), then falls back to round robin. Backup peers are used only
- * when no primary peer can take the request (round robin and least_conn; the hash methods have none, as nginx). */
+ * when no primary peer can take the request (round robin and least_conn; the hash methods have none, as nginx).
+ * A peer that an active health check holds down (health.c, peer->hc_down in the group's zone) is unusable too. */
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
@@ -24,7 +25,7 @@ static void tried_set(uint64_t *t, size_t i)
 
 static bool usable(hy_upstream_peer_t *p, uint64_t now)
 {
-    if (p->down)
+    if (p->down || (p->hc_down && *p->hc_down))
         return false;
     if (p->max_fails && p->fails >= p->max_fails && now - p->checked_ms <= (uint64_t)p->fail_timeout_ms)
         return false;
@@ -219,7 +220,8 @@ hy_upstream_peer_t *hy_upstream_peer_get(hy_upstream_group_t *g, hy_req_t *req, 
     size_t nprim = g->npeers - g->nbackup;
     if (nprim == 1 && g->nbackup == 0) { /* one peer: nginx ignores max_fails then (it is always tried) */
         hy_upstream_peer_t *p = &g->peers[0];
-        if (tried_has(tried, 0) || p->down || (p->max_conns && p->conns >= p->max_conns))
+        if (tried_has(tried, 0) || p->down || (p->hc_down && *p->hc_down) ||
+            (p->max_conns && p->conns >= p->max_conns))
             return NULL;
         tried_set(tried, 0);
         return p;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include "upstream.h"
+#include "health.h"
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/stats.h"
@@ -455,21 +456,39 @@ typedef struct ups_sh_entry {
 
 typedef struct ups_sh {
     ups_sh_entry_t *head;
+    void *hc_head;  /* the health checks' peer entries (health.c) */
+    uint64_t epoch; /* loads that used the zone so far */
 } ups_sh_t;
 
 typedef struct ups_zone_data {
     ups_sh_t *sh;
+    uint64_t epoch; /* this generation's (health.c: entries of an older one are reset) */
 } ups_zone_data_t;
 
 static int init_zone(hy_zone_t *z, void *old_data)
 {
     ups_zone_data_t *zd = z->data;
-    if (old_data) {
+    if (old_data)
         zd->sh = ((ups_zone_data_t *)old_data)->sh;
-        return 0;
-    }
-    zd->sh = hy_slab_calloc(z->slab, sizeof(ups_sh_t));
-    return zd->sh ? 0 : -1;
+    else
+        zd->sh = hy_slab_calloc(z->slab, sizeof(ups_sh_t));
+    if (zd->sh == NULL)
+        return -1;
+    hy_slab_lock(z->slab);
+    zd->epoch = ++zd->sh->epoch;
+    hy_slab_unlock(z->slab);
+    return 0;
+}
+
+struct hy_zone *hy_upstream__zone(hy_upstream_group_t *g, void ***hc_root, uint64_t *epoch)
+{
+    hy_zone_t *z = ((ups_group_ext_t *)g)->shm;
+    ups_zone_data_t *zd = z ? z->data : NULL;
+    if (zd == NULL || zd->sh == NULL || z->slab == NULL)
+        return NULL;
+    *hc_root = &zd->sh->hc_head;
+    *epoch = zd->epoch;
+    return z;
 }
 
 static int set_zone(hy_conf_t *cf, const hy_directive_t *d, void *conf)
@@ -609,6 +628,7 @@ static void rebuild(ups_group_ext_t *e)
                     p->checked_ms = old->checked_ms;
                     p->accessed_ms = old->accessed_ms;
                     p->stats_base = old->stats_base;
+                    p->hc_down = old->hc_down;
                     break;
                 }
             nbackup += backup;
@@ -623,6 +643,8 @@ static void rebuild(ups_group_ext_t *e)
     e->g.nbackup = nbackup;
     if (e->g.balancer == HY_UPS_HASH_CONSISTENT)
         hy_upstream__build_ring(e->wpool, &e->g);
+    if (e->g.hc)
+        hy_upstream__hc_attach(&e->g);
 }
 
 static void dyn_resolve(ups_dyn_t *d);

@@ -7,6 +7,7 @@
  *                                                     fail_timeout not over) or it is marked `down`, else 1
  *   hayate_upstream_response_seconds{upstream,peer}   histogram of the tries' response times
  *   hayate_upstream_keepalive_idle{upstream}          idle keep-alive connections, all workers
+ * (hayate_upstream_peer_healthy{upstream,peer}, the active health checks' state, is health.c's)
  * A peer's series is "upstream\tGROUP\tPEER" with HY_STATS_SERIES_MAX_N counters: requests, failures, the
  * duration buckets, the sum in ms, and (a per-worker gauge read as the maximum over workers) the monotonic time
  * until which this worker holds it down. Series survive reloads, as the other counters do; the engine calls the

@@ -84,6 +84,8 @@ typedef struct hy_upstream_peer {
     uint64_t checked_ms, accessed_ms;
     uint32_t stats_base;    /* its counters in the stats segment (upstream/metrics.c), HY_STATS_SINK: none */
     void *ssl_session;      /* the last TLS session (DER, malloc), for *_ssl_session_reuse (upstream/ussl.c) */
+    const volatile uint32_t *hc_down; /* health checks (health.c): non-zero while a check holds it down (in the
+                                       * group's zone, shared by the workers); NULL: not checked */
 } hy_upstream_peer_t;
 
 typedef struct hy_upstream_idle hy_upstream_idle_t;
@@ -125,6 +127,7 @@ typedef struct hy_upstream_group {
     size_t npoints;
     bool zone;                  /* `zone` was given (accepted; state stays per worker) */
     uint32_t stats_idle;        /* its idle-pool gauge in the stats segment (upstream/metrics.c) */
+    struct hy_upstream_hc_group *hc; /* its active health checks (health.c), NULL: none */
 } hy_upstream_group_t;
 
 /** A connection to a peer (outlives requests when kept alive). */
@@ -150,6 +153,9 @@ hy_upstream_group_t *hy_upstream_group_find(hy_req_t *req, hy_str_t host, uint16
  * random [two]), honouring weights, max_fails/fail_timeout, backup, down, max_conns; `tried` is a bit set of
  * peer indexes already tried. NULL: no live peer. */
 hy_upstream_peer_t *hy_upstream_peer_get(hy_upstream_group_t *g, hy_req_t *req, uint64_t *tried);
+/** The group's `zone` (NULL: none), the health checks' list head in it and the generation's epoch of the zone
+ * (a number the master makes larger at each load that keeps the zone) — for health.c. */
+struct hy_zone *hy_upstream__zone(hy_upstream_group_t *g, void ***hc_root, uint64_t *epoch);
 /** hash ... consistent: build the group's ring (160 points per unit of weight), at load. */
 void hy_upstream__build_ring(hy_pool_t *pool, hy_upstream_group_t *g);
 /** The outcome of a try: failed counts toward max_fails. */
