@@ -8,6 +8,7 @@
 #   seed003-noka the same without upstream keep-alive (HTTP/1.0, a connection per request)
 #   seed004-ka   proxy_pass to gunicorn (hello world, 1 sync worker) on a unix socket, keepalive 16; wrk -c128
 #   seed004-noka the same without keepalive
+#   seed003-h2   seed003-ka behind an HTTP/2 front (h2c, prior knowledge): h2load -c 128 -m 10 instead of wrk
 #   usage: bench/proxy.sh [--quick] [--only ID[,ID]]   (env: HY_BIN, NGINX_BIN, BENCH_SECONDS, BENCH_ROUNDS)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -67,6 +68,9 @@ front_conf() { # ID -> the front's http{} server part
         server { listen 127.0.0.1:$fport backlog=4096; location / { proxy_pass http://be;
             proxy_http_version 1.1; proxy_set_header Connection \"\"; } }" ;;
     seed003-noka) echo "server { listen 127.0.0.1:$fport backlog=4096; location / { proxy_pass http://127.0.0.1:$bport; } }" ;;
+    seed003-h2) echo "upstream be { server 127.0.0.1:$bport; keepalive 10240; }
+        server { listen 127.0.0.1:$fport backlog=4096 http2; keepalive_requests 1000000; location / { proxy_pass http://be;
+            proxy_http_version 1.1; proxy_set_header Connection \"\"; } }" ;;
     seed004-ka) echo "upstream app { server unix:$sock; keepalive 16; }
         server { listen 127.0.0.1:$fport backlog=4096; location / { proxy_pass http://app;
             proxy_http_version 1.1; proxy_set_header Connection \"\"; } }" ;;
@@ -90,21 +94,32 @@ CONF
     for _ in $(seq 50); do [ -n "$(pgrep -P "$m")" ] && break; sleep 0.1; done # the worker is forked
     local procs="$m $(pgrep -P "$m" | tr '\n' ' ')"
     local u; u=http://127.0.0.1:$fport$(url_of "$id")
-    taskset -c "$ccpu" wrk -t1 -c128 -d2s "$u" >/dev/null
-    local c0 out c1 n bad; c0=$(ticks $procs)
-    out=$(taskset -c "$ccpu" wrk -t1 -c128 -d"${secs}s" "$u")
-    c1=$(ticks $procs)
-    n=$(echo "$out" | awk '/requests in/{print $1}')
-    bad=$(echo "$out" | awk '/Non-2xx/{print $NF} /Socket errors/{e=1} END{}' | head -1)
+    local c0 out c1 n bad rps
+    if [[ $id == *-h2 ]]; then
+        taskset -c "$ccpu" h2load -c128 -m10 -D2 "$u" >/dev/null 2>&1
+        c0=$(ticks $procs)
+        out=$(taskset -c "$ccpu" h2load -c128 -m10 -D"$secs" "$u" 2>&1)
+        c1=$(ticks $procs)
+        n=$(echo "$out" | awk '/^requests:/{print $8}')
+        bad=$(echo "$out" | awk '/^requests:/{f=$10} /^status codes:/{x=$7+$9} END{print f+x}')
+        rps=$(echo "$out" | awk '/^finished in/{print $4}')
+    else
+        taskset -c "$ccpu" wrk -t1 -c128 -d2s "$u" >/dev/null
+        c0=$(ticks $procs)
+        out=$(taskset -c "$ccpu" wrk -t1 -c128 -d"${secs}s" "$u")
+        c1=$(ticks $procs)
+        n=$(echo "$out" | awk '/requests in/{print $1}')
+        bad=$(echo "$out" | awk '/Non-2xx/{print $NF}' | head -1)
+        rps=$(echo "$out" | awk '/Requests\/sec/{print $2}')
+    fi
     bench_stop proxy-bench "$m"
-    awk -v n="$n" -v d=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v bad="${bad:-0}" \
-        -v rps="$(echo "$out" | awk '/Requests\/sec/{print $2}')" \
+    awk -v n="$n" -v d=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v bad="${bad:-0}" -v rps="$rps" \
         'BEGIN { printf "%.0f %.1f %s\n", rps, d * 1e6 / hz / n, bad }'
 }
 
 printf '| scenario | nginx req/s | nginx µs CPU/req | hayate req/s | hayate µs CPU/req | CPU/req hayate/nginx | non-2xx (nginx/hayate) |\n'
 printf '|---|---:|---:|---:|---:|---:|---|\n'
-for id in seed003-ka seed003-noka seed004-ka seed004-noka; do
+for id in seed003-ka seed003-noka seed004-ka seed004-noka seed003-h2; do
     [ -n "$only" ] && [[ ",$only," != *",$id,"* ]] && continue
     [[ $id == seed004* ]] && [ ! -S "$sock" ] && { echo "| $id | (gunicorn missing) |||||" ; continue; }
     bn= bh=
