@@ -1,4 +1,5 @@
 /* str.c — counted-string helpers and nginx value parsers (sizes, times) with range checks. */
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 #include "str.h"
@@ -29,6 +30,23 @@ void hy_str_lower(char *p, size_t n)
     for (size_t i = 0; i < n; i++)
         if (p[i] >= 'A' && p[i] <= 'Z')
             p[i] = (char)(p[i] | 0x20);
+}
+
+void hy_lower_copy(char *dst, const char *src, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+    for (; n >= 8; n -= 8, src += 8, dst += 8) {
+        uint64_t x;
+        memcpy(&x, src, 8);
+        uint64_t h = x & ~high;                   /* the low seven bits of each byte */
+        uint64_t ge_a = h + ones * (0x80 - 'A'); /* high bit set: h >= 'A' */
+        uint64_t gt_z = h + ones * (0x7f - 'Z'); /* high bit set: h > 'Z' */
+        uint64_t upper = (ge_a ^ gt_z) & ~x & high;
+        x |= upper >> 2; /* 0x80 >> 2 = 0x20 */
+        memcpy(dst, &x, 8);
+    }
+    for (size_t i = 0; i < n; i++)
+        dst[i] = (char)(src[i] >= 'A' && src[i] <= 'Z' ? src[i] + 32 : src[i]);
 }
 
 hy_str_t hy_str_dup(hy_pool_t *p, hy_str_t s)

@@ -144,17 +144,16 @@ static void submit_head(h2stream_t *st)
     int code = req->status < 100 || req->status > 999 ? 500 : req->status;
     status[0] = (char)('0' + code / 100), status[1] = (char)('0' + code / 10 % 10), status[2] = (char)('0' + code % 10);
     size_t k = 0;
-    nv[k++] = (nghttp2_nv){(uint8_t *)":status", (uint8_t *)status, 7, 3, NGHTTP2_NV_FLAG_NONE};
+    nv[k++] = (nghttp2_nv){(uint8_t *)":status", (uint8_t *)status, 7, 3,
+                           NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE};
     for (size_t i = 0; i < n; i++) {
         if (hd[i].name.len == 0 || connection_field(hd[i].name))
             continue;
         char *name = hy_palloc(req->pool, hd[i].name.len);
-        for (size_t j = 0; j < hd[i].name.len; j++) {
-            char ch = hd[i].name.ptr[j];
-            name[j] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
-        }
+        hy_lower_copy(name, hd[i].name.ptr, hd[i].name.len);
+        /* the request's arena outlives the HEADERS frame (it goes when the stream closes): nghttp2 need not copy */
         nv[k++] = (nghttp2_nv){(uint8_t *)name, (uint8_t *)hd[i].value.ptr, hd[i].name.len, hd[i].value.len,
-                               NGHTTP2_NV_FLAG_NONE};
+                               NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE};
         req->bytes_sent += (int64_t)(hd[i].name.len + hd[i].value.len + 2);
     }
     req->bytes_sent += 9 + 4; /* frame header and status */

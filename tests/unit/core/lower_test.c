@@ -1,0 +1,45 @@
+/* lower_test.c — hy_lower_copy: every byte value, every length and alignment against the byte-wise rule. */
+#include <stdlib.h>
+#include "../harness.h"
+#include "core/str.h"
+
+static char want(char c)
+{
+    return (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+}
+
+static void test_all_bytes(void)
+{
+    char src[256], dst[256];
+    for (int i = 0; i < 256; i++)
+        src[i] = (char)i;
+    hy_lower_copy(dst, src, 256);
+    int bad = 0;
+    for (int i = 0; i < 256; i++)
+        bad += dst[i] != want(src[i]);
+    is_int(bad, 0);
+}
+
+static void test_lengths_and_offsets(void)
+{
+    const char *text = "Content-Type: X-FORWARDED-For @[`{ AZaz\x80\xc1\xda\xff Last-Modified";
+    size_t tl = strlen(text);
+    int bad = 0;
+    for (size_t off = 0; off < 8; off++)
+        for (size_t n = 0; off + n <= tl; n++) {
+            char dst[128];
+            memset(dst, '#', sizeof(dst));
+            hy_lower_copy(dst, text + off, n);
+            for (size_t i = 0; i < n; i++)
+                bad += dst[i] != want(text[off + i]);
+            bad += dst[n] != '#'; /* nothing written past n */
+        }
+    is_int(bad, 0);
+}
+
+int main(void)
+{
+    subtest("all bytes", test_all_bytes);
+    subtest("lengths and offsets", test_lengths_and_offsets);
+    return done_testing();
+}
