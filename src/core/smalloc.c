@@ -24,7 +24,7 @@ typedef struct sm_free {
 } sm_free_t;
 
 static sm_free_t *lists[NCLASS]; /* each: payloads of freed blocks of that class */
-static unsigned counts[NCLASS];
+static int counts[NCLASS];
 
 /* The class of a payload of n bytes, or LARGE. */
 static inline unsigned class_of(size_t n)
@@ -103,7 +103,7 @@ void hy_sm_free(void *p)
     if (p == NULL)
         return;
     unsigned c = hdr(p)[0];
-    if (c != LARGE && counts[c] < KEEP) {
+    if (c != LARGE && counts[c] < (int)KEEP) {
         sm_free_t *f = p;
         f->next = lists[c];
         lists[c] = f;

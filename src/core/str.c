@@ -179,6 +179,25 @@ size_t hy_fmt_hex(char *out, uint64_t v)
     return n;
 }
 
+uint64_t hy_hash_bytes(const char *p, size_t n)
+{
+    const uint64_t k = 0x9e3779b97f4a7c15ULL;
+    uint64_t h = n * k, w;
+    for (; n >= 8; n -= 8, p += 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * k;
+        h ^= h >> 32;
+    }
+    if (n) {
+        w = 0;
+        memcpy(&w, p, n);
+        h = (h ^ w) * k;
+        h ^= h >> 32;
+    }
+    h *= k;
+    return h ^ (h >> 29);
+}
+
 uint64_t hy_hash(const char *p, size_t n, bool fold_case)
 {
     uint64_t h = 1469598103934665603ull;

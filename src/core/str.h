@@ -53,6 +53,8 @@ int64_t hy_parse_sec(const char *p, size_t n);
 
 /** FNV-1a over n bytes; fold_case hashes ASCII letters as lower case (for case-insensitive tables). */
 uint64_t hy_hash(const char *p, size_t n, bool fold_case);
+/** A hash of n bytes eight at a time, for long exact keys (paths): not FNV, so it differs from hy_hash. */
+uint64_t hy_hash_bytes(const char *p, size_t n);
 /** Write v in decimal / lower-case hex at out (no NUL); returns the length (at most 20 / 16). For hot paths
  * where snprintf's format parsing shows in profiles. */
 size_t hy_fmt_u64(char *out, uint64_t v);

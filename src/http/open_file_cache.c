@@ -160,7 +160,7 @@ hy_file_t *hy_ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_t le
     /* as nginx: each use also closes up to two entries unused for longer than `inactive` (oldest first) */
     for (int i = 0; i < 2 && lru_tail && now - lru_tail->last_use_ms > (uint64_t)lc->open_file_cache_inactive_ms; i++)
         ofc_remove(lru_tail);
-    uint32_t h = (uint32_t)hy_hash(path, len, false);
+    uint32_t h = (uint32_t)hy_hash_bytes(path, len);
     ofc_entry_t *e = ofc_table[h & (OFC_BUCKETS - 1)];
     while (e && !(e->hash == h && e->path_len == len && memcmp(e->path, path, len) == 0))
         e = e->hnext;
