@@ -7,6 +7,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include "request.h"
+
+#define HY_FILTERS_MAX 64 /* modules with a filter of one kind (each kind has about a dozen) */
 #include "msie.h"
 #include "../event/sock.h"
 #include "../core/log.h"
@@ -337,6 +339,29 @@ const hy_str_t *hy_req_sent_header(hy_req_t *req, hy_str_t name)
     return NULL;
 }
 
+/* The modules with a header filter and those with a body filter, in hy_modules[] order: found once per process,
+ * so a response walks a dozen filters rather than every module. */
+typedef struct filters {
+    int nheader, nbody;
+    const hy_module_t *header[HY_FILTERS_MAX], *body[HY_FILTERS_MAX];
+} filters_t;
+
+static const filters_t *filters(void)
+{
+    static filters_t f;
+    static bool done;
+    if (HY_LIKELY(done))
+        return &f;
+    for (int i = 0; hy_modules[i]; i++) {
+        if (hy_modules[i]->header_filter && f.nheader < HY_FILTERS_MAX)
+            f.header[f.nheader++] = hy_modules[i];
+        if (hy_modules[i]->body_filter && f.nbody < HY_FILTERS_MAX)
+            f.body[f.nbody++] = hy_modules[i];
+    }
+    done = true;
+    return &f;
+}
+
 void hy_req_send(hy_req_t *req, bool is_final)
 {
     /* the filter chain (nginx's header and body filters), in module order */
@@ -350,10 +375,9 @@ void hy_req_send(hy_req_t *req, bool is_final)
         if (req->location.len && req->location.ptr[0] == '/' && req->srv &&
             (req->loc ? req->loc : req->srv->loc)->absolute_redirect)
             req->location = hy_http_absolute_url(req, req->location);
-        for (int i = 0; hy_modules[i]; i++) {
-            if (hy_modules[i]->header_filter == NULL)
-                continue;
-            hy_modules[i]->header_filter(req);
+        const filters_t *f = filters();
+        for (int i = 0; i < f->nheader; i++) {
+            f->header[i]->header_filter(req);
             if (req->_filter_status) { /* a filter replaced the response: answer the error instead */
                 int status = req->_filter_status;
                 req->_filter_status = 0;
@@ -367,9 +391,10 @@ void hy_req_send(hy_req_t *req, bool is_final)
     /* a subrequest's body is discarded (no body filter), or kept for its parent (HY_SR_OUTPUT: the filters
      * that ask for subrequest bodies) */
     bool sub = req->sr != NULL, out = req->sr_output;
-    for (int i = 0; hy_modules[i] && (!sub || out); i++)
-        if (hy_modules[i]->body_filter && (!sub || hy_modules[i]->subrequest_body))
-            hy_modules[i]->body_filter(req, is_final && !req->_filter_held);
+    const filters_t *f = filters();
+    for (int i = 0; i < f->nbody && (!sub || out); i++)
+        if (!sub || f->body[i]->subrequest_body)
+            f->body[i]->body_filter(req, is_final && !req->_filter_held);
     hy_req_ops(req)->send(req, is_final && !req->_filter_held);
 }
 
@@ -383,9 +408,10 @@ void hy_req_filter_send(hy_req_t *req, const hy_module_t *m, bool is_final, hy_r
 {
     req->_filter_held = !is_final;
     req->_proceed = is_final ? NULL : proceed;
-    for (int i = m->index + 1; hy_modules[i]; i++)
-        if (hy_modules[i]->body_filter && (req->sr == NULL || hy_modules[i]->subrequest_body))
-            hy_modules[i]->body_filter(req, is_final);
+    const filters_t *f = filters();
+    for (int i = 0; i < f->nbody; i++)
+        if (f->body[i]->index > m->index && (req->sr == NULL || f->body[i]->subrequest_body))
+            f->body[i]->body_filter(req, is_final);
     hy_req_ops(req)->send(req, is_final);
 }
 
