@@ -154,7 +154,7 @@ static int on_head(hy_ureq_t *u)
         } else if (hy_str_caseeq(nm, "Refresh")) {
             hy_req_add_header(req, nm, hy_proxy_rewrite_refresh(req, pl, v));
         } else if (hy_str_caseeq(nm, "Set-Cookie")) {
-            hy_req_add_header(req, nm, hy_proxy_rewrite_cookie(req, pl, v));
+            hy_req_add_header(req, nm, hy_proxy_cookie_flags(req, pl, hy_proxy_rewrite_cookie(req, pl, v)));
         } else {
             hy_req_add_header(req, nm, v);
         }

@@ -489,6 +489,7 @@ static const hy_directive_t proxy_directives[] = {
      .set = set_cookie_rule,
      .conf = HY_CONF_LOC,
      .offset = PL(cookie_paths)},
+    {.name = "proxy_cookie_flags", .ctx = LOCS, .args = HY_ARGS_1MORE, .set = hy_proxy__set_cookie_flags, .conf = HY_CONF_LOC},
     HY_UCONF_DIRECTIVES("proxy", proxy_loc_t, uc),
     HY_USSL_DIRECTIVES("proxy", proxy_loc_t, ssl),
     {.name = "proxy_redirect", .ctx = LOCS, .args = HY_ARGS_12, .set = set_redirect, .conf = HY_CONF_LOC},
@@ -548,6 +549,8 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
         c->cookie_domains = p->cookie_domains;
     if (c->cookie_paths == NULL)
         c->cookie_paths = p->cookie_paths;
+    if (c->cookie_flags == NULL)
+        c->cookie_flags = p->cookie_flags;
     /* proxy_pass is not inherited, but a location without one keeps nothing from its parent either */
     if (c->redirect == HY_UNSET) {
         c->redirect = p->redirect == HY_UNSET ? 1 : p->redirect;

@@ -46,6 +46,7 @@ typedef struct proxy_loc {
     int redirect;                              /* -1 unset, 0 off, 1 default only, 2 the list */
     hy_array_t *redirects;                     /* proxy_redirect_t */
     hy_array_t *cookie_domains, *cookie_paths; /* proxy_redirect_t; NULL: inherit; empty: off */
+    hy_array_t *cookie_flags;                  /* proxy_cookie_flags rules (proxy_cookie.c); NULL: inherit; empty: off */
     hy_array_t *health_checks; /* hy_upstream_hc_conf_t (health_check, this location's own: not inherited) */
 } proxy_loc_t;
 
@@ -69,6 +70,12 @@ hy_upstream_group_t *hy_proxy_group_literal(hy_req_t *req, const hy_proxy_url_t 
 hy_str_t hy_proxy_rewrite_location(hy_req_t *req, const proxy_loc_t *pl, hy_str_t v);
 hy_str_t hy_proxy_rewrite_refresh(hy_req_t *req, const proxy_loc_t *pl, hy_str_t v);
 hy_str_t hy_proxy_rewrite_cookie(hy_req_t *req, const proxy_loc_t *pl, hy_str_t v);
+
+/* proxy_cookie.c */
+/** The setter of proxy_cookie_flags. */
+int hy_proxy__set_cookie_flags(hy_conf_t *cf, const hy_directive_t *d, void *conf);
+/** proxy_cookie_flags applied to a Set-Cookie value (the value itself when no rule names the cookie). */
+hy_str_t hy_proxy_cookie_flags(hy_req_t *req, const proxy_loc_t *pl, hy_str_t v);
 
 /* proxy.c */
 int hy_proxy__set_handler(hy_conf_t *cf);

@@ -367,6 +367,34 @@ def test_down_peer_does_not_count_as_a_try(server, be):
     assert r.status == 404 and r.body == b'nf'
 
 
+def test_cookie_flags(server, be):
+    def handler(r):
+        q = dict(p.split('=', 1) for p in r.target.split('?', 1)[1].split('&'))
+        return be.reply(200, b'', [('Set-Cookie', q['v'] + '=x=y; Path=/' + q.get('f', ''))])
+    be.handler = handler
+    srv = start(server, be, """location / { proxy_pass http://127.0.0.1:{be};
+            proxy_cookie_flags sid secure httponly samesite=lax;
+            proxy_cookie_flags plain nosecure nohttponly nosamesite;
+            proxy_cookie_flags $arg_name samesite=strict;
+            proxy_cookie_flags ~^tr.ck httponly;
+            location /off/ { proxy_pass http://127.0.0.1:{be}; proxy_cookie_flags off; }
+            location /var/ { proxy_pass http://127.0.0.1:{be}; proxy_cookie_flags $arg_v $arg_a $arg_b; } }""")
+    sc = lambda u: srv.get(u).header('Set-Cookie')
+    # flags appended in nginx's form and order
+    assert sc('/?v=sid') == 'sid=x=y; Path=/; Secure; HttpOnly; SameSite=Lax'
+    # a matched cookie is written again with "; " between its attributes: a flag it has stays where it is, a
+    # SameSite is replaced in place, the missing flags are appended, unset ones go
+    assert sc('/?v=SID&f=;secure;SAMESITE=None;Max-Age=5') == 'SID=x=y; Path=/; secure; SameSite=Lax; Max-Age=5; HttpOnly'
+    assert sc('/?v=plain&f=;Secure;HttpOnly;samesite=strict;Max-Age=1') == 'plain=x=y; Path=/; Max-Age=1'
+    # the first rule that names the cookie applies: variables, then a (caseless) regex
+    assert sc('/?v=mine&name=mine') == 'mine=x=y; Path=/; SameSite=Strict'
+    assert sc('/?v=TRICK') == 'TRICK=x=y; Path=/; HttpOnly'
+    assert sc('/?v=other&f=;secure') == 'other=x=y; Path=/;secure'
+    assert sc('/off/?v=sid') == 'sid=x=y; Path=/'
+    # flags from variables (nginx 1.19.8)
+    assert sc('/var/?v=z&a=httponly&b=samesite=none') == 'z=x=y; Path=/; HttpOnly; SameSite=None'
+
+
 @pytest.mark.parametrize('cookie,value', [('tc = content', 'content'), ('tc= ;', None), ('tc=first;tc=second', 'first'),
                                           ('tc=con  tent; Domain=x', 'con  tent'), ('=tc=x', None)])
 def test_upstream_cookie_parsing(server, be, cookie, value):
