@@ -142,7 +142,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"proxy_cache_revalidate", HY_COMPAT_NOT_YET, "reverse proxy"},
     {"proxy_cache_use_stale", HY_COMPAT_NOT_YET, "reverse proxy"},
     {"proxy_cache_valid", HY_COMPAT_NOT_YET, "reverse proxy"},
-    {"proxy_cookie_flags", HY_COMPAT_NOT_YET, "reverse proxy"},
     {"proxy_force_ranges", HY_COMPAT_NOT_YET, "reverse proxy"},
     {"proxy_headers_hash_bucket_size", HY_COMPAT_WARN, "hash sizing is automatic"},
     {"proxy_headers_hash_max_size", HY_COMPAT_WARN, "hash sizing is automatic"},
