@@ -70,6 +70,45 @@ static size_t rate_allow(h2stream_t *st, size_t length)
     return 0;
 }
 
+/* name/value pairs for nghttp2: names lower-cased, HTTP/1 connection fields left out (RFC 9113 §8.2.2); the
+ * bytes are counted in $bytes_sent */
+static size_t to_nv(hy_req_t *req, const hy_array_t *a, nghttp2_nv *nv)
+{
+    const hy_header_t *hd = a->elts;
+    size_t k = 0;
+    for (size_t i = 0; i < a->nelts; i++) {
+        if (hd[i].name.len == 0 || connection_field(hd[i].name))
+            continue;
+        char *name = hy_palloc(req->pool, hd[i].name.len);
+        for (size_t j = 0; j < hd[i].name.len; j++) {
+            char ch = hd[i].name.ptr[j];
+            name[j] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+        }
+        nv[k++] = (nghttp2_nv){(uint8_t *)name, (uint8_t *)hd[i].value.ptr, hd[i].name.len, hd[i].value.len,
+                               NGHTTP2_NV_FLAG_NONE};
+        req->bytes_sent += (int64_t)(hd[i].name.len + hd[i].value.len + 2);
+    }
+    return k;
+}
+
+/* The response's trailers (made by the core as it ended: hy_req_trailers) as the HEADERS frame that ends the
+ * stream. 0 when submitted. */
+static int submit_trailers(h2stream_t *st)
+{
+    hy_req_t *req = &st->req;
+    nghttp2_nv *nv = hy_palloc(req->pool, sizeof(*nv) * req->trailers->nelts);
+    size_t k = to_nv(req, req->trailers, nv);
+    if (k == 0)
+        return -1;
+    req->bytes_sent += 9;
+    int rv = nghttp2_submit_trailer(st->h->ng, st->id, nv, k);
+    if (rv != 0) {
+        hy_req_log(req, HY_LOG_ERR, "nghttp2_submit_trailer() failed: %s", nghttp2_strerror(rv));
+        return -1;
+    }
+    return 0;
+}
+
 static hy_ng_ssize read_body_cb(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t length, uint32_t *flags,
                                 nghttp2_data_source *src, void *user)
 {
@@ -107,6 +146,9 @@ static hy_ng_ssize read_body_cb(nghttp2_session *ng, int32_t id, uint8_t *buf, s
     if (st->out.head == NULL) {
         if (st->final) {
             *flags |= NGHTTP2_DATA_FLAG_EOF;
+            /* trailers: the stream ends with their HEADERS frame instead */
+            if (st->req.trailers && st->req.trailers->nelts && submit_trailers(st) == 0)
+                *flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;
         } else {
             if (st->req._proceed && !st->want_proceed) {
                 st->want_proceed = true;
@@ -134,10 +176,9 @@ void hy_h2_on_proceed_defer(hy_defer_t *d)
     }
 }
 
-static void submit_head(h2stream_t *st)
+static void submit_head(h2stream_t *st, bool is_final)
 {
     hy_req_t *req = &st->req;
-    hy_header_t *hd = req->resp_headers->elts;
     size_t n = req->resp_headers->nelts;
     nghttp2_nv *nv = hy_palloc(req->pool, sizeof(*nv) * (n + 1));
     char *status = hy_palloc(req->pool, 4);
@@ -145,20 +186,22 @@ static void submit_head(h2stream_t *st)
     snprintf(status, 4, "%03d", code);
     size_t k = 0;
     nv[k++] = (nghttp2_nv){(uint8_t *)":status", (uint8_t *)status, 7, 3, NGHTTP2_NV_FLAG_NONE};
-    for (size_t i = 0; i < n; i++) {
-        if (hd[i].name.len == 0 || connection_field(hd[i].name))
-            continue;
-        char *name = hy_palloc(req->pool, hd[i].name.len);
-        for (size_t j = 0; j < hd[i].name.len; j++) {
-            char ch = hd[i].name.ptr[j];
-            name[j] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
-        }
-        nv[k++] = (nghttp2_nv){(uint8_t *)name, (uint8_t *)hd[i].value.ptr, hd[i].name.len, hd[i].value.len,
-                               NGHTTP2_NV_FLAG_NONE};
-        req->bytes_sent += (int64_t)(hd[i].name.len + hd[i].value.len + 2);
-    }
+    k += to_nv(req, req->resp_headers, nv + k);
     req->bytes_sent += 9 + 4; /* frame header and status */
     int rv;
+    if (!req->header_only && req->expect_trailers && is_final && req->body.bytes == 0) {
+        /* the whole response is known and has no body: HEADERS, then the trailers' HEADERS ends the stream (no
+         * empty DATA frame between, as nginx) */
+        hy_array_t *t = hy_req_trailers(req);
+        if (t && t->nelts) {
+            rv = nghttp2_submit_headers(st->h->ng, NGHTTP2_FLAG_NONE, st->id, NULL, nv, k, NULL);
+            if (rv < 0)
+                hy_req_log(req, HY_LOG_ERR, "nghttp2_submit_headers() failed: %s", nghttp2_strerror(rv));
+            else
+                submit_trailers(st);
+            return;
+        }
+    }
     if (req->header_only) {
         rv = hy_ng_submit_response(st->h->ng, st->id, nv, k, NULL);
     } else {
@@ -185,7 +228,7 @@ void hy_h2_send(hy_req_t *req, bool is_final)
         req->head_sent = true;
         hy_http_loc_conf_t *lc = req->loc ? req->loc : h->dsrv->loc;
         st->chunk_size = (size_t)hy_http2_loc_conf(lc)->chunk_size;
-        submit_head(st);
+        submit_head(st, is_final);
     }
     if (req->header_only) {
         hy_outq_clear(&req->body);
@@ -195,6 +238,8 @@ void hy_h2_send(hy_req_t *req, bool is_final)
         hy_outq_move(&st->out, &req->body);
     }
     if (is_final) {
+        if (req->expect_trailers && !req->header_only)
+            hy_req_trailers(req); /* made now, at the response's end (nginx's last buffer), sent after its DATA */
         st->final = true;
         req->finished = true;
         body_stop(st);
