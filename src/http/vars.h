@@ -44,12 +44,6 @@ int hy_vars_define(hy_conf_t *cf, hy_str_t name, hy_var_get_fn get, uintptr_t da
  * hy_str_t * suffix as data, as the built-in prefixes do. Names used before and after the call both get it.
  * Returns 0 (-1 after hy_conf_error outside http{}). */
 int hy_vars_define_prefix(hy_conf_t *cf, const char *prefix, hy_var_get_fn get, unsigned flags);
-/** The value of a header-like variable ($http_, $sent_http_, $sent_trailer_, $upstream_http_ NAME): the n fields
- * whose name is `name` (case-insensitive, '_' matching '-'), their values joined with `sep` as nginx does since 1.23
- * (", "; "; " for a request's Cookie); one field is returned as it is, several are joined in req's pool. False when
- * no field has that name. */
-bool hy_vars_join_fields(hy_req_t *req, const hy_header_t *fields, size_t n, hy_str_t name, const char *sep,
-                         hy_str_t *out);
 /** Whether `name` already has a getter in the current http{} (defined by map, set or a module): a module whose
  * variable users may redefine (nginx's changeable ones, e.g. $uid_reset by a map) defines its own only if not. */
 bool hy_vars_is_defined(hy_conf_t *cf, hy_str_t name);

@@ -13,7 +13,6 @@
 #include <sys/random.h>
 #include <sys/un.h>
 #include "vars_builtin.h"
-#include "vars.h"
 #include "../core/log.h"
 #include "../core/htpasswd.h"
 #include "body.h"
