@@ -146,7 +146,8 @@ static hy_ng_ssize read_body_cb(nghttp2_session *ng, int32_t id, uint8_t *buf, s
     if (st->out.head == NULL) {
         if (st->final) {
             *flags |= NGHTTP2_DATA_FLAG_EOF;
-            /* trailers: the stream ends with their HEADERS frame instead */
+            /* trailers: the stream ends with their HEADERS frame instead (nghttp2 sends no empty DATA frame
+             * before it when nothing is left, as nginx) */
             if (st->req.trailers && st->req.trailers->nelts && submit_trailers(st) == 0)
                 *flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;
         } else {
@@ -176,7 +177,7 @@ void hy_h2_on_proceed_defer(hy_defer_t *d)
     }
 }
 
-static void submit_head(h2stream_t *st, bool is_final)
+static void submit_head(h2stream_t *st)
 {
     hy_req_t *req = &st->req;
     size_t n = req->resp_headers->nelts;
@@ -189,19 +190,6 @@ static void submit_head(h2stream_t *st, bool is_final)
     k += to_nv(req, req->resp_headers, nv + k);
     req->bytes_sent += 9 + 4; /* frame header and status */
     int rv;
-    if (!req->header_only && req->expect_trailers && is_final && req->body.bytes == 0) {
-        /* the whole response is known and has no body: HEADERS, then the trailers' HEADERS ends the stream (no
-         * empty DATA frame between, as nginx) */
-        hy_array_t *t = hy_req_trailers(req);
-        if (t && t->nelts) {
-            rv = nghttp2_submit_headers(st->h->ng, NGHTTP2_FLAG_NONE, st->id, NULL, nv, k, NULL);
-            if (rv < 0)
-                hy_req_log(req, HY_LOG_ERR, "nghttp2_submit_headers() failed: %s", nghttp2_strerror(rv));
-            else
-                submit_trailers(st);
-            return;
-        }
-    }
     if (req->header_only) {
         rv = hy_ng_submit_response(st->h->ng, st->id, nv, k, NULL);
     } else {
@@ -228,7 +216,7 @@ void hy_h2_send(hy_req_t *req, bool is_final)
         req->head_sent = true;
         hy_http_loc_conf_t *lc = req->loc ? req->loc : h->dsrv->loc;
         st->chunk_size = (size_t)hy_http2_loc_conf(lc)->chunk_size;
-        submit_head(st, is_final);
+        submit_head(st);
     }
     if (req->header_only) {
         hy_outq_clear(&req->body);
