@@ -4,6 +4,7 @@ response ends ($sent_trailer_NAME, $body_bytes_sent, $upstream_*)."""
 import re
 import socket
 import time
+import zlib
 
 import h2.events
 import pytest
@@ -14,7 +15,9 @@ from helpers.h2client import H2
 BODY = b'SEE-THIS'
 BIG = b'x' * 300000
 
-FILES = {'html/t1': BODY, 'html/header': b'', 'html/own/a': BODY, 'html/in/a': BODY, 'html/big': BIG,
+TEXT = b''.join(b'line %d of a text that compresses\n' % i for i in range(20000))
+
+FILES = {'html/gz/a.txt': TEXT, 'html/t1': BODY, 'html/header': b'', 'html/own/a': BODY, 'html/in/a': BODY, 'html/big': BIG,
          'html/empty': b'', 'html/cont': BODY}
 
 CONF = simple('''
@@ -37,6 +40,12 @@ CONF = simple('''
             proxy_pass http://127.0.0.1:{port}/big;
             add_trailer X-Length $upstream_response_length;
             add_trailer X-Up-Status $upstream_status;
+        }
+        location /gz/ {
+            gzip on;
+            gzip_min_length 1;
+            gzip_types text/plain;
+            add_trailer X-Gz $sent_http_content_encoding;
         }
         location /multi {
             add_trailer Foo foo;
@@ -219,6 +228,14 @@ def test_upstream_variables(srv):
     assert r.trailer('X-Var') is None  # the location has its own add_trailer
 
 
+def test_compressed_body(srv):
+    """A body a filter compresses as a stream ends with the trailers too."""
+    r = get(srv, '/gz/a.txt', headers=[('Accept-Encoding', 'gzip')])
+    assert r.header('Content-Encoding') == 'gzip'
+    assert zlib.decompress(r.body, 16 + zlib.MAX_WBITS) == TEXT
+    assert r.trailer('X-Gz') == 'gzip'
+
+
 def test_keepalive_after_trailers(srv):
     """The connection stays usable: the trailer section ends where the next response starts."""
     s = socket.create_connection(('127.0.0.1', srv.port), timeout=10)
@@ -253,6 +270,14 @@ http {
             add_trailer X-Long $arg_h;
         }
         location = /nx404 { add_trailer X-Var $host; }
+        location /proxy {
+            proxy_pass http://127.0.0.1:{port2}/big;
+            add_trailer X-Length $upstream_response_length;
+        }
+    }
+    server {
+        listen 127.0.0.1:{port2};
+        root {html};
     }
 }
 '''
@@ -317,3 +342,12 @@ def test_h2_long_trailers_continuation(server):
     assert kinds(evs) == ['ResponseReceived', 'DataReceived', 'TrailersReceived', 'StreamEnded']
     t = evs[2].headers
     assert len(t) == 5 and all(k == 'x-long' and v == 'x' * 4000 for k, v in t)
+
+
+def test_h2_proxied_stream(server):
+    s = server(H2_CONF, files=FILES)
+    evs = h2_exchange(s.port, '/proxy')
+    names = kinds(evs)
+    assert names[0] == 'ResponseReceived' and names[-2:] == ['TrailersReceived', 'StreamEnded']
+    assert b''.join(e.data for e in evs if isinstance(e, h2.events.DataReceived)) == BIG
+    assert dict(evs[-2].headers) == {'x-length': str(len(BIG))}
