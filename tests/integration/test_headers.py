@@ -181,6 +181,8 @@ def test_msie_padding_accepted(server, proto):
 
 @pytest.mark.parametrize('conf,msg', [
     ('add_header X y sometimes;', 'invalid parameter "sometimes"'),
+    ('add_trailer X y sometimes;', 'invalid parameter "sometimes"'),
+    ('add_trailer X;', 'invalid number of arguments in "add_trailer" directive'),
     ('expires 1h; expires 2h;', '"expires" directive is duplicate'),
     ('expires @25h;', 'daily time value must be less than 24 hours'),
 ])
