@@ -12,7 +12,6 @@
 
 const hy_compat_t hy_compat_directives[] = {
     {"accept_mutex_delay", HY_COMPAT_WARN, "no accept mutex"},
-    {"add_trailer", HY_COMPAT_NOT_YET, NULL},
     {"aio", HY_COMPAT_WARN, "no AIO: sendfile and read()"},
     {"aio_write", HY_COMPAT_WARN, "no AIO"},
     {"ancient_browser", HY_COMPAT_NOT_YET, "not planned"},

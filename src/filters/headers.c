@@ -1,4 +1,4 @@
-/* headers_filter.c — nginx's headers module (add_header, expires), as one header filter.
+/* headers_filter.c — nginx's headers module (add_header, add_trailer, expires), as one header filter.
  *
  * nginx's surprises kept: add_header lists are inherited from the level above only when a level has no
  * add_header at all; without "always" a header is added only for 200, 201, 204, 206, 301, 302, 303, 304, 307
@@ -22,6 +22,7 @@ typedef struct hf_header {
 
 typedef struct hf_conf {
     hy_array_t *headers;   /* hf_header_t; NULL: inherit */
+    hy_array_t *trailers;  /* hf_header_t (add_trailer); NULL: inherit */
     int expires;           /* HY_EXPIRES_*, HY_UNSET */
     int64_t expires_time;  /* seconds (DAILY: seconds after midnight) */
     hy_complex_t *expires_cv; /* the time given with variables (nginx 1.7.9+): parsed per request; NULL: fixed */
@@ -107,6 +108,28 @@ static int64_t next_daily(int64_t now, int64_t secs)
     return (int64_t)next;
 }
 
+/* nginx's expires replaces what the response has (a proxied Expires or Cache-Control): the first field of that
+ * name takes the value in its place, the others go; none: the field is added */
+static void set_header(hy_req_t *req, const char *name, hy_str_t value)
+{
+    hy_header_t *h = req->headers_out ? req->headers_out->elts : NULL;
+    size_t n = req->headers_out ? req->headers_out->nelts : 0, o = 0;
+    bool set = false;
+    for (size_t i = 0; i < n; i++) {
+        if (hy_str_caseeq(h[i].name, name)) {
+            if (set)
+                continue;
+            h[i].value = value;
+            set = true;
+        }
+        h[o++] = h[i];
+    }
+    if (req->headers_out)
+        req->headers_out->nelts = o;
+    if (!set)
+        hy_req_add_header(req, (hy_str_t){(char *)name, strlen(name)}, value);
+}
+
 static void add_expires(hy_req_t *req, const hf_conf_t *hc)
 {
     hy_str_t exp, cc;
@@ -144,8 +167,8 @@ static void add_expires(hy_req_t *req, const hf_conf_t *hc)
             cc = (hy_str_t){c, (size_t)l};
         }
     }
-    hy_req_add_header(req, HY_STR("Expires"), exp);
-    hy_req_add_header(req, HY_STR("Cache-Control"), cc);
+    set_header(req, "Expires", exp);
+    set_header(req, "Cache-Control", cc);
 }
 
 static void header_filter(hy_req_t *req)
@@ -197,6 +220,43 @@ static void header_filter(hy_req_t *req)
                 hy_req_add_header(req, h[i].name, v);
         }
     }
+    /* add_trailer: the main response's trailers are made at its end (make_trailers); the protocol is told now
+     * so it frames the body to let them follow */
+    if (hc->trailers && req->sr == NULL) {
+        const hf_header_t *t = hc->trailers->elts;
+        for (size_t i = 0; i < hc->trailers->nelts; i++)
+            if (ok || t[i].always) {
+                req->expect_trailers = true;
+                break;
+            }
+    }
+}
+
+/* hy_http_make_trailers: the add_trailer values, evaluated in order (a later one may read an earlier one through
+ * $sent_trailer_*); an empty value adds nothing */
+static void make_trailers(hy_req_t *req)
+{
+    hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv ? req->srv->loc : NULL;
+    const hf_conf_t *hc = lc ? lc->loc_conf[HF_IDX] : NULL;
+    if (hc == NULL || hc->trailers == NULL)
+        return;
+    bool ok = hy_headers_status_ok(req->status);
+    const hf_header_t *t = hc->trailers->elts;
+    for (size_t i = 0; i < hc->trailers->nelts; i++) {
+        if (!ok && !t[i].always)
+            continue;
+        hy_str_t v;
+        hy_vars_eval(req, &t[i].value, &v);
+        if (v.len)
+            hy_req_add_trailer(req, t[i].name, v);
+    }
+}
+
+static int postconfiguration(hy_conf_t *cf)
+{
+    (void)cf;
+    hy_http_make_trailers = make_trailers;
+    return 0;
 }
 
 static void *create_loc(hy_conf_t *cf)
@@ -211,6 +271,8 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     hf_conf_t *p = parent, *c = child;
     if (c->headers == NULL)
         c->headers = p->headers;
+    if (c->trailers == NULL)
+        c->trailers = p->trailers;
     if (c->expires == HY_UNSET) {
         c->expires = p->expires == HY_UNSET ? HY_EXPIRES_OFF : p->expires;
         c->expires_time = p->expires_time;
@@ -220,6 +282,7 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     return 0;
 }
 
+/* add_header and add_trailer: name value [always] */
 static int set_add_header(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     hf_conf_t *hc = conf;
@@ -227,9 +290,10 @@ static int set_add_header(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     hy_str_t *a = hy_conf_args(cf, &n);
     if (n == 4 && !hy_str_eq(a[3], "always"))
         return hy_conf_error(cf, "invalid parameter \"%s\"", a[3].ptr);
-    if (hc->headers == NULL)
-        hc->headers = hy_array_create(cf->pool, 2, sizeof(hf_header_t));
-    hf_header_t *h = hy_array_push(hc->headers);
+    hy_array_t **list = hy_str_eq(a[0], "add_trailer") ? &hc->trailers : &hc->headers;
+    if (*list == NULL)
+        *list = hy_array_create(cf->pool, 2, sizeof(hf_header_t));
+    hf_header_t *h = hy_array_push(*list);
     h->name = hy_str_dup(cf->pool, a[1]);
     h->always = n == 4;
     return hy_vars_compile(cf, a[2], &h->value);
@@ -268,6 +332,7 @@ static int set_expires(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 
 static const hy_directive_t headers_directives[] = {
     {.name = "add_header", .ctx = HF_CTX, .args = HY_ARGS_2 | HY_ARGS_3, .set = set_add_header, HF(headers)},
+    {.name = "add_trailer", .ctx = HF_CTX, .args = HY_ARGS_2 | HY_ARGS_3, .set = set_add_header, HF(trailers)},
     {.name = "expires", .ctx = HF_CTX, .args = HY_ARGS_12, .set = set_expires, HF(expires)},
     {0},
 };
@@ -277,5 +342,6 @@ hy_module_t hy_http_headers_module = {
     .directives = headers_directives,
     .create_loc_conf = create_loc,
     .merge_loc_conf = merge_loc,
+    .postconfiguration = postconfiguration,
     .header_filter = header_filter,
 };

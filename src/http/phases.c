@@ -425,6 +425,7 @@ void hy_req_process(hy_req_t *req)
     hy_str_t abs_host = HY_STR_NULL;
     if (hy_http_parse_target(req->method, req->target, dsrv->merge_slashes != 0, path, &path_len, &req->args,
                              &abs_host) != 0) {
+        req->uri = (hy_str_t){path, 0}; /* nginx: $uri is then empty (logged as such), not "not found" */
         log_bad(req, "client sent invalid request");
         hy_req_error(req, 400);
         return;
@@ -451,6 +452,7 @@ void hy_req_process(hy_req_t *req)
         return;
     }
     /* known headers, in one pass (the first of each wins) */
+    const hy_str_t *authorization = NULL, *content_range = NULL; /* only checked for being unique (nginx 1.23+) */
     for (size_t i = 0; i < req->num_headers; i++) {
         const hy_str_t *n = &req->headers[i].name, *v = &req->headers[i].value;
         const hy_str_t **slot = NULL;
@@ -476,6 +478,10 @@ void hy_req_process(hy_req_t *req)
         case 13:
             if (hy_str_caseeq(*n, "if-none-match"))
                 slot = &req->h_if_none_match;
+            else if (hy_str_caseeq(*n, "authorization"))
+                slot = &authorization;
+            else if (hy_str_caseeq(*n, "content-range"))
+                slot = &content_range;
             break;
         case 17:
             if (hy_str_caseeq(*n, "if-modified-since"))
@@ -491,7 +497,8 @@ void hy_req_process(hy_req_t *req)
         if (slot && *slot == NULL) {
             *slot = v;
         } else if (slot && slot != &req->h_range && slot != &req->h_user_agent) {
-            /* nginx's unique header lines (the conditionals, Expect): a second one is 400 */
+            /* nginx's unique header lines (the conditionals, Expect, Authorization, Content-Range): a second one
+             * is 400 */
             char what[512];
             snprintf(what, sizeof(what),
                      "client sent duplicate header line: \"%.*s: %.*s\", previous value: \"%.*s: %.*s\"",

@@ -16,6 +16,7 @@
 #include "../core/httpdate.h"
 
 hy_str_t (*hy_http_charset_of)(hy_req_t *req, hy_str_t content_type);
+void (*hy_http_make_trailers)(hy_req_t *req);
 
 
 static const struct {
@@ -337,6 +338,35 @@ const hy_str_t *hy_req_sent_header(hy_req_t *req, hy_str_t name)
             return &h[i].value;
     }
     return NULL;
+}
+
+void hy_req_unsend_header(hy_req_t *req, const char *name)
+{
+    if (req->resp_headers == NULL)
+        return;
+    hy_header_t *h = req->resp_headers->elts;
+    for (size_t i = 0; i < req->resp_headers->nelts; i++)
+        if (h[i].name.len && hy_str_caseeq(h[i].name, name))
+            h[i] = (hy_header_t){HY_STR_NULL, HY_STR_NULL};
+}
+
+void hy_req_add_trailer(hy_req_t *req, hy_str_t name, hy_str_t value)
+{
+    if (req->trailers == NULL)
+        req->trailers = hy_array_create(req->pool, 4, sizeof(hy_header_t));
+    hy_header_t *h = hy_array_push(req->trailers);
+    h->name = name;
+    h->value = clean_value(req->pool, value);
+}
+
+hy_array_t *hy_req_trailers(hy_req_t *req)
+{
+    if (!req->trailers_made) {
+        req->trailers_made = true;
+        if (req->expect_trailers && hy_http_make_trailers != NULL)
+            hy_http_make_trailers(req);
+    }
+    return req->trailers;
 }
 
 /* The modules with a header filter and those with a body filter, in hy_modules[] order: found once per process,

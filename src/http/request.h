@@ -80,6 +80,11 @@ struct hy_req {
     size_t resp_framing_ix;         /* where a protocol puts its framing fields (h1: Transfer-Encoding,
                                      * Connection, Keep-Alive), to keep nginx's header order: HY_RESP_FRAMING_SLOTS
                                      * empty entries (name.len 0) wait there; serialisers skip empty entries */
+    hy_array_t *trailers;           /* trailer fields (hy_header_t) sent after the body, made once as the response ends
+                                     * (hy_req_trailers); NULL until then or when none */
+    bool expect_trailers;           /* a header filter will add trailers (add_trailer): the protocol frames the body so
+                                     * they can follow it (h1: chunked, Content-Length dropped; h2: a last HEADERS) */
+    bool trailers_made;             /* hy_req_trailers ran */
     bool accept_ranges;
     bool header_only;               /* HEAD, 304, 204: no body on the wire */
     bool head_sent;
@@ -145,6 +150,15 @@ void **hy_req_ctx(hy_req_t *req, const hy_module_t *m);
  * by the charset filter when it is built in (a registration, so handlers need not include filters); NULL else.
  * A handler rendering text (autoindex) asks it beforehand. */
 extern hy_str_t (*hy_http_charset_of)(hy_req_t *req, hy_str_t content_type);
+/** Made by the headers filter (add_trailer) when it is built in: adds req's trailer fields with hy_req_add_trailer,
+ * evaluated now (nginx evaluates them at the response's last buffer). NULL else. */
+extern void (*hy_http_make_trailers)(hy_req_t *req);
+/** The trailer fields to send after the body of a response with req->expect_trailers (hy_header_t, values made
+ * safe): made once, on the first call, which a protocol makes as it writes the end of the response; NULL or empty
+ * when there are none. Later calls (and $sent_trailer_*) read the same list. */
+hy_array_t *hy_req_trailers(hy_req_t *req);
+/** Add a trailer field (name and value must outlive the request: literals or pool memory). */
+void hy_req_add_trailer(hy_req_t *req, hy_str_t name, hy_str_t value);
 /** Hand the queued body to the protocol; is_final ends the response. */
 void hy_req_send(hy_req_t *req, bool is_final);
 /** Streaming: hand the queued body (not final) to the protocol and have `proceed` called once the protocol has
@@ -188,6 +202,9 @@ void hy_req_finalize_head(hy_req_t *req);
 void hy_req_insert_header(hy_req_t *req, size_t ix, hy_str_t name, hy_str_t value);
 /** The value of a field of the finalised head (case-insensitive; '_' in name matches '-'), or NULL. */
 const hy_str_t *hy_req_sent_header(hy_req_t *req, hy_str_t name);
+/** Remove a field from the finalised head (its entry becomes an empty one, which serialisers skip): a protocol's
+ * framing decision, e.g. Content-Length dropped for a chunked response with trailers. */
+void hy_req_unsend_header(hy_req_t *req, const char *name);
 /** Whether the media type of the Content-Type value `ct` (what precedes any ';', trailing blanks dropped,
  * compared caselessly) is one of `types` (hy_str_t, lower-case; NULL: none), or is text/html when `text_html`
  * says that type always counts; `any` (a "*" in the list) accepts every type. An empty type matches nothing.

@@ -440,9 +440,9 @@ static void get_server_name(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 
 static void get_content_type(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 {
-    const hy_str_t *h = first_header(req, "content-type");
-    if (h)
-        set_str(v, *h);
+    hy_str_t val; /* repeated lines joined, as $http_content_type (nginx 1.23+) */
+    if (hy_vars_join_fields(req, req->headers, req->num_headers, HY_STR("content_type"), ", ", &val))
+        set_str(v, val);
     else
         not_found(v);
 }
@@ -547,45 +547,55 @@ static bool header_name_eq(hy_str_t hname, const hy_str_t *suffix)
     return true;
 }
 
-static void join_headers(hy_req_t *req, hy_var_value_t *v, const hy_str_t *suffix, const char *sep)
+bool hy_vars_join_fields(hy_req_t *req, const hy_header_t *fields, size_t n, hy_str_t name, const char *sep,
+                         hy_str_t *out)
 {
-    size_t total = 0, count = 0, slen = strlen(sep);
-    for (size_t i = 0; i < req->num_headers; i++)
-        if (header_name_eq(req->headers[i].name, suffix))
-            total += req->headers[i].value.len, count++;
-    if (count == 0) {
-        not_found(v);
-        return;
+    size_t total = 0, count = 0, slen = strlen(sep), first = 0;
+    for (size_t i = 0; i < n; i++)
+        if (fields[i].name.len && header_name_eq(fields[i].name, &name)) {
+            if (count++ == 0)
+                first = i;
+            total += fields[i].value.len;
+        }
+    if (count == 0)
+        return false;
+    if (count == 1) {
+        *out = fields[first].value;
+        return true;
     }
-    char *p = hy_palloc(req->pool, total + count * slen + 1), *o = p;
-    for (size_t i = 0; i < req->num_headers; i++)
-        if (header_name_eq(req->headers[i].name, suffix)) {
+    char *p = hy_palloc(req->pool, total + (count - 1) * slen + 1), *o = p;
+    for (size_t i = first; i < n; i++)
+        if (fields[i].name.len && header_name_eq(fields[i].name, &name)) {
             if (o != p)
                 memcpy(o, sep, slen), o += slen;
-            memcpy(o, req->headers[i].value.ptr, req->headers[i].value.len);
-            o += req->headers[i].value.len;
+            memcpy(o, fields[i].value.ptr, fields[i].value.len);
+            o += fields[i].value.len;
         }
-    set_val(v, p, (size_t)(o - p));
+    *out = (hy_str_t){p, (size_t)(o - p)};
+    return true;
 }
 
 static void get_http(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 {
     const hy_str_t *suffix = (const hy_str_t *)data;
-    /* nginx 1.22 joins repeated Cookie (with "; ") and X-Forwarded-For (with ", "); others: the first */
-    if (hy_str_caseeq(*suffix, "cookie")) {
-        join_headers(req, v, suffix, "; ");
-        return;
-    }
-    if (hy_str_caseeq(*suffix, "x_forwarded_for")) {
-        join_headers(req, v, suffix, ", ");
-        return;
-    }
-    for (size_t i = 0; i < req->num_headers; i++)
-        if (header_name_eq(req->headers[i].name, suffix)) {
-            set_str(v, req->headers[i].value);
-            return;
-        }
-    not_found(v);
+    /* nginx (1.23+) joins repeated request fields: Cookie with "; ", any other with ", " */
+    hy_str_t val;
+    if (hy_vars_join_fields(req, req->headers, req->num_headers, *suffix,
+                            hy_str_caseeq(*suffix, "cookie") ? "; " : ", ", &val))
+        set_str(v, val);
+    else
+        not_found(v);
+}
+
+/* $sent_trailer_NAME: the response's trailers made so far (add_trailer evaluates them in order) */
+static void get_sent_trailer(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
+{
+    hy_str_t val;
+    if (req->trailers && hy_vars_join_fields(req, req->trailers->elts, req->trailers->nelts,
+                                             *(const hy_str_t *)data, ", ", &val))
+        set_str(v, val);
+    else
+        not_found(v);
 }
 
 static void get_sent_http(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
@@ -599,9 +609,9 @@ static void get_sent_http(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
                 set_val(v, "close", 5); /* nginx clears r->keepalive before the log phase */
             return;
         }
-        const hy_str_t *val = hy_req_sent_header(req, *s);
-        if (val)
-            set_str(v, *val);
+        hy_str_t val; /* repeated fields joined (nginx 1.23+) */
+        if (hy_vars_join_fields(req, req->resp_headers->elts, req->resp_headers->nelts, *s, ", ", &val))
+            set_str(v, val);
         else
             not_found(v);
         return;
@@ -648,15 +658,11 @@ static void get_sent_http(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
         set_val(v, "bytes", 5);
         return;
     }
-    if (req->headers_out) {
-        hy_header_t *h = req->headers_out->elts;
-        for (size_t i = 0; i < req->headers_out->nelts; i++)
-            if (header_name_eq(h[i].name, s)) {
-                set_str(v, h[i].value);
-                return;
-            }
-    }
-    not_found(v);
+    hy_str_t val;
+    if (req->headers_out && hy_vars_join_fields(req, req->headers_out->elts, req->headers_out->nelts, *s, ", ", &val))
+        set_str(v, val);
+    else
+        not_found(v);
 }
 
 static void get_arg(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
@@ -698,9 +704,9 @@ static void get_cookie(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
                     return;
                 }
             }
-            while (p < end) {
+            while (p < end) { /* RFC 6265 §4.2.1: cookies are separated by ';' only (nginx 1.29.6 as well) */
                 char c = *p++;
-                if (c == ';' || c == ',')
+                if (c == ';')
                     break;
             }
             while (p < end && *p == ' ')
@@ -820,6 +826,7 @@ static const builtin_t prefixes[] = {
     {"arg_", get_arg, 0, 0},
     {"http_", get_http, 0, 0},
     {"sent_http_", get_sent_http, 0, HY_VAR_NOCACHE},
+    {"sent_trailer_", get_sent_trailer, 0, HY_VAR_NOCACHE},
     {"cookie_", get_cookie, 0, 0},
     {"proxy_protocol_tlv_", get_pp_tlv, 0, 0},
     {"upstream_http_", get_not_found, 0, HY_VAR_NOCACHE},

@@ -12,6 +12,12 @@
  * false when the name is neither a built-in nor has a known prefix. */
 bool hy_vars__lookup_builtin(hy_conf_t *cf, hy_str_t name, hy_var_get_fn *get, uintptr_t *data, unsigned *flags);
 
+/** The value of a header-like variable ($http_, $sent_http_, $sent_trailer_, $upstream_http_ NAME): the n fields
+ * whose name is `name` (case-insensitive, '_' matching '-'), their values joined with `sep` as nginx does since 1.23
+ * (", "; "; " for a request's Cookie); one field is returned as it is, several are joined in req's pool. False when
+ * no field has that name. */
+bool hy_vars_join_fields(hy_req_t *req, const hy_header_t *fields, size_t n, hy_str_t name, const char *sep,
+                         hy_str_t *out);
 /** $time_local for the current cached second ("30/Nov/2026:10:00:00 +0000"; static, 26 chars). */
 const char *hy_vars_time_local(void);
 /** $time_iso8601 for the current cached second ("2026-11-30T10:00:00+00:00"; static, 25 chars). */

@@ -589,6 +589,33 @@ static void build_head(h1conn_t *h, hy_req_t *req)
     hy_outq_push_mem(&h->c->sock.outq, buf, o, NULL, NULL);
 }
 
+/* The last chunk, with the trailer section when the response has trailers (RFC 9112 §7.1.2) */
+static void last_chunk(h1conn_t *h, hy_req_t *req)
+{
+    const hy_array_t *t = req->expect_trailers ? hy_req_trailers(req) : NULL;
+    if (t == NULL || t->nelts == 0) {
+        hy_outq_push_mem(&h->c->sock.outq, "0\r\n\r\n", 5, NULL, NULL);
+        req->bytes_sent += 5;
+        return;
+    }
+    const hy_header_t *hd = t->elts;
+    size_t cap = 5;
+    for (size_t i = 0; i < t->nelts; i++)
+        cap += hd[i].name.len + hd[i].value.len + 4;
+    char *buf = hy_palloc(req->pool, cap);
+    size_t o = 0;
+    PUTS("0\r\n");
+    for (size_t i = 0; i < t->nelts; i++) { /* values were made safe by hy_req_add_trailer */
+        PUTSTR(hd[i].name);
+        PUTS(": ");
+        PUTSTR(hd[i].value);
+        PUTS("\r\n");
+    }
+    PUTS("\r\n");
+    req->bytes_sent += (int64_t)o;
+    hy_outq_push_mem(&h->c->sock.outq, buf, o, NULL, NULL);
+}
+
 static void h1_send(hy_req_t *req, bool is_final)
 {
     h1conn_t *h = req->conn->proto;
@@ -598,10 +625,15 @@ static void h1_send(hy_req_t *req, bool is_final)
     if (!req->head_sent) {
         req->head_sent = true;
         /* keep-alive decision (nginx's ngx_http_set_keepalive rules) */
-        /* a body of unknown length is chunked on 1.1 (RFC 9112 §7.1), delimited by the close on 1.0 */
-        h->chunked_out = req->content_length_n < 0 && !req->header_only && req->status >= 200 &&
-                           req->status != 204 && req->status != 304 && req->version >= 11 &&
-                           lc->chunked_transfer_encoding;
+        /* a body of unknown length is chunked on 1.1 (RFC 9112 §7.1), delimited by the close on 1.0; so is one
+         * with trailers to follow (add_trailer), its Content-Length dropped as nginx does */
+        h->chunked_out = (req->content_length_n < 0 || req->expect_trailers) && !req->header_only &&
+                         req->status >= 200 && req->status != 204 && req->status != 304 && req->version >= 11 &&
+                         lc->chunked_transfer_encoding;
+        if (h->chunked_out && req->content_length_n >= 0) {
+            req->content_length_n = -1;
+            hy_req_unsend_header(req, "Content-Length");
+        }
         h->keepalive = req->keepalive && !hy_conns_shutting_down() && lc->keepalive_timeout_ms > 0 &&
                        (lc->keepalive_requests <= 0 || h->num_requests + 1 < (uint64_t)lc->keepalive_requests) &&
                        (req->content_length_n >= 0 || req->header_only || h->chunked_out) && !keepalive_refused(h, req, lc);
@@ -638,10 +670,8 @@ static void h1_send(hy_req_t *req, bool is_final)
         } else {
             hy_outq_move(&h->c->sock.outq, &req->body);
         }
-        if (h->chunked_out && is_final) {
-            hy_outq_push_mem(&h->c->sock.outq, "0\r\n\r\n", 5, NULL, NULL);
-            req->bytes_sent += 5;
-        }
+        if (h->chunked_out && is_final)
+            last_chunk(h, req);
     }
     if (is_final) {
         h->resp_done = true;

@@ -70,6 +70,43 @@ static size_t rate_allow(h2stream_t *st, size_t length)
     return 0;
 }
 
+/* name/value pairs for nghttp2: names lower-cased, HTTP/1 connection fields left out (RFC 9113 §8.2.2); the
+ * bytes are counted in $bytes_sent */
+static size_t to_nv(hy_req_t *req, const hy_array_t *a, nghttp2_nv *nv)
+{
+    const hy_header_t *hd = a->elts;
+    size_t k = 0;
+    for (size_t i = 0; i < a->nelts; i++) {
+        if (hd[i].name.len == 0 || connection_field(hd[i].name))
+            continue;
+        char *name = hy_palloc(req->pool, hd[i].name.len);
+        hy_lower_copy(name, hd[i].name.ptr, hd[i].name.len);
+        /* the request's arena outlives the frame (it goes when the stream closes): nghttp2 need not copy */
+        nv[k++] = (nghttp2_nv){(uint8_t *)name, (uint8_t *)hd[i].value.ptr, hd[i].name.len, hd[i].value.len,
+                               NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE};
+        req->bytes_sent += (int64_t)(hd[i].name.len + hd[i].value.len + 2);
+    }
+    return k;
+}
+
+/* The response's trailers (made by the core as it ended: hy_req_trailers) as the HEADERS frame that ends the
+ * stream. 0 when submitted. */
+static int submit_trailers(h2stream_t *st)
+{
+    hy_req_t *req = &st->req;
+    nghttp2_nv *nv = hy_palloc(req->pool, sizeof(*nv) * req->trailers->nelts);
+    size_t k = to_nv(req, req->trailers, nv);
+    if (k == 0)
+        return -1;
+    req->bytes_sent += 9;
+    int rv = nghttp2_submit_trailer(st->h->ng, st->id, nv, k);
+    if (rv != 0) {
+        hy_req_log(req, HY_LOG_ERR, "nghttp2_submit_trailer() failed: %s", nghttp2_strerror(rv));
+        return -1;
+    }
+    return 0;
+}
+
 static hy_ng_ssize read_body_cb(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t length, uint32_t *flags,
                                 nghttp2_data_source *src, void *user)
 {
@@ -107,6 +144,10 @@ static hy_ng_ssize read_body_cb(nghttp2_session *ng, int32_t id, uint8_t *buf, s
     if (st->out.head == NULL) {
         if (st->final) {
             *flags |= NGHTTP2_DATA_FLAG_EOF;
+            /* trailers: the stream ends with their HEADERS frame instead (nghttp2 sends no empty DATA frame
+             * before it when nothing is left, as nginx) */
+            if (st->req.trailers && st->req.trailers->nelts && submit_trailers(st) == 0)
+                *flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;
         } else {
             if (st->req._proceed && !st->want_proceed) {
                 st->want_proceed = true;
@@ -137,7 +178,6 @@ void hy_h2_on_proceed_defer(hy_defer_t *d)
 static void submit_head(h2stream_t *st)
 {
     hy_req_t *req = &st->req;
-    hy_header_t *hd = req->resp_headers->elts;
     size_t n = req->resp_headers->nelts;
     nghttp2_nv *nv = hy_palloc(req->pool, sizeof(*nv) * (n + 1));
     char *status = hy_palloc(req->pool, 4);
@@ -146,16 +186,7 @@ static void submit_head(h2stream_t *st)
     size_t k = 0;
     nv[k++] = (nghttp2_nv){(uint8_t *)":status", (uint8_t *)status, 7, 3,
                            NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE};
-    for (size_t i = 0; i < n; i++) {
-        if (hd[i].name.len == 0 || connection_field(hd[i].name))
-            continue;
-        char *name = hy_palloc(req->pool, hd[i].name.len);
-        hy_lower_copy(name, hd[i].name.ptr, hd[i].name.len);
-        /* the request's arena outlives the HEADERS frame (it goes when the stream closes): nghttp2 need not copy */
-        nv[k++] = (nghttp2_nv){(uint8_t *)name, (uint8_t *)hd[i].value.ptr, hd[i].name.len, hd[i].value.len,
-                               NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE};
-        req->bytes_sent += (int64_t)(hd[i].name.len + hd[i].value.len + 2);
-    }
+    k += to_nv(req, req->resp_headers, nv + k);
     req->bytes_sent += 9 + 4; /* frame header and status */
     int rv;
     if (req->header_only) {
@@ -194,6 +225,8 @@ void hy_h2_send(hy_req_t *req, bool is_final)
         hy_outq_move(&st->out, &req->body);
     }
     if (is_final) {
+        if (req->expect_trailers && !req->header_only)
+            hy_req_trailers(req); /* made now, at the response's end (nginx's last buffer), sent after its DATA */
         st->final = true;
         req->finished = true;
         body_stop(st);

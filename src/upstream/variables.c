@@ -74,13 +74,15 @@ static void get_log(hy_req_t *req, hy_var_value_t *v, uintptr_t what)
 static void get_http(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 {
     const hy_str_t *name = (const hy_str_t *)data;
-    const hy_str_t *val = hy_upstream_header(hy_upstream_of(req), *name);
-    if (val == NULL) {
+    hy_ureq_t *u = hy_upstream_of(req);
+    hy_str_t val; /* repeated fields joined with ", " (nginx 1.23+) */
+    if (u == NULL || u->headers_in == NULL ||
+        !hy_vars_join_fields(req, u->headers_in->elts, u->headers_in->nelts, *name, ", ", &val)) {
         not_found(v);
         return;
     }
-    v->ptr = val->ptr;
-    v->len = val->len;
+    v->ptr = val.ptr;
+    v->len = val.len;
     v->not_found = false;
 }
 

@@ -181,6 +181,8 @@ def test_msie_padding_accepted(server, proto):
 
 @pytest.mark.parametrize('conf,msg', [
     ('add_header X y sometimes;', 'invalid parameter "sometimes"'),
+    ('add_trailer X y sometimes;', 'invalid parameter "sometimes"'),
+    ('add_trailer X;', 'invalid number of arguments in "add_trailer" directive'),
     ('expires 1h; expires 2h;', '"expires" directive is duplicate'),
     ('expires @25h;', 'daily time value must be less than 24 hours'),
 ])
@@ -189,3 +191,78 @@ def test_config_errors(run_cli, prefix, conf, msg):
     res = run_cli(['-t', '-p', prefix.tmp + '/', '-c', path])
     assert res.rc != 0
     assert msg in res.err
+
+
+# ---- repeated response fields: $sent_http_* and $upstream_http_* join them; expires replaces proxied ones
+
+MULTI = simple('''
+        location /s {
+            add_header Cache-Control foo;
+            add_header Cache-Control bar;
+            add_header Link foo;
+            add_header Link bar;
+            add_header Foo foo;
+            add_header Foo bar;
+            add_header X-Sent-CC $sent_http_cache_control;
+            add_header X-Sent-Link $sent_http_link;
+            add_header X-Sent-Foo $sent_http_foo;
+            return 204;
+        }
+        location /set {
+            add_header Cache-Control max-age=3600;
+            add_header Cache-Control private;
+            add_header Expires "Thu, 01 Jan 2037 00:00:00 GMT";
+            add_header Bar foo;
+            add_header Bar bar;
+            return 200 "OK";
+        }
+        location /redefine {
+            expires epoch;
+            proxy_pass http://127.0.0.1:{port}/set;
+        }
+        location /u {
+            add_header X-Up-Bar $upstream_http_bar;
+            add_header X-Up-CC $upstream_http_cache_control;
+            proxy_pass http://127.0.0.1:{port}/set;
+        }
+''', http_extra='log_format cc "$uri: $sent_http_cache_control"; access_log {tmp}/logs/cc.log cc;')
+
+
+def test_sent_http_joined_cache_control_link(server):
+    s = server(MULTI)
+    r = s.get('/s')
+    assert r.header('X-Sent-CC') == 'foo, bar'
+    assert r.header('X-Sent-Link') == 'foo, bar'
+
+
+@pytest.mark.hayate_only  # nginx 1.22 joins only Cache-Control and Link; 1.23+ every field, as hayate
+def test_sent_http_joined_any_field(server):
+    s = server(MULTI)
+    assert s.get('/s').header('X-Sent-Foo') == 'foo, bar'
+
+
+def test_sent_http_joined_in_log(server):
+    s = server(MULTI)
+    assert s.get('/set').status == 200
+    s.stop()
+    with open(s.tmp + '/logs/cc.log') as f:
+        assert '/set: max-age=3600, private' in f.read().splitlines()
+
+
+def test_expires_replaces_proxied_fields(server):
+    s = server(MULTI)
+    r = s.get('/redefine')
+    assert r.status == 200 and r.body == b'OK'
+    assert r.header_all('Cache-Control') == ['no-cache']
+    assert r.header_all('Expires') == ['Thu, 01 Jan 1970 00:00:01 GMT']
+    s.stop()
+    with open(s.tmp + '/logs/cc.log') as f:
+        assert '/redefine: no-cache' in f.read().splitlines()
+
+
+@pytest.mark.hayate_only  # nginx 1.22: the first line (Cache-Control joined); 1.23+ joins every field, as hayate
+def test_upstream_http_joined(server):
+    s = server(MULTI)
+    r = s.get('/u')
+    assert r.header('X-Up-Bar') == 'foo, bar'
+    assert r.header('X-Up-CC') == 'max-age=3600, private'

@@ -152,9 +152,17 @@ def test_post_content_type_and_length(server):
 
 def test_repeated_headers(server):
     s = server(conf(), files=FILES)
-    s.get('/a.txt', headers=[('X-Foo', 'one'), ('X-Foo', 'two'), ('Cookie', 'a=1'), ('Cookie', 'c=2')])
+    s.get('/a.txt', headers=[('X-Foo', 'one'), ('Cookie', 'a=1'), ('Cookie', 'c=2')])
     v = parse(read_lines(s, 'logs/v.log')[0])
     assert v['http_x_foo'] == b'one' and v['cookie_c'] == b'2'
+
+
+@pytest.mark.hayate_only  # nginx 1.22 gives the first line; nginx 1.23+ joins them, as hayate
+def test_repeated_headers_joined(server):
+    s = server(conf(), files=FILES)
+    s.get('/a.txt', headers=[('X-Foo', 'one'), ('X-Foo', 'two'), ('Cookie', 'a=1'), ('Cookie', 'c=2')])
+    v = parse(read_lines(s, 'logs/v.log')[0])
+    assert v['http_x_foo'] == b'one, two' and v['cookie_c'] == b'2'
 
 
 def test_pipe(server):
@@ -313,3 +321,56 @@ http {
     lines = read_lines(s, 'logs/h.log', 2)
     assert lines[0] == b'[-][-][-][-][-][-][-]', lines
     assert lines[1] == ('[http://localhost:%d/x][-][-][%d][-][-][-]' % (s.prefix.port, len(r.body))).encode(), lines
+
+
+# ---- request fields: repeated lines joined (nginx 1.23+), unique ones rejected, $uri of an invalid target
+
+JOIN = '''
+http {
+    log_format j '[$uri] [$http_cookie] [$content_type] [$http_via] [$cookie_qux] [$cookie_foo]';
+    server {
+        listen 127.0.0.1:{port};
+        access_log logs/j.log j;
+        location / { return 204; }
+    }
+}
+'''
+
+
+def test_cookie_lines_joined(server):
+    s = server(JOIN)
+    s.get('/c', headers=[('Cookie', 'foo=1'), ('Cookie', 'bar=2')])
+    assert read_lines(s, 'logs/j.log')[0].startswith(b'[/c] [foo=1; bar=2] ')
+
+
+@pytest.mark.hayate_only  # nginx 1.22 gives the first line of these; 1.23+ joins them, as hayate
+def test_other_lines_joined(server):
+    s = server(JOIN)
+    s.get('/c', headers=[('Content-Type', 'a'), ('Content-Type', 'b'), ('Via', '1.1 x'), ('Via', '1.1 y')])
+    assert read_lines(s, 'logs/j.log')[0] == b'[/c] [-] [a, b] [1.1 x, 1.1 y] [-] [-]'
+
+
+@pytest.mark.hayate_only  # RFC 6265 §4.2.1 (and nginx 1.29.6): only ';' separates cookies; nginx 1.22 took ',' too
+def test_cookie_comma_is_not_a_separator(server):
+    s = server(JOIN)
+    s.get('/c', headers=[('Cookie', 'foo=1, qux=0; bar=2')])
+    assert read_lines(s, 'logs/j.log')[0] == b'[/c] [foo=1, qux=0; bar=2] [-] [-] [-] [1, qux=0]'
+
+
+def test_uri_of_an_invalid_target_is_empty(server):
+    """nginx logs an empty $uri (not "-") for a target its normalisation rejects."""
+    s = server(JOIN)
+    r = s.raw(b'GET /../x HTTP/1.0\r\n\r\n')
+    assert r.status == 400
+    assert read_lines(s, 'logs/j.log')[0].startswith(b'[] ')
+
+
+@pytest.mark.hayate_only  # nginx 1.23+ rejects these duplicates; 1.22 took the first
+@pytest.mark.parametrize('name,values', [
+    ('Authorization', ('Basic dXNlcjpzZWNyZXQ=', 'Basic dXNlcjpzZWNyZXQ=')),
+    ('Content-Range', ('bytes 0-1/2', 'bytes 0-1/2')),
+])
+def test_duplicate_unique_lines_rejected(server, name, values):
+    s = server(JOIN)
+    assert s.get('/d', headers=[(name, values[0])]).status == 204
+    assert s.get('/d', headers=[(name, v) for v in values]).status == 400
