@@ -160,7 +160,7 @@ static int on_head(hy_ureq_t *u)
         }
     }
     if (accel_redirect.len) /* nginx honours it whatever the status */
-        return hy_uconf_accel_redirect(req, accel_redirect);
+        return hy_uconf_accel_redirect(u, accel_redirect);
     return 0;
 }
 

@@ -304,7 +304,8 @@ static void do_return(hy_req_t *req, const rw_op_t *op)
         }
         hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv->loc;
         req->status = code;
-        req->content_type = hy_http_mime_type(lc, req->uri.ptr, req->uri.len);
+        if (req->content_type.len == 0) /* nginx keeps one already set (X-Accel-Redirect carries it over) */
+            req->content_type = hy_http_mime_type(lc, req->uri.ptr, req->uri.len);
         req->content_length_n = (int64_t)text.len;
         if (code == 204 || code == 304) {
             req->header_only = true;

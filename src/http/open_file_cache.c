@@ -259,7 +259,8 @@ void hy_http_send_file(hy_req_t *req, hy_file_t *f)
     req->status = 200;
     req->file = f;
     req->last_modified = f->mtime;
-    req->content_type = hy_http_mime_type(lc, req->uri.ptr, req->uri.len);
+    if (req->content_type.len == 0) /* nginx keeps one already set (X-Accel-Redirect carries it over) */
+        req->content_type = hy_http_mime_type(lc, req->uri.ptr, req->uri.len);
     if (lc->etag) {
         char *et = hy_palloc(req->pool, 40); /* nginx's format: "<mtime hex>-<size hex>" */
         size_t l = 0;

@@ -539,15 +539,19 @@ static void keep_challenge(hy_req_t *req)
  * sent anything yet when they redirect, so only what they set must go) */
 static void reset_response(hy_req_t *req)
 {
+    bool keep = req->redirect_keeps_head;
+    req->redirect_keeps_head = false;
     req->status = 0;
     req->status_line = HY_STR_NULL;
-    req->content_type = HY_STR_NULL;
+    if (!keep)
+        req->content_type = HY_STR_NULL;
     req->content_length_n = -1;
     req->last_modified = -1;
     req->etag = HY_STR_NULL;
     req->location = HY_STR_NULL;
     req->file = NULL;
-    keep_challenge(req);
+    if (!keep)
+        keep_challenge(req);
     req->accept_ranges = false;
     req->header_only = false;
     hy_outq_clear(&req->body);

@@ -49,6 +49,8 @@ struct hy_req {
                                      * length when content_length is -1: nginx's chunked for h2) */
     bool keepalive;                 /* may the connection be kept after this response */
     bool is_internal;               /* reached through an internal redirect */
+    bool redirect_keeps_head;       /* the next internal redirect keeps content_type and headers_out (set by
+                                     * X-Accel-Redirect: the fields it carries over from the upstream) */
     bool error_page;                /* an error_page redirect happened (recursive_error_pages off: no more) */
     int uri_changes;                /* rewrite cycles and internal redirects left (nginx's 11 → 500 at 0) */
     bool uri_changed;               /* set by a REWRITE handler: POST_REWRITE searches the location again */

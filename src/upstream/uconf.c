@@ -424,8 +424,66 @@ void hy_uconf_accel_field(hy_ureq_t *u, const hy_uconf_t *c, hy_str_t nm, hy_str
     }
 }
 
-int hy_uconf_accel_redirect(hy_req_t *req, hy_str_t accel_redirect)
+static int hex_digit(char c)
 {
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (char)(c | 0x20);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* nginx's ngx_http_parse_unsafe_uri for an X-Accel-Redirect target: the args split off at '?', the path
+ * percent-decoded when it has escapes; refused (false) when empty, holding a NUL, or with a ".." segment. */
+static bool safe_target(hy_req_t *req, hy_str_t *path, hy_str_t *args)
+{
+    hy_req_split_args(*path, path, args);
+    if (memchr(path->ptr, '%', path->len)) {
+        char *d = hy_palloc(req->pool, path->len + 1), *o = d;
+        for (size_t i = 0; i < path->len; i++) {
+            int hi, lo;
+            if (path->ptr[i] == '%' && i + 2 < path->len && (hi = hex_digit(path->ptr[i + 1])) >= 0 &&
+                (lo = hex_digit(path->ptr[i + 2])) >= 0) {
+                *o++ = (char)(hi * 16 + lo);
+                i += 2;
+            } else {
+                *o++ = path->ptr[i];
+            }
+        }
+        *path = (hy_str_t){d, (size_t)(o - d)};
+    }
+    if (path->len == 0 || memchr(path->ptr, '\0', path->len))
+        return false;
+    for (size_t i = 0; i < path->len;) { /* each segment between '/' */
+        size_t j = i;
+        while (j < path->len && path->ptr[j] != '/')
+            j++;
+        if (j - i == 2 && path->ptr[i] == '.' && path->ptr[i + 1] == '.')
+            return false;
+        i = j + 1;
+    }
+    return true;
+}
+
+/* The fields an X-Accel-Redirect keeps from the upstream's response (nginx: Content-Type, Set-Cookie,
+ * Content-Disposition, Cache-Control, Expires, Accept-Ranges), whatever *_hide_header says. */
+static void keep_redirect_fields(hy_ureq_t *u)
+{
+    hy_req_t *req = u->req;
+    const hy_header_t *h = u->headers_in->elts;
+    for (size_t i = 0; i < u->headers_in->nelts; i++) {
+        hy_str_t nm = h[i].name;
+        if (hy_str_caseeq(nm, "Content-Type"))
+            req->content_type = h[i].value;
+        else if (hy_str_caseeq(nm, "Set-Cookie") || hy_str_caseeq(nm, "Content-Disposition") ||
+                 hy_str_caseeq(nm, "Cache-Control") || hy_str_caseeq(nm, "Expires") ||
+                 hy_str_caseeq(nm, "Accept-Ranges"))
+            hy_req_add_header(req, nm, h[i].value);
+    }
+}
+
+int hy_uconf_accel_redirect(hy_ureq_t *u, hy_str_t accel_redirect)
+{
+    hy_req_t *req = u->req;
     hy_str_t uri = hy_str_dup(req->pool, accel_redirect);
     req->headers_out = NULL;
     req->content_type = HY_STR_NULL;
@@ -434,15 +492,22 @@ int hy_uconf_accel_redirect(hy_req_t *req, hy_str_t accel_redirect)
     req->etag = HY_STR_NULL;
     req->last_modified = -1;
     req->content_length_n = -1;
+    keep_redirect_fields(u);
+    req->redirect_keeps_head = true;
     if (uri.ptr[0] == '@') { /* nginx: a named location keeps the method; a URI redirect is a GET (or HEAD) */
         hy_req_named_redirect(req, uri);
     } else {
+        hy_str_t path = uri, args;
+        if (!safe_target(req, &path, &args)) {
+            hy_req_log(req, HY_LOG_ERR, "unsafe URI \"%.*s\" was detected", (int)uri.len, uri.ptr);
+            req->redirect_keeps_head = false;
+            hy_req_error(req, 404);
+            return -1;
+        }
         if (req->method_id != HY_M_HEAD) {
             req->method_id = HY_M_GET;
             req->method = HY_STR("GET");
         }
-        hy_str_t path, args;
-        hy_req_split_args(uri, &path, &args);
         hy_req_internal_redirect(req, path, args);
     }
     return -1;
@@ -473,6 +538,6 @@ int hy_uconf_on_head(hy_ureq_t *u)
             hy_req_add_header(req, nm, v);
     }
     if (accel_redirect.len) /* nginx honours it whatever the status */
-        return hy_uconf_accel_redirect(req, accel_redirect);
+        return hy_uconf_accel_redirect(u, accel_redirect);
     return 0;
 }

@@ -69,7 +69,7 @@ bool hy_uconf_hidden(const hy_uconf_t *c, hy_str_t name);
  * request redirected to the URI or named location; returns -1, the engine's "redirected"). */
 void hy_uconf_head_status(hy_ureq_t *u);
 void hy_uconf_accel_field(hy_ureq_t *u, const hy_uconf_t *c, hy_str_t nm, hy_str_t v, hy_str_t *redirect);
-int hy_uconf_accel_redirect(hy_req_t *req, hy_str_t target);
+int hy_uconf_accel_redirect(hy_ureq_t *u, hy_str_t target);
 int hy_uconf_on_head(hy_ureq_t *u);
 /** A CGI response head ("Status:" field, or an HTTP status line as uwsgi apps send; without either: 302 when
  * there is a Location, else 200) in p[0..n) (kept: the fields point into it) into u->status, u->status_line,

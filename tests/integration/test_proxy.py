@@ -306,6 +306,53 @@ def test_x_accel_redirect(server, be):
     assert r.header('X-Accel-Redirect') is None
 
 
+def test_x_accel_redirect_keeps_some_upstream_fields(server, be):
+    # nginx carries Content-Type, Set-Cookie, Content-Disposition, Cache-Control, Expires and Accept-Ranges
+    # over to the redirected response, even to a file whose type would be another; the rest is dropped
+    kept = [('Content-Type', 'application/x-blah'), ('Set-Cookie', 'a=1'), ('Set-Cookie', 'b=2'),
+            ('Content-Disposition', 'attachment; filename="f.txt"'), ('Cache-Control', 'no-cache'),
+            ('Expires', 'fake'), ('Accept-Ranges', 'parrots')]
+    be.handler = lambda r: be.reply(200, b'from backend', [('X-Accel-Redirect', '/internal/file.txt'),
+                                                           ('X-Other', 'dropped')] + kept)
+    srv = start(server, be, '''
+        location / { proxy_pass http://127.0.0.1:{be}; }
+        location /ret { proxy_pass http://127.0.0.1:{be}; }
+        location /internal/ { internal; alias {html}/; }''')
+    srv.write('html/file.txt', 'the file')
+    r = srv.get('/x')
+    assert r.status == 200 and r.body == b'the file'
+    for name, value in kept:
+        assert value in r.header_all(name), (name, r.headers)
+    assert r.header('Content-Type') == 'application/x-blah'
+    assert r.header('Content-Disposition') == 'attachment; filename="f.txt"'
+    assert r.header('Cache-Control') == 'no-cache' and r.header('Expires') == 'fake'
+    assert r.header('X-Other') is None
+
+
+@pytest.mark.parametrize('target', ['..', '../etc/passwd', '/internal/..', '/internal/../file.txt',
+                                    '/internal/.%2e/file.txt', '/a/%2E%2E'])
+def test_x_accel_redirect_unsafe_uri_is_404(server, be, target):
+    be.handler = lambda r: be.reply(200, b'from backend', [('X-Accel-Redirect', target)])
+    srv = start(server, be, '''
+        location / { proxy_pass http://127.0.0.1:{be}; }
+        location /internal/ { internal; alias {html}/; }''')
+    srv.write('html/file.txt', 'the file')
+    r = srv.get('/x')
+    assert r.status == 404, r
+    assert 'unsafe URI' in srv.error_log()
+
+
+def test_x_accel_redirect_target_is_unescaped(server, be):
+    be.handler = lambda r: be.reply(200, b'', [('X-Accel-Redirect', '/internal/a%20file.txt?k=v')])
+    srv = start(server, be, '''
+        location / { proxy_pass http://127.0.0.1:{be}; }
+        location /internal/ { internal; alias {html}/; add_header X-Args $args; }''')
+    srv.write('html/a file.txt', 'spaced')
+    r = srv.get('/x')
+    assert r.status == 200 and r.body == b'spaced'
+    assert r.header('X-Args') == 'k=v'
+
+
 def test_intercept_errors(server, be):
     be.handler = lambda r: be.reply(404 if 'nf' in r.target else 500, b'backend page')
     srv = start(server, be, '''
