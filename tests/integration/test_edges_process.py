@@ -149,3 +149,64 @@ def test_single_process_reaps_its_new_binary(daemon):
     # and a later USR2 works again
     newer = start_new_binary(prefix, old, seen)
     assert newer != new
+
+
+def test_new_binary_gone_after_winch_brings_the_old_workers_back(daemon):
+    """USR2, WINCH (the old workers leave), then the new binary exits: the old master starts its workers again
+    (nginx's ngx_reap_children with ngx_noaccepting) and serves."""
+    prefix, old, seen, state = daemon
+    pidfile = prefix.path('logs/hy.pid')
+    new = start_new_binary(prefix, old, seen)
+    os.kill(old, signal.SIGWINCH)
+    assert wait_until(lambda: children(old) == [new], 5), children(old)
+    os.kill(new, signal.SIGQUIT)
+    assert wait_until(lambda: not alive(new), 5)
+    assert wait_until(lambda: read_pid(pidfile) == old and not os.path.exists(pidfile + '.oldbin'), 5), \
+        os.listdir(prefix.path('logs'))
+    assert wait_until(lambda: len(children(old)) == 1, 5), children(old)
+    assert wait_until(lambda: serving(prefix.port), 5)
+
+
+def test_sigint_master_exits_at_once(server):
+    s = server(master_conf(one_server('location / { return 200 "x"; }'), workers=2), full=True)
+    assert wait_until(lambda: len(children(s.proc.pid)) == 2, 5)
+    pidfile = s.tmp + '/logs/hy.pid'
+    assert read_pid(pidfile) == s.proc.pid
+    s.proc.send_signal(signal.SIGINT)
+    assert s.proc.wait(10) == 0
+    s.stopped = True
+    assert re.search(r'\[notice\] %d#\d+: signal 2 \(SIGINT\) received from \d+, exiting' % s.proc.pid,
+                     s.error_log()), s.error_log()
+    assert not os.path.exists(pidfile)
+
+
+@pytest.mark.hayate_only  # nginx's master escalates on its own schedule, with other words
+def test_term_kills_a_worker_that_does_not_exit(server):
+    """A worker that cannot act on SIGTERM (stopped): after 5 s the master sends SIGKILL and exits."""
+    s = server(master_conf(one_server('location / { return 200 "x"; }'), workers=1), full=True)
+    assert wait_until(lambda: len(children(s.proc.pid)) == 1, 5)
+    w = children(s.proc.pid)[0]
+    os.kill(w, signal.SIGSTOP)
+    s.proc.send_signal(signal.SIGTERM)
+    assert s.proc.wait(15) == 0
+    s.stopped = True
+    assert 'workers did not exit in time, sending SIGKILL' in s.error_log(), s.error_log()
+    assert wait_until(lambda: not alive(w), 5)
+
+
+@pytest.mark.hayate_only  # nginx 1.22's single process: other words
+def test_single_process_signals(server):
+    """master_process off: USR1 reopens the logs (a rotated error log is created again), INT exits at once."""
+    s = server('http { server { listen 127.0.0.1:{port}; location / { return 200 "x"; } } }')
+    log = s.tmp + '/logs/error.log'
+    os.rename(log, log + '.1')
+    s.proc.send_signal(signal.SIGUSR1)
+    assert wait_until(lambda: os.path.exists(log), 5)
+    with open(log + '.1') as f:
+        assert re.search(r'signal 10 \(SIGUSR1\) received from \d+, reopening logs', f.read())
+    assert s.get('/').status == 200
+    s.proc.send_signal(signal.SIGINT)
+    assert s.proc.wait(10) == 0
+    s.stopped = True
+    assert re.search(r'\[notice\] \d+#\d+: signal 2 \(SIGINT\) received from \d+, exiting', s.error_log()), \
+        s.error_log()
