@@ -159,3 +159,33 @@ def test_malformed_answer_is_ignored_until_the_timeout(server, dns, be, kind):
     # a good name on the same resolver still works
     dns.set('app.test', a=['127.0.0.1'], ttl=60)
     assert srv.get('/?host=app.test').status == 200
+
+
+@pytest.mark.xfail(not IS_NGINX, strict=True,
+                   reason='src/upstream/upstream.c watches the client only from try_next(), after the name resolved')
+def test_client_gone_while_resolving_is_499(server, dns, be):
+    """The client closes while the name is being resolved: the wait is cancelled, the request is logged 499
+    (nginx's rd_check_broken_connection), and the resolver keeps answering for others."""
+    import socket as _s
+    import time as _t
+    dns.drop = {'slow.test'}
+    srv = server(conf(dns, be, extra='resolver_timeout 5s;').replace('resolver_timeout 1s;', '')
+                 .replace('http {', 'http {\n    log_format st "$request_uri $status";\n'
+                          '    access_log {tmp}/logs/st.log st;', 1))
+    c = _s.create_connection(('127.0.0.1', srv.port), timeout=5)
+    c.sendall(b'GET /?host=slow.test HTTP/1.1\r\nHost: x\r\n\r\n')
+    assert dns.wait_count('slow.test', 1)
+    c.close()
+    deadline = _t.monotonic() + 4  # well before resolver_timeout
+    line = ''
+    while _t.monotonic() < deadline:
+        try:
+            line = open(srv.tmp + '/logs/st.log').read()
+        except FileNotFoundError:
+            line = ''
+        if '/?host=slow.test' in line:
+            break
+        _t.sleep(0.05)
+    assert '/?host=slow.test 499' in line, line
+    dns.set('app.test', a=['127.0.0.1'], ttl=60)
+    assert srv.get('/?host=app.test').status == 200
