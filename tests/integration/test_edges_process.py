@@ -210,3 +210,45 @@ def test_single_process_signals(server):
     s.stopped = True
     assert re.search(r'\[notice\] \d+#\d+: signal 2 \(SIGINT\) received from \d+, exiting', s.error_log()), \
         s.error_log()
+
+
+def test_winch_without_daemon_is_ignored(server):
+    """nginx: WINCH stops the workers only of a daemonized master; in the foreground it is ignored."""
+    s = server(master_conf(one_server('location / { return 200 "x"; }'), workers=2), full=True)
+    assert wait_until(lambda: len(children(s.proc.pid)) == 2, 5)
+    before = children(s.proc.pid)
+    s.proc.send_signal(signal.SIGWINCH)
+    s.proc.send_signal(signal.SIGUSR1)  # a signal after it, to know the master has read WINCH
+    assert wait_until(lambda: 'reopening logs' in s.error_log(), 5), s.error_log()
+    assert children(s.proc.pid) == before
+    assert 'stop accepting connections' not in s.error_log()
+    assert s.get('/').status == 200
+
+
+def test_worker_connections_above_the_open_file_limit_warns(hy_bin, prefix):
+    """nginx's warning at start when worker_connections exceed RLIMIT_NOFILE (the hard limit here, which the
+    server cannot raise)."""
+    import resource
+    conf = prefix.conf('daemon off;\nmaster_process off;\nerror_log {tmp}/logs/error.log info;\n'
+                       'pid {tmp}/logs/hy.pid;\nevents { worker_connections 5000; }\n'
+                       'http { access_log off; server { listen 127.0.0.1:{port}; location / { return 200 "x"; } } }',
+                       full=True)
+
+    def low():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (512, 512))
+    err = open(prefix.path('logs/stderr.txt'), 'wb')
+    p = subprocess.Popen([hy_bin, '-p', prefix.tmp + '/', '-c', conf], preexec_fn=low, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=err, cwd=prefix.tmp)
+    err.close()
+    try:
+        assert wait_until(lambda: 'worker_connections exceed open file resource limit' in prefix.error_log(), 5), \
+            prefix.error_log()
+        assert re.search(r'\[warn\] \d+#\d+: \d+ worker_connections exceed open file resource limit: 512',
+                         prefix.error_log()), prefix.error_log()
+    finally:
+        p.send_signal(signal.SIGQUIT)
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
