@@ -189,3 +189,27 @@ def test_client_gone_while_resolving_is_499(server, dns, be):
     assert '/?host=slow.test 499' in line, line
     dns.set('app.test', a=['127.0.0.1'], ttl=60)
     assert srv.get('/?host=app.test').status == 200
+
+
+def test_name_spellings(server, dns, be):
+    """A name in capitals and one with the root's final dot are the same cached name; a malformed name fails at
+    once, without a question."""
+    dns.set('app.test', a=['127.0.0.1'], ttl=60)
+    srv = server(conf(dns, be))
+    assert srv.get('/?host=APP.Test').status == 200
+    assert srv.get('/?host=app.test').status == 200
+    assert dns.count('app.test', 'A') == 1
+    r = srv.get('/?host=a..test')
+    assert r.status == 502
+    assert dns.count('a..test') == 0
+
+
+def test_no_records_of_the_type_is_502_and_cached(server, dns, be):
+    """An answer without error and without an address (the name has only AAAA, ipv6=off asks A) fails the
+    request, every time. (hayate keeps such an answer 10 s, or valid=; nginx 1.22 asks again: not checked.)"""
+    dns.set('v6only.test', aaaa=['::1'], ttl=60)
+    srv = server(conf(dns, be))
+    assert srv.get('/?host=v6only.test').status == 502
+    assert srv.get('/?host=v6only.test').status == 502
+    assert dns.count('v6only.test', 'A') >= 1 and dns.count('v6only.test', 'AAAA') == 0
+    assert 'v6only.test could not be resolved' in srv.error_log()
