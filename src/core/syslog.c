@@ -50,7 +50,7 @@ static int parse_server(hy_syslog_peer_t *p, const char *v, size_t n, char *err,
     if (n && v[0] == '[') { /* [IPv6]:port */
         const char *rb = memchr(v, ']', n);
         if (rb == NULL) {
-            snprintf(err, cap, "invalid host in \"%.*s\"", (int)n, v);
+            snprintf(err, cap, "invalid host in syslog server \"%.*s\"", (int)n, v);
             return -1;
         }
         hs = v + 1, he = rb;
@@ -62,7 +62,7 @@ static int parse_server(hy_syslog_peer_t *p, const char *v, size_t n, char *err,
     if (colon) {
         size_t pl = (size_t)(v + n - colon - 1);
         if (pl == 0 || pl > 5 || strspn(colon + 1, "0123456789") < pl || atoi(colon + 1) < 1 || atoi(colon + 1) > 65535) {
-            snprintf(err, cap, "invalid port in \"%.*s\"", (int)n, v);
+            snprintf(err, cap, "invalid port in syslog server \"%.*s\"", (int)n, v);
             return -1;
         }
         memcpy(port, colon + 1, pl);
@@ -70,14 +70,14 @@ static int parse_server(hy_syslog_peer_t *p, const char *v, size_t n, char *err,
     }
     size_t hl = (size_t)(he - hs);
     if (hl == 0 || hl >= sizeof(host)) {
-        snprintf(err, cap, "no host in \"%.*s\"", (int)n, v);
+        snprintf(err, cap, "no host in syslog server \"%.*s\"", (int)n, v);
         return -1;
     }
     memcpy(host, hs, hl);
     host[hl] = '\0';
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_DGRAM}, *res = NULL;
     if (getaddrinfo(host, port, &hints, &res) != 0 || res == NULL) {
-        snprintf(err, cap, "host not found in \"%.*s\"", (int)n, v);
+        snprintf(err, cap, "host not found in syslog server \"%.*s\"", (int)n, v);
         return -1;
     }
     memcpy(&p->addr, res->ai_addr, res->ai_addrlen);
@@ -128,7 +128,7 @@ int hy_syslog_parse(hy_pool_t *pool, const char *spec, size_t len, hy_syslog_pee
                 snprintf(err, cap, "unknown syslog severity \"%.*s\"", (int)(n - 9), s + 9);
                 return -1;
             }
-        } else if (n > 4 && strncmp(s, "tag=", 4) == 0) {
+        } else if (n >= 4 && strncmp(s, "tag=", 4) == 0) { /* "tag=" alone: an empty tag, as nginx */
             if (n - 4 > 32) {
                 snprintf(err, cap, "syslog tag length exceeds 32");
                 return -1;

@@ -50,8 +50,8 @@ int hy_listen_parse(const char *s, size_t n, hy_listen_spec_t *spec, const char 
     spec_defaults(spec);
     if (n >= 5 && memcmp(s, "unix:", 5) == 0) {
         struct sockaddr_un *sun = (struct sockaddr_un *)&spec->addr;
-        if (n - 5 == 0 || n - 5 >= sizeof(sun->sun_path)) {
-            *err = "invalid unix socket path";
+        if (n - 5 == 0 || n - 5 >= sizeof(sun->sun_path)) { /* nginx's words */
+            *err = n - 5 == 0 ? "no path in the unix domain socket" : "too long path in the unix domain socket";
             return -1;
         }
         sun->sun_family = AF_UNIX;
@@ -67,7 +67,7 @@ int hy_listen_parse(const char *s, size_t n, hy_listen_spec_t *spec, const char 
     if (n > 0 && s[0] == '[') {
         const char *close_br = memchr(s, ']', n);
         if (!close_br || (size_t)(close_br - s - 1) >= sizeof(host)) {
-            *err = "invalid IPv6 address";
+            *err = "invalid host"; /* nginx's words for an unclosed bracket */
             return -1;
         }
         memcpy(host, s + 1, (size_t)(close_br - s - 1));

@@ -123,6 +123,10 @@ hy_lset_t *hy_upgrade_inherited(hy_cycle_t *cycle)
         }
         fds[nfds++] = (int)fd;
         fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+        /* a socket that did not come from hayate may be blocking: the workers accept until EAGAIN */
+        int fl = fcntl((int)fd, F_GETFL);
+        if (fl >= 0 && !(fl & O_NONBLOCK))
+            fcntl((int)fd, F_SETFL, fl | O_NONBLOCK);
         p += len;
         if (*p == ';')
             p++;

@@ -342,9 +342,12 @@ int hy_worker_run(hy_cycle_t *cycle, hy_lset_t *lset, size_t slot, int num_worke
             hy_log(HY_LOG_NOTICE, "master process %d is gone, worker exiting", (int)hy_master_pid);
             return 0;
         }
-        if (core->working_directory.len && chdir(core->working_directory.ptr) != 0)
+        if (core->working_directory.len && chdir(core->working_directory.ptr) != 0) {
+            /* nginx: the worker ends with the fatal code 2, which the master does not respawn */
             hy_log(HY_LOG_ALERT, "chdir(\"%s\") failed (%d: %s)", core->working_directory.ptr, errno,
                    strerror(errno));
+            return 2;
+        }
     }
     if (hy_loop_init(&loop) != 0) {
         hy_log(HY_LOG_EMERG, "epoll_create1() failed (%d: %s)", errno, strerror(errno));

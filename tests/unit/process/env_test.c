@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "../harness.h"
+#include "core/coverage.h" /* a forked child flushes its counters before _exit */
 #include "process/process.h"
 #include "process/core_conf.h"
 
@@ -30,7 +31,7 @@ static hy_cycle_t *load(const char *main_directives)
 #define CHECK(c)                                                                                                   \
     do {                                                                                                           \
         if (!(c))                                                                                                  \
-            _exit(__LINE__ % 250 + 1);                                                                             \
+            HY_COVERAGE_FLUSH(), _exit(__LINE__ % 250 + 1);                                                        \
     } while (0)
 
 static int in_child(void (*fn)(void))
@@ -40,6 +41,7 @@ static int in_child(void (*fn)(void))
     pid_t pid = fork();
     if (pid == 0) {
         fn();
+        HY_COVERAGE_FLUSH();
         _exit(0);
     }
     int st = 0;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "../harness.h"
+#include "core/coverage.h" /* a forked child flushes its counters before _exit */
 #include "process/limits.h"
 
 static hy_core_conf_t conf(void)
@@ -93,8 +94,11 @@ static int in_child(int (*fn)(void))
 {
     fflush(stdout);
     pid_t pid = fork();
-    if (pid == 0)
-        _exit(fn());
+    if (pid == 0) {
+        int rc = fn();
+        HY_COVERAGE_FLUSH();
+        _exit(rc);
+    }
     int st = 0;
     waitpid(pid, &st, 0);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 99;
