@@ -309,6 +309,8 @@ static void on_client_close(hy_req_t *req)
         return;
     u->client_closed = true;
     hy_req_log(req, HY_LOG_INFO, "client prematurely closed connection, so upstream connection is closed too");
+    hy_resolve_cancel(u->resolving); /* closed while the name was being resolved */
+    u->resolving = NULL;
     hy_upstream_log_t *l = cur_log(u);
     if (l && l->response_ms < 0)
         l->response_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);
@@ -434,6 +436,9 @@ static void first_try(hy_ureq_t *u)
         try_next(u);
         return;
     }
+    hy_req_t *req = u->req;
+    if (!u->ignore_client_abort && hy_req_ops(req)->watch_close) /* a client gone while we wait: 499 at once */
+        hy_req_ops(req)->watch_close(req, on_client_close);
     const hy_http_resolver_conf_t *rc = hy_http_resolver_loc(u->req->loc->loc_conf);
     u->resolving = hy_resolve_start(loop_of(u), rc->resolver, u->resolve_host.ptr, u->resolve_host.len,
                                     rc->timeout_ms, on_resolved, u);

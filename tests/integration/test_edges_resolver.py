@@ -161,8 +161,6 @@ def test_malformed_answer_is_ignored_until_the_timeout(server, dns, be, kind):
     assert srv.get('/?host=app.test').status == 200
 
 
-@pytest.mark.xfail(not IS_NGINX, strict=True,
-                   reason='src/upstream/upstream.c watches the client only from try_next(), after the name resolved')
 def test_client_gone_while_resolving_is_499(server, dns, be):
     """The client closes while the name is being resolved: the wait is cancelled, the request is logged 499
     (nginx's rd_check_broken_connection), and the resolver keeps answering for others."""
