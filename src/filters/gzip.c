@@ -179,8 +179,9 @@ static bool client_ok(hy_req_t *req, gz_loc_t *lc, gz_ctx_t *ctx)
         }
         /* nginx tests the Last-Modified header element, which only a proxied response has at this point:
          * a static file's own modification time does not count */
-        if ((p & PROXIED_NO_LM) && hy_req_out_header(req, "Last-Modified"))
-            return false;
+        if ((p & PROXIED_NO_LM) &&
+            (hy_req_out_header(req, "Last-Modified") || (req->last_modified >= 0 && req->file == NULL)))
+            return false; /* a proxied Last-Modified is kept as req->last_modified, a file's comes with req->file */
         if ((p & PROXIED_NO_ETAG) && req->etag.len)
             return false;
     }
