@@ -749,7 +749,7 @@ static bool limited_body(hy_ureq_t *u, bool eof)
         u->resp_bytes += (int64_t)fresh.bytes;
         stash(u, &fresh);
         if (rc != 0) {
-            body_failed(u, "upstream sent invalid body");
+            body_failed(u, rc == -2 ? "upstream sent invalid chunked response" : "upstream sent invalid body");
             return true;
         }
         hy_buf_consume(&s->input, used);
@@ -780,7 +780,7 @@ static void read_body(hy_ureq_t *u, bool eof)
     u->resp_bytes += (int64_t)fresh.bytes;
     stash(u, &fresh);
     if (rc != 0) {
-        body_failed(u, "upstream prematurely closed connection");
+        body_failed(u, rc == -2 ? "upstream sent invalid chunked response" : "upstream prematurely closed connection");
         return;
     }
     if (done) {
