@@ -1,6 +1,6 @@
 """charset edges (ngx_http_charset_module): a proxied Content-Type's charset parameter quoted, in capitals, or after
 spaces (override_charset recodes from it), an encoded (gzip) response left alone, no charset added
-to a 301/302, charset names compared case-insensitively, "charset off". The backend is helpers.backend; they
+to a 301/302, charset names compared case-insensitively. The backend is helpers.backend; they
 run against Debian's nginx too."""
 import pytest
 
