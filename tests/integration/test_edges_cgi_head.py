@@ -26,6 +26,8 @@ ANSWERS = {
     '/nocontent': b'Status: 204 No Content\r\n\r\n',
     '/big': b'X-Big: ' + b'y' * 8000 + b'\r\n\r\nx',
     '/cut': b'Status: 200 OK\r\nX-Half',
+    '/accel': b'X-Accel-Redirect: /internal/f.txt\r\nX-Accel-Buffering: no\r\n\r\nignored',
+    '/ign/accel': b'X-Accel-Redirect: /internal/f.txt\r\nX-Accel-Buffering: yes\r\n\r\nown body',
 }
 
 
@@ -82,8 +84,12 @@ class ScgiPeer:
 @pytest.fixture
 def srv(server):
     peer = ScgiPeer()
-    s = server(simple('location / { scgi_pass 127.0.0.1:%d; include scgi_params_min; }' % peer.port),
-               files={'conf/scgi_params_min': 'scgi_param REQUEST_METHOD $request_method;\n'
+    s = server(simple('''root {html};
+        location / { scgi_pass 127.0.0.1:%d; include scgi_params_min; }
+        location /ign/ { scgi_pass 127.0.0.1:%d; include scgi_params_min;
+                         scgi_ignore_headers X-Accel-Redirect X-Accel-Buffering; }
+        location /internal/ { internal; }''' % (peer.port, peer.port)),
+               files={'html/internal/f.txt': 'from the file','conf/scgi_params_min': 'scgi_param REQUEST_METHOD $request_method;\n'
                                               'scgi_param DOCUMENT_URI $document_uri;\n'})
     yield s
     peer.stop()
@@ -147,3 +153,12 @@ def test_short_body_is_cut(srv):
     assert head.startswith(b'HTTP/1.1 200')
     assert b'Content-Length: 10' in head and len(body) == 3
     assert 'upstream prematurely closed connection' in srv.error_log()
+
+
+def test_accel_redirect(srv):
+    r = srv.get('/accel')
+    assert r.status == 200 and r.body == b'from the file'
+    assert srv.get('/internal/f.txt').status == 404  # internal only
+    # ignored: the application's own body
+    r = srv.get('/ign/accel')
+    assert r.status == 200 and r.body == b'own body'
