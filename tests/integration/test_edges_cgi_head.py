@@ -68,7 +68,12 @@ class ScgiPeer:
             env = dict(zip(items[0::2], items[1::2]))
             self.methods.append(env.get(b'REQUEST_METHOD'))
             uri = env.get(b'DOCUMENT_URI', b'').decode()
-            c.sendall(ANSWERS.get(uri, b'Status: 500 Unknown\r\n\r\n'))
+            if uri == '/env':
+                names = (b'HTTP_X_A', b'HTTP_COOKIE', b'HTTP_X_B_C', b'EMPTY', b'FULL')
+                body = b'|'.join(b'%s=%s' % (k, env[k]) if k in env else k + b'-' for k in names)
+                c.sendall(b'Content-Type: text/plain\r\n\r\n' + body)
+            else:
+                c.sendall(ANSWERS.get(uri, b'Status: 500 Unknown\r\n\r\n'))
             c.shutdown(socket.SHUT_WR)
             while c.recv(4096):
                 pass
@@ -88,7 +93,10 @@ def srv(server):
         location / { scgi_pass 127.0.0.1:%d; include scgi_params_min; }
         location /ign/ { scgi_pass 127.0.0.1:%d; include scgi_params_min;
                          scgi_ignore_headers X-Accel-Redirect X-Accel-Buffering; }
-        location /internal/ { internal; }''' % (peer.port, peer.port)),
+        location /internal/ { internal; }
+        location /env { scgi_pass 127.0.0.1:%d; include scgi_params_min;
+                        scgi_param EMPTY $arg_none if_not_empty; scgi_param FULL $arg_a if_not_empty; }''' %
+               (peer.port, peer.port, peer.port)),
                files={'html/internal/f.txt': 'from the file','conf/scgi_params_min': 'scgi_param REQUEST_METHOD $request_method;\n'
                                               'scgi_param DOCUMENT_URI $document_uri;\n'})
     yield s
@@ -162,3 +170,17 @@ def test_accel_redirect(srv):
     # ignored: the application's own body
     r = srv.get('/ign/accel')
     assert r.status == 200 and r.body == b'own body'
+
+
+@pytest.mark.hayate_only
+def test_request_fields_as_params(srv):
+    """Repeated fields joined (", ", "; " for Cookie) as nginx 1.23+ does (Debian's 1.22 sends each), and
+    if_not_empty."""
+    r = srv.get('/env?a=1', headers=[('X-A', '1'), ('X-A', '2'), ('Cookie', 'a=1'), ('Cookie', 'b=2')])
+    assert r.status == 200
+    assert r.body == b'HTTP_X_A=1, 2|HTTP_COOKIE=a=1; b=2|HTTP_X_B_C-|EMPTY-|FULL=1', r.body
+
+
+def test_if_not_empty(srv):
+    r = srv.get('/env?a=1')
+    assert r.status == 200 and r.body.endswith(b'|EMPTY-|FULL=1'), r.body

@@ -21,6 +21,8 @@ RAW = {
     '/nocontent': b'HTTP/1.1 204 No Content\r\nContent-Length: 4\r\n\r\njunk',
     '/short': b'HTTP/1.1 2',
     '/ka-close': b'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive, close\r\n\r\nok',
+    '/cookies': b'HTTP/1.1 200 OK\r\nSet-Cookie: other=1\r\nSet-Cookie: sidx=no\r\n'
+                b'Set-Cookie: sid=abc; Path=/\r\nContent-Length: 2\r\n\r\nok',
     '/ka': b'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: Keep-Alive\r\n\r\nok',
 }
 
@@ -40,7 +42,7 @@ http {
     upstream ka { server 127.0.0.1:%d; keepalive 4; }
     server {
         listen 127.0.0.1:{port};
-        location / { proxy_pass http://127.0.0.1:%d; }
+        location / { proxy_pass http://127.0.0.1:%d; add_header X-Sid "[$upstream_cookie_sid]"; }
         location /k/ { proxy_pass http://ka/; proxy_http_version 1.1; proxy_set_header Connection ""; }
     }
 }
@@ -102,3 +104,9 @@ def test_connection_tokens_decide_reuse(srv, be):
     for _ in range(2):
         assert srv.get('/k/ka-close').body == b'ok'
     assert be.connections == 2  # the third went on the first connection, which "close" ended
+
+
+def test_upstream_cookie_variable(srv):
+    """$upstream_cookie_NAME: the value of that cookie among the Set-Cookie fields, not of a longer name."""
+    r = srv.get('/cookies')
+    assert r.header('X-Sid') == '[abc]', r
