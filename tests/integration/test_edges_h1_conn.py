@@ -111,3 +111,43 @@ def test_expect_with_unread_body(server):
     while r.status == 100:
         r = c.read_response('POST', allow_interim=True)
     assert r.status == 200 and r.body == b'ok'
+
+
+def test_keepalive_time_ends_an_old_connection(server):
+    """keepalive_time 1s: a request on a connection older than that is answered with "Connection: close"."""
+    import time
+    srv = server(simple('keepalive_time 1s; location / { return 200 "ok"; }'))
+    c = srv.conn()
+    deadline = time.monotonic() + 10
+    n = 0
+    while True:
+        r = c.request(b'GET / HTTP/1.1\r\nHost: x\r\n\r\n')
+        n += 1
+        assert r.status == 200
+        if r.header('Connection') == 'close':
+            break
+        assert time.monotonic() < deadline, 'the connection was never closed'
+        c.is_closed(0.2)  # pace the loop: nothing is expected to arrive
+    assert n > 1 and c.is_closed(5.0)
+
+
+def test_idle_connection_closed_on_graceful_shutdown(server):
+    import signal
+    srv = server(simple('location / { return 200 "ok"; }'))
+    c = srv.conn()
+    assert c.request(b'GET / HTTP/1.1\r\nHost: x\r\n\r\n').status == 200
+    srv.proc.send_signal(signal.SIGQUIT)
+    assert c.is_closed(10.0)
+    srv.proc.wait(10)
+    assert srv.proc.returncode == 0
+
+
+def test_bad_chunked_body_while_discarding(server):
+    """The body of a request answered without reading it is discarded; broken chunked framing there ends the
+    connection instead of being read as a next request."""
+    srv = server(simple('location / { return 200 "ok"; }'))
+    c = srv.conn()
+    c.send(b'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n')
+    r = c.read_response('POST')
+    assert r.status in (200, 400)
+    assert c.is_closed(5.0)
