@@ -100,3 +100,13 @@ http {
     assert compressed(s.get('/', headers=h, version='HTTP/1.0')) is False
     assert compressed(s.get('/', headers=h, version='HTTP/1.0', port=s.port2)) is True
     assert compressed(s.get('/', headers=h, port=s.port2)) is True
+
+
+def test_proxied_accept_ranges_dropped(server, be):
+    """A compressed response cannot serve byte ranges of the original: the backend's Accept-Ranges goes."""
+    be.handler = lambda req: be.reply(200, BODY, [('Content-Type', 'text/html'), ('Accept-Ranges', 'bytes')])
+    s = server(simple('location / { proxy_pass http://127.0.0.1:%d; }' % be.port, http_extra='gzip on;'))
+    r = s.get('/', headers={'Accept-Encoding': 'gzip'})
+    assert compressed(r) is True and r.header('Accept-Ranges') is None, r
+    r = s.get('/')
+    assert compressed(r) is False and r.header('Accept-Ranges') == 'bytes', r
