@@ -110,3 +110,13 @@ def test_proxied_accept_ranges_dropped(server, be):
     assert compressed(r) is True and r.header('Accept-Ranges') is None, r
     r = s.get('/')
     assert compressed(r) is False and r.header('Accept-Ranges') == 'bytes', r
+
+
+def test_gunzipped_proxied_accept_ranges_dropped(server, be):
+    """gunzip: the inflated body is not the one the backend's Accept-Ranges spoke of."""
+    z = gzip.compress(BODY)
+    be.handler = lambda req: be.reply(200, z, [('Content-Type', 'text/html'), ('Content-Encoding', 'gzip'),
+                                                ('Accept-Ranges', 'bytes')])
+    s = server(simple('location / { proxy_pass http://127.0.0.1:%d; gunzip on; }' % be.port))
+    r = s.get('/')
+    assert r.status == 200 and r.body == BODY and r.header('Accept-Ranges') is None, r
