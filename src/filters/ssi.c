@@ -419,9 +419,7 @@ static int cmd_config(ssi_ctx_t *ctx, const hy_ssi_cmd_t *cmd)
 static int expr(ssi_ctx_t *ctx, hy_str_t e)
 {
     const char *p = e.ptr, *end = e.ptr + e.len;
-    while (p < end && *p == ' ')
-        p++;
-    const char *ls = p;
+    const char *ls = p; /* no spaces before the left side: nginx finds no expression then */
     while (p < end && *p != ' ' && *p != '=' && *p != '!')
         p++;
     hy_str_t left;
