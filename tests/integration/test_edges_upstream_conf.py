@@ -25,3 +25,13 @@ def test_duplicates(run_cli, prefix, loc, needle, msg):
     line = [n for n, l in enumerate(open(conf), 1) if needle in l][-1]
     want = '%s in %s:%d' % (msg, conf, line)
     assert '[emerg]' in res.err and want in res.err, (want, res.err)
+
+
+@pytest.mark.parametrize('levels', ['0', '5 6', '1 x'])
+def test_temp_path_levels(run_cli, prefix, levels):
+    """Each level is a number of digits of the file name: at least 1, and 10 digits in all at most."""
+    conf = prefix.conf('http {\n    proxy_temp_path {tmp}/t %s;\n    server { listen 127.0.0.1:{port}; }\n}\n' % levels)
+    res = run_cli(['-p', prefix.tmp + '/', '-c', conf, '-t'])
+    assert res.rc == 1, res
+    line = [n for n, l in enumerate(open(conf), 1) if 'proxy_temp_path' in l][-1]
+    assert '[emerg]' in res.err and '%s:%d' % (conf, line) in res.err, res.err
