@@ -224,6 +224,7 @@ static void header_filter(hy_req_t *req)
     hy_req_del_header(req, "Content-Length");
     req->content_length_n = -1;
     req->accept_ranges = false;
+    hy_req_del_header(req, "Accept-Ranges"); /* a proxied one (nginx's ngx_http_clear_accept_ranges) */
     hy_req_weaken_etag(req);
     if (req->header_only)
         return;

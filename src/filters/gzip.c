@@ -28,6 +28,7 @@
 #include "../conf/conf_regex.h"
 #include "../core/httpdate.h"
 #include "../core/clock.h"
+#include "../http/msie.h"
 #include "../core/log.h"
 
 #define IDX (hy_http_gzip_module.index)
@@ -109,36 +110,21 @@ static bool has_req_header(hy_req_t *req, const char *name)
     return false;
 }
 
-/* a token (case-insensitive) in a comma/space separated list such as Cache-Control */
+/* a token (case-insensitive) in a list such as Cache-Control, as nginx's ngx_http_parse_multi_header_lines()
+ * without a value: after the start, a "," or a space, and before the end, a "," or a space ("no-cache=..." is
+ * not "no-cache") */
 static bool has_token(hy_str_t v, const char *tok)
 {
     size_t n = strlen(tok);
     for (size_t i = 0; i + n <= v.len; i++) {
         if (strncasecmp(v.ptr + i, tok, n) != 0)
             continue;
-        bool start = i == 0 || v.ptr[i - 1] == ',' || v.ptr[i - 1] == ' ' || v.ptr[i - 1] == '\t';
-        bool end = i + n == v.len || v.ptr[i + n] == ',' || v.ptr[i + n] == ' ' || v.ptr[i + n] == ';' ||
-                   v.ptr[i + n] == '=' || v.ptr[i + n] == '\t';
+        bool start = i == 0 || v.ptr[i - 1] == ',' || v.ptr[i - 1] == ' ';
+        bool end = i + n == v.len || v.ptr[i + n] == ',' || v.ptr[i + n] == ' ';
         if (start && end)
             return true;
     }
     return false;
-}
-
-/* nginx's "msie6": MSIE 4.x/5.x, and 6.x without "SV1"; Opera pretending to be MSIE is not */
-static bool is_msie6(const hy_str_t *ua)
-{
-    if (ua == NULL)
-        return false;
-    const char *p = ua->ptr, *end = ua->ptr + ua->len;
-    const char *m = memmem(p, ua->len, "MSIE ", 5);
-    if (m == NULL || m + 7 >= end || memmem(p, ua->len, "Opera", 5))
-        return false;
-    if (m[6] != '.')
-        return false;
-    if (m[5] == '4' || m[5] == '5')
-        return true;
-    return m[5] == '6' && (m + 8 > end || memmem(m + 8, (size_t)(end - (m + 8)), "SV1", 3) == NULL);
 }
 
 /* nginx's ngx_http_gzip_ok() minus Accept-Encoding: HTTP version, msie6, proxied requests, gzip_disable */
@@ -148,7 +134,7 @@ static bool client_ok(hy_req_t *req, gz_loc_t *lc, gz_ctx_t *ctx)
         return ctx->client_ok;
     ctx->client_tested = true;
     ctx->client_ok = false;
-    if (lc->disable_msie6 && is_msie6(req->h_user_agent))
+    if (lc->disable_msie6 && hy_http_ua_msie6(req->h_user_agent)) /* nginx's "msie6" (http/msie.c) */
         return false;
     if (req->version < lc->http_version)
         return false;
@@ -179,8 +165,9 @@ static bool client_ok(hy_req_t *req, gz_loc_t *lc, gz_ctx_t *ctx)
         }
         /* nginx tests the Last-Modified header element, which only a proxied response has at this point:
          * a static file's own modification time does not count */
-        if ((p & PROXIED_NO_LM) && hy_req_out_header(req, "Last-Modified"))
-            return false;
+        if ((p & PROXIED_NO_LM) &&
+            (hy_req_out_header(req, "Last-Modified") || (req->last_modified >= 0 && req->file == NULL)))
+            return false; /* a proxied Last-Modified is kept as req->last_modified, a file's comes with req->file */
         if ((p & PROXIED_NO_ETAG) && req->etag.len)
             return false;
     }
@@ -515,6 +502,7 @@ static void header_filter(hy_req_t *req)
             hy_req_add_header(req, HY_STR("Content-Encoding"),
                               (hy_str_t){(char *)hy_codec_name(codec), strlen(hy_codec_name(codec))});
             req->accept_ranges = false;
+            hy_req_del_header(req, "Accept-Ranges"); /* a proxied one (nginx-tests gzip.t) */
             hy_req_weaken_etag(req);
         }
     }

@@ -365,8 +365,9 @@ static int cmd_echo(ssi_ctx_t *ctx, const hy_ssi_cmd_t *cmd)
             e = 1;
         else if (hy_str_eq(*enc, "entity"))
             e = 2;
-        else
-            return cmd_error(ctx, "unknown encoding \"%.*s\" in the \"echo\" command", *enc);
+        else /* nginx: logged, and the value echoed with the default encoding */
+            hy_req_log(ctx->req, HY_LOG_ERR, "unknown encoding \"%.*s\" in the \"echo\" command", (int)enc->len,
+                       enc->ptr);
     }
     hy_str_t v;
     if (get_var(ctx, *var, &v))
@@ -418,9 +419,7 @@ static int cmd_config(ssi_ctx_t *ctx, const hy_ssi_cmd_t *cmd)
 static int expr(ssi_ctx_t *ctx, hy_str_t e)
 {
     const char *p = e.ptr, *end = e.ptr + e.len;
-    while (p < end && *p == ' ')
-        p++;
-    const char *ls = p;
+    const char *ls = p; /* no spaces before the left side: nginx finds no expression then */
     while (p < end && *p != ' ' && *p != '=' && *p != '!')
         p++;
     hy_str_t left;
@@ -446,8 +445,11 @@ static int expr(ssi_ctx_t *ctx, hy_str_t e)
     if (right.len && right.ptr[0] == '/') { /* a regex: it must end with "/" too */
         if (right.len < 2 || right.ptr[right.len - 1] != '/')
             return -1;
+        hy_str_t pat; /* nginx expands variables in the pattern too ("\\$" is a dollar) */
+        if (evaluate(ctx, (hy_str_t){right.ptr + 1, right.len - 2}, &pat) != 0)
+            return -1;
         char err[HY_REGEX_ERR_MAX];
-        hy_regex_t *re = hy_regex_compile(ctx->req->pool, (hy_str_t){right.ptr + 1, right.len - 2}, false, err);
+        hy_regex_t *re = hy_regex_compile(ctx->req->pool, pat, false, err);
         if (re == NULL) {
             hy_req_log(ctx->req, HY_LOG_ERR, "%s", err);
             return -1;
@@ -566,6 +568,8 @@ static int cmd_include(ssi_ctx_t *ctx, const hy_ssi_cmd_t *cmd)
                          HY_STR(""));
     if (wait && !hy_str_eq(*wait, "yes") && !hy_str_eq(*wait, "no"))
         return cmd_error(ctx, "invalid value \"%.*s\" in the \"wait\" parameter", *wait);
+    if (wait && file)
+        return cmd_error(ctx, "\"wait\" cannot be used with file=\"%.*s\"", *file);
     if (ctx->block)
         return cmd_error(ctx, "\"include\" SSI command inside the \"%.*s\" block", ctx->block->name);
     ssi_block_t *blk = NULL;
@@ -677,7 +681,7 @@ static int on_cmd(void *arg, const hy_ssi_cmd_t *cmd)
     if (hy_str_eq(name, "block")) {
         const hy_str_t *bn = param(cmd, "name");
         if (bn == NULL || cmd->nparams != 1)
-            return cmd_error(ctx, "\"name\" parameter is missing in \"%.*s\" SSI command", name);
+            return cmd_error(ctx, "mandatory \"name\" parameter is absent in \"%.*s\" SSI command", name);
         if (ctx->block)
             return cmd_error(ctx, "the \"block\" command inside the \"%.*s\" block", ctx->block->name);
         if (ctx->blocks == NULL) {
@@ -691,9 +695,7 @@ static int on_cmd(void *arg, const hy_ssi_cmd_t *cmd)
         return 0;
     }
     if (hy_str_eq(name, "endblock")) {
-        if (ctx->block == NULL)
-            return cmd_error(ctx, "the \"%.*s\" command without the \"block\" command", name);
-        ctx->block = NULL;
+        ctx->block = NULL; /* nginx: an "endblock" without a block is no error */
         return 0;
     }
     return cmd_error(ctx, "unknown SSI command \"%.*s\"", name);

@@ -351,7 +351,8 @@ static int set_mark(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     }
     char m = a[1].ptr[0];
     if (a[1].len != 1 || !((m >= '0' && m <= '9') || (m >= 'a' && m <= 'z') || (m >= 'A' && m <= 'Z') || m == '='))
-        return hy_conf_error(cf, "\"%s\" directive invalid value", d->name);
+        return hy_conf_error(cf, "\"%s\" directive value must be \"off\" or a single letter, digit or \"=\"",
+                             d->name);
     c->mark = m;
     return 0;
 }

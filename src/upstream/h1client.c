@@ -335,7 +335,7 @@ static int process_body(hy_ureq_t *u, hy_buf_t *in, bool eof, hy_outq_t *out, bo
     }
     if (s->chunked) {
         if (dechunk(u, s, in, out, done) != 0)
-            return -1;
+            return -2; /* broken chunked framing */
         return *done || !eof ? 0 : -1;
     }
     if (s->remaining >= 0) {

@@ -754,7 +754,7 @@ static bool limited_body(hy_ureq_t *u, bool eof)
         u->resp_bytes += (int64_t)fresh.bytes;
         stash(u, &fresh);
         if (rc != 0) {
-            body_failed(u, "upstream sent invalid body");
+            body_failed(u, rc == -2 ? "upstream sent invalid chunked response" : "upstream sent invalid body");
             return true;
         }
         hy_buf_consume(&s->input, used);
@@ -785,7 +785,7 @@ static void read_body(hy_ureq_t *u, bool eof)
     u->resp_bytes += (int64_t)fresh.bytes;
     stash(u, &fresh);
     if (rc != 0) {
-        body_failed(u, "upstream prematurely closed connection");
+        body_failed(u, rc == -2 ? "upstream sent invalid chunked response" : "upstream prematurely closed connection");
         return;
     }
     if (done) {
@@ -910,6 +910,8 @@ static void on_up_read(hy_sock_t *s, const char *err)
     if (s->input.len)
         u->head_seen = true;
     int rc = u->codec->process_head(u, &s->input);
+    if (rc > 0 && u->buffer_size > 0 && (size_t)rc > (size_t)u->buffer_size)
+        rc = 0; /* a whole head read at once must still fit in *_buffer_size (nginx reads it into that buffer) */
     if (rc < 0) {
         log_error(u, HY_LOG_ERR, "upstream sent invalid header", 0, "reading response header from upstream");
         try_failed(u, HY_UPS_FT_INVALID_HEADER, 502);

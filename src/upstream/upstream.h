@@ -20,8 +20,9 @@
  *                   header"), 0 need more bytes, > 0 the head's length — then u->status, u->headers_in,
  *                   u->resp_length (-1 unknown) are set and the engine consumes those bytes.
  *   process_body    decode body bytes from `in` (consume what was used) and append the payload to `out`;
- *                   eof: the upstream closed. Sets *done when the body is complete. Returns 0, or -1 when the
- *                   framing is broken or the upstream closed too early ("upstream prematurely closed").
+ *                   eof: the upstream closed. Sets *done when the body is complete. Returns 0, -1 when the
+ *                   framing is broken or the upstream closed too early ("upstream prematurely closed"), or -2
+ *                   when h1's chunked framing is broken ("upstream sent invalid chunked response", nginx's).
  *   reusable        after *done: may the connection carry another request (keep-alive)?
  *   reinit          forget the parse state before a retry on another connection (optional).
  *   frame_file      wrap a request body the client's reader kept in a file (size bytes) into `out` (optional;

@@ -149,8 +149,8 @@ def test_bad_cookies_logged(srv):
 
 @pytest.mark.parametrize('loc,message', [
     ('userid maybe;', 'invalid value "maybe"'),
-    ('userid_mark ab;', '"userid_mark" directive invalid value'),
-    ('userid_mark -;', '"userid_mark" directive invalid value'),
+    ('userid_mark ab;', '"userid_mark" directive value must be "off" or a single letter, digit or "="'),
+    ('userid_mark -;', '"userid_mark" directive value must be "off" or a single letter, digit or "="'),
     ('userid_expires soon;', '"userid_expires" directive invalid value'),
     ('userid_flags secure bogus;', 'invalid value "bogus"'),
     ('userid_service x;', '"userid_service" directive invalid number'),

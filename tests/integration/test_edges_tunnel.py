@@ -1,0 +1,125 @@
+"""Upgraded (WebSocket) tunnels through proxy_pass: the backend closing first reaches the client, an idle
+tunnel ends after proxy_read_timeout, data the backend sends right after the 101 head and data the client
+sends before reading it both pass. The backend is a small raw upgrade peer in this file; they run against
+Debian's nginx too."""
+import socket
+import threading
+
+import pytest
+
+from conftest import simple
+
+
+class UpgradePeer:
+    """Answers 101, then per connection: mode 'close' sends "bye" and closes; 'echo' echoes upper-cased;
+    'silent' reads and says nothing."""
+
+    def __init__(self, mode):
+        self.mode = mode
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(('127.0.0.1', 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.closed = threading.Event()
+        threading.Thread(target=self.loop, daemon=True).start()
+
+    def loop(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.serve, args=(c,), daemon=True).start()
+
+    def serve(self, c):
+        try:
+            buf = b''
+            while b'\r\n\r\n' not in buf:
+                d = c.recv(4096)
+                if not d:
+                    return
+                buf += d
+            c.sendall(b'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n')
+            if self.mode == 'close':
+                c.sendall(b'bye')
+                return
+            while True:
+                d = c.recv(65536)
+                if not d:
+                    break
+                if self.mode == 'echo':
+                    c.sendall(d.upper())
+        except OSError:
+            pass
+        finally:
+            c.close()
+            self.closed.set()
+
+    def stop(self):
+        self.sock.close()
+
+
+def open_tunnel(server, peer, extra=''):
+    srv = server(simple('''location / { proxy_pass http://127.0.0.1:%d; proxy_http_version 1.1;
+        proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection "upgrade"; %s }''' % (peer.port, extra)))
+    c = srv.conn()
+    c.send(b'GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n')
+    head = c.read_head()
+    assert head[1] == 101
+    return srv, c
+
+
+def read_until_close(c):
+    data = bytes(c.buf)
+    c.buf = b''
+    c.sock.settimeout(10)
+    while True:
+        d = c.sock.recv(65536)
+        if not d:
+            return data
+        data += d
+
+
+@pytest.fixture
+def peers():
+    made = []
+
+    def make(mode):
+        p = UpgradePeer(mode)
+        made.append(p)
+        return p
+    yield make
+    for p in made:
+        p.stop()
+
+
+def test_backend_closing_first_reaches_the_client(server, peers):
+    srv, c = open_tunnel(server, peers('close'))
+    assert read_until_close(c) == b'bye'
+
+
+def test_idle_tunnel_ends_after_read_timeout(server, peers):
+    peer = peers('silent')
+    srv, c = open_tunnel(server, peer, 'proxy_read_timeout 1s;')
+    assert read_until_close(c) == b''
+    assert peer.closed.wait(10), 'the backend side was not closed'
+
+
+def test_client_data_sent_with_the_request(server, peers):
+    peer = peers('echo')
+    srv = server(simple('''location / { proxy_pass http://127.0.0.1:%d; proxy_http_version 1.1;
+        proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection "upgrade"; }''' % peer.port))
+    c = srv.conn()
+    c.send(b'GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n')
+    head = c.read_head()
+    assert head[1] == 101
+    c.sock.sendall(b'ping')
+    got = bytes(c.buf)
+    while len(got) < 4:
+        d = c.sock.recv(100)
+        assert d
+        got += d
+    assert got == b'PING'
+    c.sock.close()
+    assert peer.closed.wait(10), 'the client close did not reach the backend'
