@@ -103,6 +103,17 @@ static void calm_down(h2conn_t *h, const char *fmt, const char *what)
     }
 }
 
+/* A connection error of ours, logged by the caller: GOAWAY with the code and the last stream processed; nghttp2
+ * reads nothing more. */
+static void conn_error(h2conn_t *h, uint32_t code)
+{
+    h->error_logged = true;
+    if (!h->fatal) {
+        h->fatal = true;
+        nghttp2_session_terminate_session(h->ng, code);
+    }
+}
+
 static bool count_frame(h2conn_t *h, int which)
 {
     uint64_t budget = FRAME_BUDGET + FRAME_BUDGET_PER_REQ * h->num_requests;
@@ -140,8 +151,17 @@ static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame, voi
         h->streams->prev = st;
     h->streams = st;
     h->nstreams++;
-    if (h->nstreams == 1) /* from the idle timeout to send_timeout's watch over the active streams */
-        hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->dsrv->loc->send_timeout_ms);
+    /* client_header_timeout until the header block is whole (on_timer), as nginx's per stream */
+    uint64_t now = hy_clock_now_ms(), hto = (uint64_t)h->dsrv->client_header_timeout_ms;
+    st->head_start_ms = now;
+    if (h->nstreams == 1) { /* from the idle timeout to send_timeout's watch over the active streams */
+        uint64_t sto = (uint64_t)h->dsrv->loc->send_timeout_ms;
+        h->send_due = now + sto;
+        h->send_mark = h->c->sock.bytes_out;
+        hy_timer_link(h->c->sock.loop, &h->timer, HY_MIN(sto, hto));
+    } else if (!hy_timer_is_linked(&h->timer) || h->timer.expire_at > now + hto) {
+        hy_timer_link(h->c->sock.loop, &h->timer, hto);
+    }
     if (h->c->is_idle || h->c->state == HY_CONN_NEW)
         hy_conn_set_state(h->c, HY_CONN_READING);
     return 0;
@@ -155,7 +175,7 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame, const uint
     if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST)
         return 0; /* trailers are not passed on (nginx ignores them too) */
     h2stream_t *st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
-    if (st == NULL)
+    if (st == NULL || st->reset)
         return 0;
     st->header_bytes += namelen + valuelen + 32; /* RFC 9113 §6.5.2's accounting */
     if (namelen + valuelen > h->field_limit || st->header_bytes > h->header_limit) {
@@ -273,8 +293,9 @@ static int unpack_ext(nghttp2_session *ng, void **payload, const nghttp2_frame_h
     return NGHTTP2_ERR_CANCEL;
 }
 
-static void start_request(h2conn_t *h, h2stream_t *st, bool end_stream)
+static void start_request(h2conn_t *h, h2stream_t *st, const nghttp2_frame *frame)
 {
+    bool end_stream = frame->hd.flags & NGHTTP2_FLAG_END_STREAM;
     hy_req_t *req = &st->req;
     hy_pool_t *p = req->pool;
     req->conn = h->c;
@@ -316,7 +337,9 @@ static void start_request(h2conn_t *h, h2stream_t *st, bool end_stream)
     int l = snprintf(line, rl + 1, "%.*s %.*s HTTP/2.0", (int)st->method.len, st->method.ptr, (int)st->path.len,
                      st->path.ptr);
     req->request_line = (hy_str_t){line, (size_t)l};
-    req->request_length = (int64_t)st->header_bytes;
+    /* $request_length: the header block as it came (nginx's), without padding and priority fields */
+    size_t extra = frame->headers.padlen + (frame->hd.flags & NGHTTP2_FLAG_PRIORITY ? 5 : 0);
+    req->request_length = (int64_t)(h->block_len > extra ? h->block_len - extra : 0);
     hy_conn_set_state(h->c, HY_CONN_WRITING);
     /* keepalive_requests and keepalive_time bound the connection's streams: the last one is announced by GOAWAY */
     hy_http_loc_conf_t *lc = h->dsrv->loc;
@@ -343,8 +366,8 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *
         if (st == NULL)
             return 0;
         if (frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
-            if (!st->started)
-                start_request(h, st, end);
+            if (!st->started && !st->reset)
+                start_request(h, st, frame);
             return 0;
         }
         if (end) { /* trailers end the body */
@@ -384,6 +407,14 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *
     }
 }
 
+static bool reset_by_us(h2conn_t *h, int32_t id)
+{
+    for (size_t i = 0; i < HY_ARRAY_SIZE(h->rst_sent); i++)
+        if (h->rst_sent[i] == id)
+            return true;
+    return false;
+}
+
 static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void *user)
 {
     h2conn_t *h = user;
@@ -395,17 +426,57 @@ static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void 
         h->ext_over = false;
     } else if (hd->type == NGHTTP2_HEADERS) {
         h->continuations = 0;
+        h->block_len = hd->length;
+        if (hd->stream_id & 1) {
+            if (hd->stream_id > h->max_sid) {
+                h->max_sid = hd->stream_id;
+            } else if (nghttp2_session_find_stream(ng, hd->stream_id) == NULL && !reset_by_us(h, hd->stream_id)) {
+                /* a new stream must use a higher id than all before (RFC 9113 §5.1.1): the stream is closed, or
+                 * was implicitly closed while idle; nghttp2 would ignore the frame, nginx ends the connection */
+                hy_log_conn(HY_LOG_INFO, h->c->id, "client sent HEADERS frame with incorrect identifier %d, the last "
+                            "was %d, client: %s", hd->stream_id, h->max_sid, h->c->peer_text);
+                conn_error(h, NGHTTP2_PROTOCOL_ERROR);
+                return NGHTTP2_ERR_CALLBACK_FAILURE;
+            }
+        }
+    } else if (hd->type == NGHTTP2_CONTINUATION) {
+        h->block_len += hd->length;
+        if (++h->continuations > MAX_CONTINUATIONS) {
+            calm_down(h, "client sent too many CONTINUATION frames (flood)%s", "");
+            return NGHTTP2_ERR_CALLBACK_FAILURE;
+        }
     } else if (hd->type == NGHTTP2_PUSH_PROMISE) {
         /* a client cannot push (RFC 9113 §8.4): a connection error at the frame's header, as nginx answers it,
          * not after a payload that may never come (nghttp2 would wait for it) */
         h->error_logged = true;
         hy_log_conn(HY_LOG_INFO, h->c->id, "client sent PUSH_PROMISE frame, client: %s", h->c->peer_text);
         nghttp2_session_terminate_session(ng, NGHTTP2_PROTOCOL_ERROR);
-    } else if (hd->type == NGHTTP2_CONTINUATION && ++h->continuations > MAX_CONTINUATIONS) {
-        calm_down(h, "client sent too many CONTINUATION frames (flood)%s", "");
-        return NGHTTP2_ERR_CALLBACK_FAILURE;
     }
     return 0;
+}
+
+/* The SETTINGS frame supplied for a client that sent none (client_preface) is not acknowledged: the client never
+ * asked, and nginx sends no such ACK. */
+static int before_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
+{
+    (void)ng;
+    h2conn_t *h = user;
+    if (h->drop_settings_ack && frame->hd.type == NGHTTP2_SETTINGS && (frame->hd.flags & NGHTTP2_FLAG_ACK)) {
+        h->drop_settings_ack = false;
+        return NGHTTP2_ERR_CANCEL;
+    }
+    return 0;
+}
+
+/* DATA frames as large as the client's SETTINGS_MAX_FRAME_SIZE allows, up to http2_chunk_size (nghttp2 would stop
+ * at 16384); nghttp2 applies the flow-control windows after. */
+static hy_ng_ssize data_length(nghttp2_session *ng, uint8_t type, int32_t id, int32_t conn_window,
+                               int32_t stream_window, uint32_t max_frame, void *user)
+{
+    (void)type, (void)conn_window, (void)stream_window, (void)user;
+    h2stream_t *st = nghttp2_session_get_stream_user_data(ng, id);
+    size_t n = st && st->chunk_size ? st->chunk_size : 16384;
+    return (hy_ng_ssize)HY_MIN(n, (size_t)max_frame);
 }
 
 /* nghttp2's own verdicts on what the client sent (protocol errors it answers with GOAWAY or RST_STREAM) */
@@ -434,6 +505,8 @@ static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *
                     (int)frame->goaway.opaque_data_len, (const char *)frame->goaway.opaque_data,
                     nghttp2_http2_strerror(frame->goaway.error_code), h->c->peer_text);
     }
+    if (frame->hd.type == NGHTTP2_RST_STREAM)
+        h->rst_sent[h->rst_next++ % HY_ARRAY_SIZE(h->rst_sent)] = frame->hd.stream_id;
     if (frame->hd.type == NGHTTP2_RST_STREAM &&
         (frame->rst_stream.error_code == NGHTTP2_REFUSED_STREAM ||
          frame->rst_stream.error_code == NGHTTP2_PROTOCOL_ERROR)) {
@@ -600,6 +673,7 @@ static bool client_preface(h2conn_t *h, hy_buf_t *in, const char *err)
     const unsigned char *p = (const unsigned char *)hy_buf_data(in);
     if (p[3] != NGHTTP2_SETTINGS || (p[4] & NGHTTP2_FLAG_ACK)) {
         static const uint8_t empty_settings[9] = {0, 0, 0, NGHTTP2_SETTINGS, 0, 0, 0, 0, 0};
+        h->drop_settings_ack = true;
         hy_ng_mem_recv(h->ng, empty_settings, sizeof(empty_settings));
     }
     h->preface_done = true;
@@ -658,6 +732,19 @@ static void on_read(hy_sock_t *s, const char *err)
     flush(h);
 }
 
+/* client_body_timeout, as nginx: no 408 goes out, the stream is reset with PROTOCOL_ERROR (the handler sees the
+ * error and the access log its 408); the body bytes held are acknowledged, the connection goes on. */
+static void body_timeout(h2conn_t *h, h2stream_t *st)
+{
+    if (st->rb_len)
+        nghttp2_session_consume(h->ng, st->id, st->rb_len);
+    st->rb_len = 0;
+    st->body_reading = false;
+    st->reset = true;
+    nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_PROTOCOL_ERROR);
+    hy_req__body_error(&st->req, 408);
+}
+
 /* Timers: idle (no stream: keepalive_timeout, GOAWAY then close), send_timeout while output waits for a client
  * that does not read or keeps its window closed. */
 static void on_timer(hy_timer_t *t)
@@ -680,36 +767,54 @@ static void on_timer(hy_timer_t *t)
         conn_close(h);
         return;
     }
-    bool waiting = !hy_outq_empty(&h->c->sock.outq);
-    for (h2stream_t *st = h->streams; st; st = st->next) {
-        if (st->reset)
-            continue;
-        waiting = waiting || st->out.head != NULL || (st->final && !st->eof_sent);
+    uint64_t now = hy_clock_now_ms(), sto = (uint64_t)lc->send_timeout_ms;
+    if (now >= h->send_due) { /* send_timeout: output waited all that time and none of it moved */
+        bool waiting = !hy_outq_empty(&h->c->sock.outq);
+        for (h2stream_t *st = h->streams; st; st = st->next) {
+            if (st->reset)
+                continue;
+            waiting = waiting || st->out.head != NULL || (st->final && !st->eof_sent);
+        }
+        if (waiting && h->c->sock.bytes_out == h->send_mark) {
+            hy_log_conn(HY_LOG_INFO, h->c->id, "client timed out (110: Connection timed out) while sending "
+                        "response to client, client: %s", h->c->peer_text);
+            conn_close(h);
+            return;
+        }
+        h->send_mark = h->c->sock.bytes_out;
+        h->send_due = now + sto;
     }
-    if (waiting && h->c->sock.bytes_out == h->send_mark) {
-        hy_log_conn(HY_LOG_INFO, h->c->id, "client timed out (110: Connection timed out) while sending response to "
-                    "client, client: %s", h->c->peer_text);
-        conn_close(h);
-        return;
-    }
-    /* client_body_timeout: a stream whose handler waits for body bytes that do not come */
-    uint64_t next = (uint64_t)lc->send_timeout_ms, now = hy_clock_now_ms();
+    uint64_t next = h->send_due - now, hto = (uint64_t)h->dsrv->client_header_timeout_ms;
     for (h2stream_t *st = h->streams, *nx; st; st = nx) {
         nx = st->next;
-        if (st->reset || st->final || !st->body_reading || st->body_waiting || st->rb_end)
+        if (st->reset || st->final)
+            continue;
+        if (!st->started) { /* client_header_timeout: the header block is not whole yet */
+            if (now - st->head_start_ms >= hto) {
+                hy_log_conn(HY_LOG_INFO, h->c->id, "client timed out (110: Connection timed out) while reading "
+                            "client request headers, client: %s", h->c->peer_text);
+                st->reset = true; /* as nginx: the stream ends with PROTOCOL_ERROR, the connection goes on */
+                nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_PROTOCOL_ERROR);
+                continue;
+            }
+            next = HY_MIN(next, hto - (now - st->head_start_ms));
+            continue;
+        }
+        /* client_body_timeout: a stream whose handler waits for body bytes that do not come */
+        if (!st->body_reading || st->body_waiting || st->rb_end)
             continue;
         hy_http_loc_conf_t *blc = st->req.loc ? st->req.loc : lc;
         uint64_t limit = (uint64_t)blc->client_body_timeout_ms;
         if (now - st->body_last_ms >= limit) {
             hy_req_log(&st->req, HY_LOG_INFO, "client timed out (110: Connection timed out) while reading client "
                        "request body");
-            hy_h2_body_fail(st, 408);
+            body_timeout(h, st);
             continue;
         }
         next = HY_MIN(next, limit - (now - st->body_last_ms));
     }
-    h->send_mark = h->c->sock.bytes_out;
     hy_timer_link(h->c->sock.loop, &h->timer, next);
+    hy_h2_schedule_flush(h);
 }
 
 static void free_conn(void *arg)
@@ -778,6 +883,8 @@ static void setup_once(void)
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, hy_h2_on_data_chunk);
     nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, on_stream_close);
     nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, on_frame_send);
+    nghttp2_session_callbacks_set_before_frame_send_callback(callbacks, before_frame_send);
+    hy_ng_set_data_source_read_length_cb(callbacks, data_length);
     nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks, on_begin_frame);
     nghttp2_session_callbacks_set_error_callback2(callbacks, on_error);
     nghttp2_session_callbacks_set_on_extension_chunk_recv_callback(callbacks, on_ext_chunk);

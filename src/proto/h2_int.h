@@ -32,6 +32,12 @@ typedef struct h2conn {
     uint32_t continuations;
     size_t header_limit, field_limit;
     bool closed, goaway, fatal, in_recv, magic_done, preface_done, error_logged, lingering;
+    bool drop_settings_ack; /* the SETTINGS supplied for a client that sent none is not acknowledged */
+    int32_t max_sid;        /* the highest client stream id a HEADERS frame used */
+    int32_t rst_sent[8];    /* the last streams we reset: frames the client had sent on them are ignored */
+    unsigned rst_next;
+    size_t block_len;       /* the header block's bytes so far (HEADERS and CONTINUATION payloads) */
+    uint64_t send_due;      /* when send_timeout next judges whether output moved */
     uint64_t linger_deadline;
     struct {
         int32_t id;
@@ -57,6 +63,7 @@ struct h2stream {
     size_t rb_len, rb_cap;
     int64_t body_total, body_max;
     uint64_t body_last_ms; /* when body bytes last arrived, or the handler asked (client_body_timeout) */
+    uint64_t head_start_ms; /* when the HEADERS frame began (client_header_timeout until the block is whole) */
     bool linked, started, head_sent, final, deferred, want_proceed, reset, eof_sent;
     bool rb_end, end_delivered, body_reading, body_waiting, too_large;
     /* RFC 9218 (h2_stream.c, hy_h2_set_priority) */
