@@ -36,6 +36,7 @@
 #define FRAME_BUDGET 500       /* control frames allowed before any request (below nghttp2's 1000 queued ACKs) */
 #define FRAME_BUDGET_PER_REQ 8 /* ... plus these per request served */
 #define RESET_MIN 200          /* client resets tolerated before the ratio to completed responses counts */
+#define REFUSED_MIN 32         /* streams refused before calm, at least (a small http2_max_concurrent_streams) */
 
 static const char *const cnt_names[CNT_N] = {"SETTINGS", "PING", "PRIORITY", "WINDOW_UPDATE", "empty DATA"};
 
@@ -132,9 +133,13 @@ static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame, voi
     h2conn_t *h = user;
     if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST)
         return 0;
-    if (++h->new_in_read > 2 * (uint64_t)h->h2sc->max_concurrent_streams) {
-        calm_down(h, "client sent too many streams at once%s", "");
-        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    if (!h->settings_acked && !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM) &&
+        h->h2sc->body_preread_size < NGHTTP2_INITIAL_WINDOW_SIZE) {
+        /* a body may come before the client knows our smaller stream window: refused, as nginx does */
+        hy_log_conn(HY_LOG_INFO, h->c->id, "client sent stream with data before settings were acknowledged, "
+                    "client: %s", h->c->peer_text);
+        nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, frame->hd.stream_id, NGHTTP2_REFUSED_STREAM);
+        return 0;
     }
     hy_pool_t *pool = pool_take();
     h2stream_t *st = hy_pcalloc(pool, sizeof(*st));
@@ -177,8 +182,13 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame, const uint
     h2stream_t *st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
     if (st == NULL || st->reset)
         return 0;
-    st->header_bytes += namelen + valuelen + 32; /* RFC 9113 §6.5.2's accounting */
-    if (namelen + valuelen > h->field_limit || st->header_bytes > h->header_limit) {
+    /* large_client_header_buffers as nginx reads it for HTTP/2: a name or a value up to its size, all names and
+     * values together up to size * number; and, against a list of tiny fields, RFC 9113 §6.5.2's 32 bytes per
+     * field (what SETTINGS_MAX_HEADER_LIST_SIZE announces) may not pass the size * number either */
+    st->header_bytes += namelen + valuelen;
+    st->header_fields++;
+    if (namelen > h->field_limit || valuelen > h->field_limit || st->header_bytes > h->header_limit ||
+        32 * (uint64_t)st->header_fields > h->header_limit) {
         hy_log_conn(HY_LOG_INFO, h->c->id, "client sent too large header list (header list bomb), client: %s",
                     h->c->peer_text);
         st->too_large = true;
@@ -314,12 +324,13 @@ static void start_request(h2conn_t *h, h2stream_t *st, const nghttp2_frame *fram
     st->rb_end = end_stream;
     req->body_follows = !end_stream;
     /* :authority stands for Host (RFC 9113 §8.3.1); a Host field the client sent as well is kept first */
-    bool has_host = false;
+    bool has_host = false, host_differs = false;
     hy_header_t *hd = st->headers->elts;
     for (size_t i = 0; i < st->headers->nelts; i++) {
-        if (hy_str_eq(hd[i].name, "host"))
+        if (hy_str_eq(hd[i].name, "host")) {
             has_host = true;
-        else if (hy_str_eq(hd[i].name, "content-length"))
+            host_differs |= st->authority.ptr && !hy_str_eq_str(hd[i].value, st->authority);
+        } else if (hy_str_eq(hd[i].name, "content-length"))
             req->content_length = hy_parse_int(hd[i].value.ptr, hd[i].value.len);
     }
     if (!has_host && st->authority.len) {
@@ -350,6 +361,11 @@ static void start_request(h2conn_t *h, h2stream_t *st, const nghttp2_frame *fram
     }
     if (st->too_large) {
         hy_req_error(req, 413);
+        return;
+    }
+    if (host_differs) { /* one request, two names: nginx refuses it */
+        hy_req_log(req, HY_LOG_INFO, "client sent \":authority\" and \"Host\" headers with different values");
+        hy_req_error(req, 400);
         return;
     }
     hy_req_process(req);
@@ -397,6 +413,8 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *
         }
         return 0;
     case NGHTTP2_SETTINGS:
+        if (frame->hd.flags & NGHTTP2_FLAG_ACK)
+            h->settings_acked = true;
         return count_frame(h, CNT_SETTINGS) ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
     case NGHTTP2_PING:
         return count_frame(h, CNT_PING) ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
@@ -430,6 +448,11 @@ static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void 
         if (hd->stream_id & 1) {
             if (hd->stream_id > h->max_sid) {
                 h->max_sid = hd->stream_id;
+                /* new streams in the bytes of one read, counted here: those nghttp2 refuses too */
+                if (++h->new_in_read > 2 * (uint64_t)h->h2sc->max_concurrent_streams) {
+                    calm_down(h, "client sent too many streams at once%s", "");
+                    return NGHTTP2_ERR_CALLBACK_FAILURE;
+                }
             } else if (nghttp2_session_find_stream(ng, hd->stream_id) == NULL && !reset_by_us(h, hd->stream_id)) {
                 /* a new stream must use a higher id than all before (RFC 9113 §5.1.1): the stream is closed, or
                  * was implicitly closed while idle; nghttp2 would ignore the frame, nginx ends the connection */
@@ -511,7 +534,7 @@ static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *
         (frame->rst_stream.error_code == NGHTTP2_REFUSED_STREAM ||
          frame->rst_stream.error_code == NGHTTP2_PROTOCOL_ERROR)) {
         h2stream_t *st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
-        if (st == NULL && ++h->refused > (uint64_t)h->h2sc->max_concurrent_streams) {
+        if (st == NULL && ++h->refused > HY_MAX((uint64_t)h->h2sc->max_concurrent_streams, REFUSED_MIN)) {
             calm_down(h, "client opened too many concurrent streams%s", "");
             return 0;
         }

@@ -32,6 +32,7 @@ typedef struct h2conn {
     uint32_t continuations;
     size_t header_limit, field_limit;
     bool closed, goaway, fatal, in_recv, magic_done, preface_done, error_logged, lingering;
+    bool settings_acked;    /* the client acknowledged our SETTINGS */
     bool drop_settings_ack; /* the SETTINGS supplied for a client that sent none is not acknowledged */
     int32_t max_sid;        /* the highest client stream id a HEADERS frame used */
     int32_t rst_sent[8];    /* the last streams we reset: frames the client had sent on them are ignored */
@@ -56,7 +57,7 @@ struct h2stream {
     int32_t id;
     hy_array_t *headers; /* hy_header_t while the header block arrives */
     hy_str_t method, path, authority, scheme;
-    size_t header_bytes;
+    size_t header_bytes, header_fields;
     hy_outq_t out;  /* response body segments not yet framed */
     size_t chunk_size;
     char *rb;       /* request body bytes received, not taken by the core yet (malloc) */

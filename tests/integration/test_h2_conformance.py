@@ -27,9 +27,9 @@ def frame(ftype, flags, sid, payload=b''):
 
 class Raw:
     """Raw frames over a socket. settings=None sends no SETTINGS of the client's own: the client reads the server's
-    and answers with an ACK, as nginx's test client does."""
+    and answers with an ACK, as nginx's test client does; ack=False leaves the server's SETTINGS unacknowledged."""
 
-    def __init__(self, port, settings=b''):
+    def __init__(self, port, settings=b'', ack=True):
         self.sock = socket.create_connection(('127.0.0.1', port), timeout=5)
         self.buf = b''
         self.closed = False
@@ -38,7 +38,8 @@ class Raw:
         self.sock.sendall(PREFACE + (frame(SETTINGS, 0, 0, settings) if settings is not None else b''))
         got = self.read_until(lambda f: f[0] == SETTINGS and not f[1] & ACK)
         assert any(f[0] == SETTINGS for f in got), got
-        self.send(frame(SETTINGS, ACK, 0))
+        if ack:
+            self.send(frame(SETTINGS, ACK, 0))
 
     def send(self, data):
         self.sock.sendall(data)
@@ -277,3 +278,70 @@ def test_preface_where_http2_is_not_spoken_is_400(server, tls):
         assert data.startswith(b'HTTP/1.1 400 '), data
     finally:
         raw.close()
+
+
+@pytest.mark.hayate_only  # nginx 1.22 refuses any Host field next to :authority; later versions only a different one
+def test_authority_and_host_that_differ_are_400(srv):
+    c = Raw(srv.port)
+    try:
+        c.headers(1, extra=[('host', 'localhost')])
+        assert c.response(1)[0] == 200
+        c.headers(3, extra=[('host', 'other')])
+        assert c.response(3)[0] == 400
+    finally:
+        c.close()
+
+
+def test_body_before_settings_ack_is_refused_with_a_small_preread(server):
+    # http2_body_preread_size below the default window: a stream with a body, before the client acknowledged our
+    # smaller window, is refused (REFUSED_STREAM) as nginx does; without a body it is served
+    s = server(simple('http2_body_preread_size 10; location / { return 200 "body"; }', listen=LISTEN))
+    c = Raw(s.port, ack=False)  # the client's own SETTINGS, and no ACK of the server's
+    try:
+        c.headers(1)
+        assert c.response(1)[0] == 200
+        c.headers(3, method='POST', end=False)
+        frames = c.read_until(lambda f: f[0] == RST_STREAM)
+        rst = [f for f in frames if f[0] == RST_STREAM]
+        assert rst and rst[0][2] == 3 and struct.unpack('>I', rst[0][3])[0] == 7, frames
+    finally:
+        c.close()
+
+
+def test_refused_streams_under_a_small_concurrency_limit_keep_the_connection(server):
+    # http2_max_concurrent_streams 1 and a client that has not acknowledged it: the streams past it are refused
+    # (REFUSED_STREAM), a few of them are no flood, and HPACK stays in step for the streams served after
+    s = server(simple('http2_max_concurrent_streams 1; location / { root {html}; } '
+                      'location = /small { return 200 "small"; }', listen=LISTEN),
+               files={'html/big.bin': os.urandom(200000)})
+    c = Raw(s.port, ack=False)
+    try:
+        c.headers(1, path='/big.bin')
+        c.read_until(lambda f: f[0] == DATA and f[2] == 1)
+        for i, sid in enumerate((3, 5, 7)):
+            c.headers(sid, extra=[('x-foo-%d' % i, 'v')])
+            frames = c.read_until(lambda f: f[0] in (RST_STREAM, GOAWAY) and f[2] in (0, sid))
+            rst = [f for f in frames if f[0] == RST_STREAM and f[2] == sid]
+            assert rst and struct.unpack('>I', rst[0][3])[0] == 7, frames
+        c.send(frame(WINDOW_UPDATE, 0, 0, struct.pack('>I', 1 << 20)) +
+               frame(WINDOW_UPDATE, 0, 1, struct.pack('>I', 1 << 20)))
+        frames = c.read_until(lambda f: f[2] == 1 and f[0] == DATA and f[1] & END_STREAM or f[0] == GOAWAY)
+        assert not [f for f in frames if f[0] == GOAWAY], frames
+        c.headers(9, path='/small', extra=[('x-foo-%d' % i, 'v') for i in range(3)])  # indexed now
+        assert c.response(9)[:2] == (200, b'small')
+    finally:
+        c.close()
+
+
+def test_header_size_limits_as_nginx_counts_them(server):
+    # large_client_header_buffers 1 512: names and values of all fields together (pseudo-headers too) up to 512
+    s = server(simple('large_client_header_buffers 1 512; location / { return 200 "body"; }', listen=LISTEN))
+    base = len(':methodGET:schemehttp:path/:authoritylocalhost')
+    for n, ok in ((512 - base - 8, True), (512 - base - 8 + 1, False)):
+        c = Raw(s.port)
+        try:
+            c.headers(1, extra=[('longname', 'x' * n)])
+            status, _, frames = c.response(1)
+            assert (status == 200) == ok, (n, frames)
+        finally:
+            c.close()
