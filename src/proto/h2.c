@@ -731,6 +731,19 @@ static void on_read(hy_sock_t *s, const char *err)
         h->in_recv = false;
         if (h->closed)
             return;
+        if (h->feed_pending) { /* request body bytes this read brought, handed on together */
+            h->feed_pending = false;
+            for (h2stream_t *st = h->streams, *nx; st && !h->closed; st = nx) {
+                nx = st->next;
+                if (st->feed_pending) {
+                    st->feed_pending = false;
+                    if (st->body_reading && !st->body_waiting)
+                        hy_h2_feed_body(st);
+                }
+            }
+            if (h->closed)
+                return;
+        }
         if (n < 0) {
             if (n != NGHTTP2_ERR_CALLBACK_FAILURE || !h->fatal)
                 hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid HTTP/2 data (%s), client: %s",

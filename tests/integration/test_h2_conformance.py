@@ -345,3 +345,55 @@ def test_header_size_limits_as_nginx_counts_them(server):
             assert (status == 200) == ok, (n, frames)
         finally:
             c.close()
+
+
+def test_data_frames_of_one_read_reach_the_upstream_as_one_chunk(server):
+    # proxy_request_buffering off, no content-length: the DATA frames that arrived together are passed on as one
+    # chunk (as nginx), not one chunk per frame
+    import threading
+    ls = socket.socket()
+    ls.bind(('127.0.0.1', 0))
+    ls.listen(1)
+    got = {}
+    head = threading.Event()
+
+    def backend():
+        conn, _ = ls.accept()
+        conn.settimeout(10)
+        data = b''
+        try:
+            while b'\r\n\r\n' not in data:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+            head.set()
+            while b'\r\n\r\n' in data and data.count(b'\r\n', data.index(b'\r\n\r\n') + 4) < 2:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+        except OSError:
+            pass
+        got['raw'] = data
+        conn.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok')
+        conn.close()
+
+    t = threading.Thread(target=backend, daemon=True)
+    t.start()
+    try:
+        s = server(simple('location / { proxy_pass http://127.0.0.1:%d; proxy_http_version 1.1; '
+                          'proxy_request_buffering off; }' % ls.getsockname()[1], listen=LISTEN))
+        c = Raw(s.port)
+        try:
+            c.headers(1, method='POST', end=False)
+            assert head.wait(10)  # the upstream has the request head: the body goes on as it comes
+            c.send(frame(DATA, 0, 1, b'01234') + frame(DATA, 0, 1, b'many'))
+            t.join(10)
+            raw = got.get('raw', b'')
+            body = raw[raw.index(b'\r\n\r\n') + 4:]
+            assert body.startswith(b'9\r\n01234many\r\n'), raw
+        finally:
+            c.close()
+    finally:
+        ls.close()
