@@ -303,6 +303,30 @@ static int unpack_ext(nghttp2_session *ng, void **payload, const nghttp2_frame_h
     return NGHTTP2_ERR_CANCEL;
 }
 
+/* The request's cookie fields become the first one, their values joined by "; "; the others leave the list. */
+static void join_cookies(hy_pool_t *p, hy_array_t *headers, size_t len)
+{
+    hy_header_t *hd = headers->elts;
+    char *v = hy_palloc(p, len), *w = v;
+    size_t first = SIZE_MAX, k = 0;
+    for (size_t i = 0; i < headers->nelts; i++) {
+        if (hy_str_eq(hd[i].name, "cookie")) {
+            if (w != v) {
+                memcpy(w, "; ", 2);
+                w += 2;
+            }
+            memcpy(w, hd[i].value.ptr, hd[i].value.len);
+            w += hd[i].value.len;
+            if (first != SIZE_MAX)
+                continue;
+            first = k;
+        }
+        hd[k++] = hd[i];
+    }
+    hd[first].value = (hy_str_t){v, (size_t)(w - v)};
+    headers->nelts = k;
+}
+
 static void start_request(h2conn_t *h, h2stream_t *st, const nghttp2_frame *frame)
 {
     bool end_stream = frame->hd.flags & NGHTTP2_FLAG_END_STREAM;
@@ -326,13 +350,19 @@ static void start_request(h2conn_t *h, h2stream_t *st, const nghttp2_frame *fram
     /* :authority stands for Host (RFC 9113 §8.3.1); a Host field the client sent as well is kept first */
     bool has_host = false, host_differs = false;
     hy_header_t *hd = st->headers->elts;
+    size_t cookies = 0, cookie_len = 0;
     for (size_t i = 0; i < st->headers->nelts; i++) {
-        if (hy_str_eq(hd[i].name, "host")) {
+        if (hy_str_eq(hd[i].name, "cookie")) {
+            cookies++;
+            cookie_len += hd[i].value.len + 2;
+        } else if (hy_str_eq(hd[i].name, "host")) {
             has_host = true;
             host_differs |= st->authority.ptr && !hy_str_eq_str(hd[i].value, st->authority);
         } else if (hy_str_eq(hd[i].name, "content-length"))
             req->content_length = hy_parse_int(hd[i].value.ptr, hd[i].value.len);
     }
+    if (cookies > 1) /* crumbs made one field again, joined by "; " (RFC 9113 §8.2.3), as nginx passes it on */
+        join_cookies(p, st->headers, cookie_len);
     if (!has_host && st->authority.len) {
         hy_header_t *x = hy_array_push(st->headers);
         x->name = HY_STR("host");

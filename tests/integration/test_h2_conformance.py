@@ -397,3 +397,25 @@ def test_data_frames_of_one_read_reach_the_upstream_as_one_chunk(server):
             c.close()
     finally:
         ls.close()
+
+
+def test_cookie_crumbs_are_one_field_again_for_the_upstream(server):
+    # RFC 9113 §8.2.3: the cookie fields of an HTTP/2 request are joined by "; " before an HTTP/1.1 hop
+    be = Backend().start()
+    try:
+        be.handler = lambda r: be.reply(200, b'ok')
+        s = server(simple('location / { proxy_pass http://127.0.0.1:%d; } '
+                          'location /v { return 200 "$http_cookie|$cookie_c"; }' % be.port, listen=LISTEN))
+        c = Raw(s.port)
+        try:
+            c.headers(1, extra=[('cookie', 'a=b'), ('x-mid', '1'), ('cookie', 'c=d')])
+            assert c.response(1)[:2] == (200, b'ok')
+            r = be.requests[0]
+            assert r.header_all('cookie') == ['a=b; c=d'], r.headers
+            assert r.header_all('x-mid') == ['1']
+            c.headers(3, path='/v', extra=[('cookie', 'a=b'), ('cookie', 'c=d')])
+            assert c.response(3)[:2] == (200, b'a=b; c=d|d')
+        finally:
+            c.close()
+    finally:
+        be.stop()
