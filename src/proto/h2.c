@@ -33,6 +33,7 @@
 #define OUTQ_HIGH (256 * 1024) /* stop pulling frames from nghttp2 above this many queued bytes */
 #define REQ_POOL_SIZE 8192 /* one chunk holds a request with limits, auth and a proxied head: no malloc per request */
 #define MAX_CONTINUATIONS 16   /* CONTINUATION frames in one header block */
+#define MAX_RESPONSE_HEAD (1 << 20) /* a response header block (nghttp2's estimate) */
 #define FRAME_BUDGET 500       /* control frames allowed before any request (below nghttp2's 1000 queued ACKs) */
 #define FRAME_BUDGET_PER_REQ 8 /* ... plus these per request served */
 #define RESET_MIN 200          /* client resets tolerated before the ratio to completed responses counts */
@@ -532,6 +533,23 @@ static hy_ng_ssize data_length(nghttp2_session *ng, uint8_t type, int32_t id, in
     return (hy_ng_ssize)HY_MIN(n, (size_t)max_frame);
 }
 
+/* A frame nghttp2 could not prepare: a response head above MAX_RESPONSE_HEAD. nghttp2 drops it and leaves the
+ * stream open; it is reset instead, so the client does not wait for it. */
+static int on_frame_not_send(nghttp2_session *ng, const nghttp2_frame *frame, int error, void *user)
+{
+    h2conn_t *h = user;
+    if (frame->hd.type != NGHTTP2_HEADERS)
+        return 0;
+    h2stream_t *st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
+    if (st && !st->reset) {
+        hy_req_log(&st->req, HY_LOG_ERR, "could not send the response header (%s)", nghttp2_strerror(error));
+        st->reset = true;
+        nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_INTERNAL_ERROR);
+        hy_h2_schedule_flush(h);
+    }
+    return 0;
+}
+
 /* nghttp2's own verdicts on what the client sent (protocol errors it answers with GOAWAY or RST_STREAM) */
 static int on_error(nghttp2_session *ng, int code, const char *msg, size_t len, void *user)
 {
@@ -950,6 +968,7 @@ static void setup_once(void)
     nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, on_stream_close);
     nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, on_frame_send);
     nghttp2_session_callbacks_set_before_frame_send_callback(callbacks, before_frame_send);
+    nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks, on_frame_not_send);
     hy_ng_set_data_source_read_length_cb(callbacks, data_length);
     nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks, on_begin_frame);
     nghttp2_session_callbacks_set_error_callback2(callbacks, on_error);
@@ -958,6 +977,9 @@ static void setup_once(void)
     nghttp2_option_new(&options);
     nghttp2_option_set_no_auto_window_update(options, 1);
     nghttp2_option_set_no_closed_streams(options, 1);
+    /* response heads up to 1 MiB, in as many CONTINUATION frames as needed (nghttp2's default stops at 64 KiB;
+     * nginx has no such bound); its frame buffers grow only for a head that needs them */
+    nghttp2_option_set_max_send_header_block_length(options, MAX_RESPONSE_HEAD);
     nghttp2_option_set_no_recv_client_magic(options, 1); /* client_preface() checks it */
     hy_ng_option_set_max_continuations(options, 4 * MAX_CONTINUATIONS); /* ours (logged) decides first */
     nghttp2_option_set_user_recv_extension_type(options, NGHTTP2_PRIORITY_UPDATE); /* unpack_ext reads it */

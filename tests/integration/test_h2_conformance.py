@@ -34,7 +34,9 @@ class Raw:
         self.buf = b''
         self.closed = False
         self.enc = hpack.Encoder()
-        self.dec = hpack.Decoder()  # every HEADERS frame is decoded as read, to keep the table in step
+        self.dec = hpack.Decoder()  # every header block is decoded as read, to keep the table in step
+        self.dec.max_header_list_size = 1 << 20
+        self.block = None
         self.sock.sendall(PREFACE + (frame(SETTINGS, 0, 0, settings) if settings is not None else b''))
         got = self.read_until(lambda f: f[0] == SETTINGS and not f[1] & ACK)
         assert any(f[0] == SETTINGS for f in got), got
@@ -65,8 +67,17 @@ class Raw:
                 f = (self.buf[3], self.buf[4], int.from_bytes(self.buf[5:9], 'big') & 0x7fffffff,
                      self.buf[9:9 + n])
                 self.buf = self.buf[9 + n:]
+                if f[0] == HEADERS and not f[1] & END_HEADERS:  # the block goes on in CONTINUATION frames
+                    self.block = [f[1] | END_HEADERS, f[2], f[3]]
+                    f = ('HEADERS part',) + f[1:]
+                elif f[0] == CONTINUATION and self.block:
+                    self.block[2] += f[3]
+                    if f[1] & END_HEADERS:  # the whole block, as one HEADERS frame, after its last piece
+                        out.append(f)
+                        f = (HEADERS, self.block[0], self.block[1], self.block[2])
+                        self.block = None
                 if f[0] == HEADERS:
-                    f += (dict(self.dec.decode(f[3])),)
+                    f += (self.dec.decode(f[3]),)
                 out.append(f)
                 if pred(f):
                     return out
@@ -91,7 +102,7 @@ class Raw:
         status, body = None, b''
         for f in frames:
             if f[2] == sid and f[0] == HEADERS:
-                status = int(f[4][':status'])
+                status = int(dict(f[4])[':status'])
             elif f[2] == sid and f[0] == DATA:
                 body += f[3]
         return status, body, frames
@@ -419,3 +430,50 @@ def test_cookie_crumbs_are_one_field_again_for_the_upstream(server):
             c.close()
     finally:
         be.stop()
+
+
+def send_split(c, sid, path):
+    """A request whose header block is larger than one frame: HEADERS then CONTINUATION frames of 16000 bytes."""
+    block = c.enc.encode([(':method', 'GET'), (':scheme', 'http'), (':path', path), (':authority', 'localhost')],
+                         huffman=False)
+    parts = [block[i:i + 16000] for i in range(0, len(block), 16000)]
+    out = b''
+    for i, part in enumerate(parts):
+        flags = (END_STREAM if i == 0 else 0) | (END_HEADERS if i == len(parts) - 1 else 0)
+        out += frame(HEADERS if i == 0 else CONTINUATION, flags, sid, part)
+    c.send(out)
+
+
+def test_response_head_above_64k_in_continuation_frames(server):
+    # a 96 KiB response head goes out as HEADERS and CONTINUATION frames of at most 16384 bytes (nghttp2 alone
+    # drops a head above 64 KiB and leaves the stream waiting)
+    s = server(simple('large_client_header_buffers 2 64k; location / { add_header X-Long $arg_h; '
+                      'add_header X-Long $arg_h; add_header X-Long $arg_h; return 200 "body"; }', listen=LISTEN))
+    c = Raw(s.port)
+    try:
+        send_split(c, 1, '/?h=' + 'x' * 32768)
+        status, body, frames = c.response(1)
+        assert status == 200 and body == b'body'
+        pieces = [len(f[3]) for f in frames if f[0] in ('HEADERS part', CONTINUATION)]
+        assert len(pieces) >= 2 and max(pieces) <= 16384, pieces
+        head = [f for f in frames if f[0] == HEADERS][0][4]
+        assert [len(v) for k, v in head if k == 'x-long'] == [32768] * 3
+    finally:
+        c.close()
+
+
+@pytest.mark.hayate_only  # nginx has no bound on a response head
+def test_response_head_above_the_bound_resets_the_stream(server):
+    s = server(simple('large_client_header_buffers 2 64k; location / { %s return 200 "body"; }'
+                      % ('add_header X-Long $arg_h; ' * 40), listen=LISTEN))
+    c = Raw(s.port)
+    try:
+        send_split(c, 1, '/?h=' + 'x' * 32768)
+        frames = c.read_until(lambda f: f[0] in (RST_STREAM, GOAWAY) or f[0] == HEADERS)
+        rst = [f for f in frames if f[0] == RST_STREAM and f[2] == 1]
+        assert rst and struct.unpack('>I', rst[0][3])[0] == 2, frames  # INTERNAL_ERROR
+        wait_log(s, r'could not send the response header')
+        c.headers(3, path='/?h=short')
+        assert c.response(3)[0] == 200
+    finally:
+        c.close()
