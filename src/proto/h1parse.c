@@ -181,6 +181,10 @@ static int parse_full(const char *buf, size_t len, size_t s, size_t max_line, si
     }
     if (*p != ' ')
         return fail(r, 400, "client sent invalid request");
+    /* "PRI * HTTP/2.0", an HTTP/2 preface sent where HTTP/2 is not spoken (RFC 9113 §3.4), is 400 as in nginx (whose
+     * parser refuses the asterisk form), not 505 */
+    if (target.len == 1 && target.ptr[0] == '*' && method.len == 3 && memcmp(method.ptr, "PRI", 3) == 0)
+        return fail(r, 400, "client sent invalid request");
     while (p < end && *p == ' ')
         p++;
 

@@ -34,9 +34,11 @@
 #define OUTQ_HIGH (256 * 1024) /* stop pulling frames from nghttp2 above this many queued bytes */
 #define REQ_POOL_SIZE 8192 /* one chunk holds a request with limits, auth and a proxied head: no malloc per request */
 #define MAX_CONTINUATIONS 16   /* CONTINUATION frames in one header block */
+#define MAX_RESPONSE_HEAD (1 << 20) /* a response header block (nghttp2's estimate) */
 #define FRAME_BUDGET 500       /* control frames allowed before any request (below nghttp2's 1000 queued ACKs) */
 #define FRAME_BUDGET_PER_REQ 8 /* ... plus these per request served */
 #define RESET_MIN 200          /* client resets tolerated before the ratio to completed responses counts */
+#define REFUSED_MIN 32         /* streams refused before calm, at least (a small http2_max_concurrent_streams) */
 
 static const char *const cnt_names[CNT_N] = {"SETTINGS", "PING", "PRIORITY", "WINDOW_UPDATE", "empty DATA"};
 
@@ -104,6 +106,17 @@ static void calm_down(h2conn_t *h, const char *fmt, const char *what)
     }
 }
 
+/* A connection error of ours, logged by the caller: GOAWAY with the code and the last stream processed; nghttp2
+ * reads nothing more. */
+static void conn_error(h2conn_t *h, uint32_t code)
+{
+    h->error_logged = true;
+    if (!h->fatal) {
+        h->fatal = true;
+        nghttp2_session_terminate_session(h->ng, code);
+    }
+}
+
 static bool count_frame(h2conn_t *h, int which)
 {
     uint64_t budget = FRAME_BUDGET + FRAME_BUDGET_PER_REQ * h->num_requests;
@@ -122,9 +135,13 @@ static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame, voi
     h2conn_t *h = user;
     if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST)
         return 0;
-    if (++h->new_in_read > 2 * (uint64_t)h->h2sc->max_concurrent_streams) {
-        calm_down(h, "client sent too many streams at once%s", "");
-        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    if (!h->settings_acked && !(frame->hd.flags & NGHTTP2_FLAG_END_STREAM) &&
+        h->h2sc->body_preread_size < NGHTTP2_INITIAL_WINDOW_SIZE) {
+        /* a body may come before the client knows our smaller stream window: refused, as nginx does */
+        hy_log_conn(HY_LOG_INFO, h->c->id, "client sent stream with data before settings were acknowledged, "
+                    "client: %s", h->c->peer_text);
+        nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, frame->hd.stream_id, NGHTTP2_REFUSED_STREAM);
+        return 0;
     }
     hy_pool_t *pool = pool_take();
     h2stream_t *st = hy_pcalloc(pool, sizeof(*st));
@@ -141,8 +158,17 @@ static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame, voi
         h->streams->prev = st;
     h->streams = st;
     h->nstreams++;
-    if (h->nstreams == 1) /* from the idle timeout to send_timeout's watch over the active streams */
-        hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)h->dsrv->loc->send_timeout_ms);
+    /* client_header_timeout until the header block is whole (on_timer), as nginx's per stream */
+    uint64_t now = hy_clock_now_ms(), hto = (uint64_t)h->dsrv->client_header_timeout_ms;
+    st->head_start_ms = now;
+    if (h->nstreams == 1) { /* from the idle timeout to send_timeout's watch over the active streams */
+        uint64_t sto = (uint64_t)h->dsrv->loc->send_timeout_ms;
+        h->send_due = now + sto;
+        h->send_mark = h->c->sock.bytes_out;
+        hy_timer_link(h->c->sock.loop, &h->timer, HY_MIN(sto, hto));
+    } else if (!hy_timer_is_linked(&h->timer) || h->timer.expire_at > now + hto) {
+        hy_timer_link(h->c->sock.loop, &h->timer, hto);
+    }
     if (h->c->is_idle || h->c->state == HY_CONN_NEW)
         hy_conn_set_state(h->c, HY_CONN_READING);
     return 0;
@@ -156,10 +182,15 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame, const uint
     if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST)
         return 0; /* trailers are not passed on (nginx ignores them too) */
     h2stream_t *st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
-    if (st == NULL)
+    if (st == NULL || st->reset)
         return 0;
-    st->header_bytes += namelen + valuelen + 32; /* RFC 9113 §6.5.2's accounting */
-    if (namelen + valuelen > h->field_limit || st->header_bytes > h->header_limit) {
+    /* large_client_header_buffers as nginx reads it for HTTP/2: a name or a value up to its size, all names and
+     * values together up to size * number; and, against a list of tiny fields, RFC 9113 §6.5.2's 32 bytes per
+     * field (what SETTINGS_MAX_HEADER_LIST_SIZE announces) may not pass the size * number either */
+    st->header_bytes += namelen + valuelen;
+    st->header_fields++;
+    if (namelen > h->field_limit || valuelen > h->field_limit || st->header_bytes > h->header_limit ||
+        32 * (uint64_t)st->header_fields > h->header_limit) {
         hy_log_conn(HY_LOG_INFO, h->c->id, "client sent too large header list (header list bomb), client: %s",
                     h->c->peer_text);
         st->too_large = true;
@@ -274,8 +305,33 @@ static int unpack_ext(nghttp2_session *ng, void **payload, const nghttp2_frame_h
     return NGHTTP2_ERR_CANCEL;
 }
 
-static void start_request(h2conn_t *h, h2stream_t *st, bool end_stream)
+/* The request's cookie fields become the first one, their values joined by "; "; the others leave the list. */
+static void join_cookies(hy_pool_t *p, hy_array_t *headers, size_t len)
 {
+    hy_header_t *hd = headers->elts;
+    char *v = hy_palloc(p, len), *w = v;
+    size_t first = SIZE_MAX, k = 0;
+    for (size_t i = 0; i < headers->nelts; i++) {
+        if (hy_str_eq(hd[i].name, "cookie")) {
+            if (w != v) {
+                memcpy(w, "; ", 2);
+                w += 2;
+            }
+            memcpy(w, hd[i].value.ptr, hd[i].value.len);
+            w += hd[i].value.len;
+            if (first != SIZE_MAX)
+                continue;
+            first = k;
+        }
+        hd[k++] = hd[i];
+    }
+    hd[first].value = (hy_str_t){v, (size_t)(w - v)};
+    headers->nelts = k;
+}
+
+static void start_request(h2conn_t *h, h2stream_t *st, const nghttp2_frame *frame)
+{
+    bool end_stream = frame->hd.flags & NGHTTP2_FLAG_END_STREAM;
     hy_req_t *req = &st->req;
     hy_pool_t *p = req->pool;
     req->conn = h->c;
@@ -294,14 +350,21 @@ static void start_request(h2conn_t *h, h2stream_t *st, bool end_stream)
     st->rb_end = end_stream;
     req->body_follows = !end_stream;
     /* :authority stands for Host (RFC 9113 §8.3.1); a Host field the client sent as well is kept first */
-    bool has_host = false;
+    bool has_host = false, host_differs = false;
     hy_header_t *hd = st->headers->elts;
+    size_t cookies = 0, cookie_len = 0;
     for (size_t i = 0; i < st->headers->nelts; i++) {
-        if (hy_str_eq(hd[i].name, "host"))
+        if (hy_str_eq(hd[i].name, "cookie")) {
+            cookies++;
+            cookie_len += hd[i].value.len + 2;
+        } else if (hy_str_eq(hd[i].name, "host")) {
             has_host = true;
-        else if (hy_str_eq(hd[i].name, "content-length"))
+            host_differs |= st->authority.ptr && !hy_str_eq_str(hd[i].value, st->authority);
+        } else if (hy_str_eq(hd[i].name, "content-length"))
             req->content_length = hy_parse_int(hd[i].value.ptr, hd[i].value.len);
     }
+    if (cookies > 1) /* crumbs made one field again, joined by "; " (RFC 9113 §8.2.3), as nginx passes it on */
+        join_cookies(p, st->headers, cookie_len);
     if (!has_host && st->authority.len) {
         hy_header_t *x = hy_array_push(st->headers);
         x->name = HY_STR("host");
@@ -321,7 +384,9 @@ static void start_request(h2conn_t *h, h2stream_t *st, bool end_stream)
         memcpy(line + st->method.len + 1, st->path.ptr, st->path.len);
     memcpy(line + st->method.len + 1 + st->path.len, " HTTP/2.0", 9);
     req->request_line = (hy_str_t){line, rl};
-    req->request_length = (int64_t)st->header_bytes;
+    /* $request_length: the header block as it came (nginx's), without padding and priority fields */
+    size_t extra = frame->headers.padlen + (frame->hd.flags & NGHTTP2_FLAG_PRIORITY ? 5 : 0);
+    req->request_length = (int64_t)(h->block_len > extra ? h->block_len - extra : 0);
     hy_conn_set_state(h->c, HY_CONN_WRITING);
     /* keepalive_requests and keepalive_time bound the connection's streams: the last one is announced by GOAWAY */
     hy_http_loc_conf_t *lc = h->dsrv->loc;
@@ -332,6 +397,11 @@ static void start_request(h2conn_t *h, h2stream_t *st, bool end_stream)
     }
     if (st->too_large) {
         hy_req_error(req, 413);
+        return;
+    }
+    if (host_differs) { /* one request, two names: nginx refuses it */
+        hy_req_log(req, HY_LOG_INFO, "client sent \":authority\" and \"Host\" headers with different values");
+        hy_req_error(req, 400);
         return;
     }
     hy_req_process(req);
@@ -348,8 +418,8 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *
         if (st == NULL)
             return 0;
         if (frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
-            if (!st->started)
-                start_request(h, st, end);
+            if (!st->started && !st->reset)
+                start_request(h, st, frame);
             return 0;
         }
         if (end) { /* trailers end the body */
@@ -379,6 +449,8 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *
         }
         return 0;
     case NGHTTP2_SETTINGS:
+        if (frame->hd.flags & NGHTTP2_FLAG_ACK)
+            h->settings_acked = true;
         return count_frame(h, CNT_SETTINGS) ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
     case NGHTTP2_PING:
         return count_frame(h, CNT_PING) ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE;
@@ -387,6 +459,14 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *
     default:
         return 0;
     }
+}
+
+static bool reset_by_us(h2conn_t *h, int32_t id)
+{
+    for (size_t i = 0; i < HY_ARRAY_SIZE(h->rst_sent); i++)
+        if (h->rst_sent[i] == id)
+            return true;
+    return false;
 }
 
 static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void *user)
@@ -400,15 +480,77 @@ static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void 
         h->ext_over = false;
     } else if (hd->type == NGHTTP2_HEADERS) {
         h->continuations = 0;
+        h->block_len = hd->length;
+        if (hd->stream_id & 1) {
+            if (hd->stream_id > h->max_sid) {
+                h->max_sid = hd->stream_id;
+                /* new streams in the bytes of one read, counted here: those nghttp2 refuses too */
+                if (++h->new_in_read > 2 * (uint64_t)h->h2sc->max_concurrent_streams) {
+                    calm_down(h, "client sent too many streams at once%s", "");
+                    return NGHTTP2_ERR_CALLBACK_FAILURE;
+                }
+            } else if (nghttp2_session_find_stream(ng, hd->stream_id) == NULL && !reset_by_us(h, hd->stream_id)) {
+                /* a new stream must use a higher id than all before (RFC 9113 §5.1.1): the stream is closed, or
+                 * was implicitly closed while idle; nghttp2 would ignore the frame, nginx ends the connection */
+                hy_log_conn(HY_LOG_INFO, h->c->id, "client sent HEADERS frame with incorrect identifier %d, the last "
+                            "was %d, client: %s", hd->stream_id, h->max_sid, h->c->peer_text);
+                conn_error(h, NGHTTP2_PROTOCOL_ERROR);
+                return NGHTTP2_ERR_CALLBACK_FAILURE;
+            }
+        }
+    } else if (hd->type == NGHTTP2_CONTINUATION) {
+        h->block_len += hd->length;
+        if (++h->continuations > MAX_CONTINUATIONS) {
+            calm_down(h, "client sent too many CONTINUATION frames (flood)%s", "");
+            return NGHTTP2_ERR_CALLBACK_FAILURE;
+        }
     } else if (hd->type == NGHTTP2_PUSH_PROMISE) {
         /* a client cannot push (RFC 9113 §8.4): a connection error at the frame's header, as nginx answers it,
          * not after a payload that may never come (nghttp2 would wait for it) */
         h->error_logged = true;
         hy_log_conn(HY_LOG_INFO, h->c->id, "client sent PUSH_PROMISE frame, client: %s", h->c->peer_text);
         nghttp2_session_terminate_session(ng, NGHTTP2_PROTOCOL_ERROR);
-    } else if (hd->type == NGHTTP2_CONTINUATION && ++h->continuations > MAX_CONTINUATIONS) {
-        calm_down(h, "client sent too many CONTINUATION frames (flood)%s", "");
-        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    }
+    return 0;
+}
+
+/* The SETTINGS frame supplied for a client that sent none (client_preface) is not acknowledged: the client never
+ * asked, and nginx sends no such ACK. */
+static int before_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
+{
+    (void)ng;
+    h2conn_t *h = user;
+    if (h->drop_settings_ack && frame->hd.type == NGHTTP2_SETTINGS && (frame->hd.flags & NGHTTP2_FLAG_ACK)) {
+        h->drop_settings_ack = false;
+        return NGHTTP2_ERR_CANCEL;
+    }
+    return 0;
+}
+
+/* DATA frames as large as the client's SETTINGS_MAX_FRAME_SIZE allows, up to http2_chunk_size (nghttp2 would stop
+ * at 16384); nghttp2 applies the flow-control windows after. */
+static hy_ng_ssize data_length(nghttp2_session *ng, uint8_t type, int32_t id, int32_t conn_window,
+                               int32_t stream_window, uint32_t max_frame, void *user)
+{
+    (void)type, (void)conn_window, (void)stream_window, (void)user;
+    h2stream_t *st = nghttp2_session_get_stream_user_data(ng, id);
+    size_t n = st && st->chunk_size ? st->chunk_size : 16384;
+    return (hy_ng_ssize)HY_MIN(n, (size_t)max_frame);
+}
+
+/* A frame nghttp2 could not prepare: a response head above MAX_RESPONSE_HEAD. nghttp2 drops it and leaves the
+ * stream open; it is reset instead, so the client does not wait for it. */
+static int on_frame_not_send(nghttp2_session *ng, const nghttp2_frame *frame, int error, void *user)
+{
+    h2conn_t *h = user;
+    if (frame->hd.type != NGHTTP2_HEADERS)
+        return 0;
+    h2stream_t *st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
+    if (st && !st->reset) {
+        hy_req_log(&st->req, HY_LOG_ERR, "could not send the response header (%s)", nghttp2_strerror(error));
+        st->reset = true;
+        nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_INTERNAL_ERROR);
+        hy_h2_schedule_flush(h);
     }
     return 0;
 }
@@ -439,11 +581,13 @@ static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *
                     (int)frame->goaway.opaque_data_len, (const char *)frame->goaway.opaque_data,
                     nghttp2_http2_strerror(frame->goaway.error_code), h->c->peer_text);
     }
+    if (frame->hd.type == NGHTTP2_RST_STREAM)
+        h->rst_sent[h->rst_next++ % HY_ARRAY_SIZE(h->rst_sent)] = frame->hd.stream_id;
     if (frame->hd.type == NGHTTP2_RST_STREAM &&
         (frame->rst_stream.error_code == NGHTTP2_REFUSED_STREAM ||
          frame->rst_stream.error_code == NGHTTP2_PROTOCOL_ERROR)) {
         h2stream_t *st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
-        if (st == NULL && ++h->refused > (uint64_t)h->h2sc->max_concurrent_streams) {
+        if (st == NULL && ++h->refused > HY_MAX((uint64_t)h->h2sc->max_concurrent_streams, REFUSED_MIN)) {
             calm_down(h, "client opened too many concurrent streams%s", "");
             return 0;
         }
@@ -605,6 +749,7 @@ static bool client_preface(h2conn_t *h, hy_buf_t *in, const char *err)
     const unsigned char *p = (const unsigned char *)hy_buf_data(in);
     if (p[3] != NGHTTP2_SETTINGS || (p[4] & NGHTTP2_FLAG_ACK)) {
         static const uint8_t empty_settings[9] = {0, 0, 0, NGHTTP2_SETTINGS, 0, 0, 0, 0, 0};
+        h->drop_settings_ack = true;
         hy_ng_mem_recv(h->ng, empty_settings, sizeof(empty_settings));
     }
     h->preface_done = true;
@@ -639,6 +784,19 @@ static void on_read(hy_sock_t *s, const char *err)
         h->in_recv = false;
         if (h->closed)
             return;
+        if (h->feed_pending) { /* request body bytes this read brought, handed on together */
+            h->feed_pending = false;
+            for (h2stream_t *st = h->streams, *nx; st && !h->closed; st = nx) {
+                nx = st->next;
+                if (st->feed_pending) {
+                    st->feed_pending = false;
+                    if (st->body_reading && !st->body_waiting)
+                        hy_h2_feed_body(st);
+                }
+            }
+            if (h->closed)
+                return;
+        }
         if (n < 0) {
             if (n != NGHTTP2_ERR_CALLBACK_FAILURE || !h->fatal)
                 hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid HTTP/2 data (%s), client: %s",
@@ -663,6 +821,19 @@ static void on_read(hy_sock_t *s, const char *err)
     flush(h);
 }
 
+/* client_body_timeout, as nginx: no 408 goes out, the stream is reset with PROTOCOL_ERROR (the handler sees the
+ * error and the access log its 408); the body bytes held are acknowledged, the connection goes on. */
+static void body_timeout(h2conn_t *h, h2stream_t *st)
+{
+    if (st->rb_len)
+        nghttp2_session_consume(h->ng, st->id, st->rb_len);
+    st->rb_len = 0;
+    st->body_reading = false;
+    st->reset = true;
+    nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_PROTOCOL_ERROR);
+    hy_req__body_error(&st->req, 408);
+}
+
 /* Timers: idle (no stream: keepalive_timeout, GOAWAY then close), send_timeout while output waits for a client
  * that does not read or keeps its window closed. */
 static void on_timer(hy_timer_t *t)
@@ -685,36 +856,54 @@ static void on_timer(hy_timer_t *t)
         conn_close(h);
         return;
     }
-    bool waiting = !hy_outq_empty(&h->c->sock.outq);
-    for (h2stream_t *st = h->streams; st; st = st->next) {
-        if (st->reset)
-            continue;
-        waiting = waiting || st->out.head != NULL || (st->final && !st->eof_sent);
+    uint64_t now = hy_clock_now_ms(), sto = (uint64_t)lc->send_timeout_ms;
+    if (now >= h->send_due) { /* send_timeout: output waited all that time and none of it moved */
+        bool waiting = !hy_outq_empty(&h->c->sock.outq);
+        for (h2stream_t *st = h->streams; st; st = st->next) {
+            if (st->reset)
+                continue;
+            waiting = waiting || st->out.head != NULL || (st->final && !st->eof_sent);
+        }
+        if (waiting && h->c->sock.bytes_out == h->send_mark) {
+            hy_log_conn(HY_LOG_INFO, h->c->id, "client timed out (110: Connection timed out) while sending "
+                        "response to client, client: %s", h->c->peer_text);
+            conn_close(h);
+            return;
+        }
+        h->send_mark = h->c->sock.bytes_out;
+        h->send_due = now + sto;
     }
-    if (waiting && h->c->sock.bytes_out == h->send_mark) {
-        hy_log_conn(HY_LOG_INFO, h->c->id, "client timed out (110: Connection timed out) while sending response to "
-                    "client, client: %s", h->c->peer_text);
-        conn_close(h);
-        return;
-    }
-    /* client_body_timeout: a stream whose handler waits for body bytes that do not come */
-    uint64_t next = (uint64_t)lc->send_timeout_ms, now = hy_clock_now_ms();
+    uint64_t next = h->send_due - now, hto = (uint64_t)h->dsrv->client_header_timeout_ms;
     for (h2stream_t *st = h->streams, *nx; st; st = nx) {
         nx = st->next;
-        if (st->reset || st->final || !st->body_reading || st->body_waiting || st->rb_end)
+        if (st->reset || st->final)
+            continue;
+        if (!st->started) { /* client_header_timeout: the header block is not whole yet */
+            if (now - st->head_start_ms >= hto) {
+                hy_log_conn(HY_LOG_INFO, h->c->id, "client timed out (110: Connection timed out) while reading "
+                            "client request headers, client: %s", h->c->peer_text);
+                st->reset = true; /* as nginx: the stream ends with PROTOCOL_ERROR, the connection goes on */
+                nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_PROTOCOL_ERROR);
+                continue;
+            }
+            next = HY_MIN(next, hto - (now - st->head_start_ms));
+            continue;
+        }
+        /* client_body_timeout: a stream whose handler waits for body bytes that do not come */
+        if (!st->body_reading || st->body_waiting || st->rb_end)
             continue;
         hy_http_loc_conf_t *blc = st->req.loc ? st->req.loc : lc;
         uint64_t limit = (uint64_t)blc->client_body_timeout_ms;
         if (now - st->body_last_ms >= limit) {
             hy_req_log(&st->req, HY_LOG_INFO, "client timed out (110: Connection timed out) while reading client "
                        "request body");
-            hy_h2_body_fail(st, 408);
+            body_timeout(h, st);
             continue;
         }
         next = HY_MIN(next, limit - (now - st->body_last_ms));
     }
-    h->send_mark = h->c->sock.bytes_out;
     hy_timer_link(h->c->sock.loop, &h->timer, next);
+    hy_h2_schedule_flush(h);
 }
 
 static void free_conn(void *arg)
@@ -783,6 +972,9 @@ static void setup_once(void)
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, hy_h2_on_data_chunk);
     nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, on_stream_close);
     nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, on_frame_send);
+    nghttp2_session_callbacks_set_before_frame_send_callback(callbacks, before_frame_send);
+    nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks, on_frame_not_send);
+    hy_ng_set_data_source_read_length_cb(callbacks, data_length);
     nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks, on_begin_frame);
     nghttp2_session_callbacks_set_error_callback2(callbacks, on_error);
     nghttp2_session_callbacks_set_on_extension_chunk_recv_callback(callbacks, on_ext_chunk);
@@ -790,6 +982,9 @@ static void setup_once(void)
     nghttp2_option_new(&options);
     nghttp2_option_set_no_auto_window_update(options, 1);
     nghttp2_option_set_no_closed_streams(options, 1);
+    /* response heads up to 1 MiB, in as many CONTINUATION frames as needed (nghttp2's default stops at 64 KiB;
+     * nginx has no such bound); its frame buffers grow only for a head that needs them */
+    nghttp2_option_set_max_send_header_block_length(options, MAX_RESPONSE_HEAD);
     nghttp2_option_set_no_recv_client_magic(options, 1); /* client_preface() checks it */
     hy_ng_option_set_max_continuations(options, 4 * MAX_CONTINUATIONS); /* ours (logged) decides first */
     nghttp2_option_set_user_recv_extension_type(options, NGHTTP2_PRIORITY_UPDATE); /* unpack_ext reads it */

@@ -22,6 +22,7 @@ typedef nghttp2_data_provider hy_ng_data_provider;
 #define hy_ng_mem_recv nghttp2_session_mem_recv
 #define hy_ng_mem_send nghttp2_session_mem_send
 #define hy_ng_submit_response nghttp2_submit_response
+#define hy_ng_set_data_source_read_length_cb nghttp2_session_callbacks_set_data_source_read_length_callback
 #endif
 
 #endif

@@ -32,6 +32,14 @@ typedef struct h2conn {
     uint32_t continuations;
     size_t header_limit, field_limit;
     bool closed, goaway, fatal, in_recv, magic_done, preface_done, error_logged, lingering;
+    bool settings_acked;    /* the client acknowledged our SETTINGS */
+    bool feed_pending;      /* a stream has body bytes of this read for the core (hy_h2_feed_body) */
+    bool drop_settings_ack; /* the SETTINGS supplied for a client that sent none is not acknowledged */
+    int32_t max_sid;        /* the highest client stream id a HEADERS frame used */
+    int32_t rst_sent[8];    /* the last streams we reset: frames the client had sent on them are ignored */
+    unsigned rst_next;
+    size_t block_len;       /* the header block's bytes so far (HEADERS and CONTINUATION payloads) */
+    uint64_t send_due;      /* when send_timeout next judges whether output moved */
     uint64_t linger_deadline;
     struct {
         int32_t id;
@@ -50,15 +58,16 @@ struct h2stream {
     int32_t id;
     hy_array_t *headers; /* hy_header_t while the header block arrives */
     hy_str_t method, path, authority, scheme;
-    size_t header_bytes;
+    size_t header_bytes, header_fields;
     hy_outq_t out;  /* response body segments not yet framed */
     size_t chunk_size;
     char *rb;       /* request body bytes received, not taken by the core yet (malloc) */
     size_t rb_len, rb_cap;
     int64_t body_total, body_max;
     uint64_t body_last_ms; /* when body bytes last arrived, or the handler asked (client_body_timeout) */
+    uint64_t head_start_ms; /* when the HEADERS frame began (client_header_timeout until the block is whole) */
     bool linked, started, head_sent, final, deferred, want_proceed, reset, eof_sent;
-    bool rb_end, end_delivered, body_reading, body_waiting, too_large;
+    bool rb_end, end_delivered, body_reading, body_waiting, too_large, feed_pending;
     /* RFC 9218 (h2_stream.c, hy_h2_set_priority) */
     hy_h2_prio_t prio;
     hy_str_t prio_field; /* the priority header field(s) while the head arrives */
@@ -84,7 +93,8 @@ void hy_h2_abort(hy_req_t *req);
 void hy_h2_read_body(hy_req_t *req);
 /** The body cannot be read (408, 413): the handler answers; the rest is acknowledged and dropped. */
 void hy_h2_body_fail(h2stream_t *st, int status);
-/** Hand buffered request body bytes to the core until it is all taken or the handler pauses. */
+/** Hand buffered request body bytes to the core until it is all taken or the handler pauses; while nghttp2 reads,
+ * only noted, and done once the read is processed (the DATA frames of one read reach the core as one piece). */
 void hy_h2_feed_body(h2stream_t *st);
 int hy_h2_on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *data, size_t len, void *user);
 /** Set a stream's priority (RFC 9218) for nghttp2's scheduler, which from then on ignores its own reading of the

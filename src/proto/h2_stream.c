@@ -275,6 +275,11 @@ void hy_h2_body_fail(h2stream_t *st, int status)
 /* Hand buffered body bytes to the core until it is all taken or the handler pauses us. */
 void hy_h2_feed_body(h2stream_t *st)
 {
+    if (st->h->in_recv) { /* the DATA of one read go to the core together, once the read is processed (h2.c) */
+        st->feed_pending = true;
+        st->h->feed_pending = true;
+        return;
+    }
     while (st->body_reading && !st->reset && (st->rb_len > 0 || (st->rb_end && !st->end_delivered))) {
         size_t n = st->rb_len;
         size_t took = hy_req__body_in(&st->req, st->rb, n, st->rb_end);

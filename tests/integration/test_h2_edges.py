@@ -48,17 +48,25 @@ def test_request_body_with_trailers(server, be):
         c.close()
 
 
-def test_body_that_stops_coming_is_408(server, be):
-    srv = h2srv(server, 'location / { proxy_pass http://127.0.0.1:%d; client_body_timeout 1s; }' % be.port)
+def test_body_that_stops_coming_resets_the_stream(server, be):
+    # as nginx: no 408 goes out, the stream is reset with PROTOCOL_ERROR, the connection goes on
+    be.handler = lambda r: be.reply(200, b'next')
+    srv = h2srv(server, 'location / { proxy_pass http://127.0.0.1:%d; client_body_timeout 1s; }' % be.port,
+                "log_format st '$request $status'; access_log {tmp}/logs/st.log st;")
     c = H2(srv.port)
     try:
         sid = c.request('/slow', method='POST', body=b'part', end=False, headers=[('content-length', '100')])
-        status, _, _ = c.response(sid, timeout=10)
-        assert status == 408
+        with pytest.raises(ConnectionError, match='stream 1 reset: 1$'):
+            c.response(sid, timeout=10)
         wait_log(srv, r'client timed out \(110: Connection timed out\) while reading client request body')
         assert be.requests == []
+        status, _, body = c.get('/n')
+        assert status == 200 and body == b'next'
     finally:
         c.close()
+    srv.stop()
+    log = open(srv.tmp + '/logs/st.log').read()
+    assert 'POST /slow HTTP/2.0 408' in log, log
 
 
 def test_reset_while_a_proxy_reads_the_body(server, be):

@@ -193,7 +193,7 @@ static const struct bad_case bad[] = {
     {S("GET / HTTP/3.0\r\n\r\n"), 505, "invalid version"},        /* nginx: 505 */
     {S("GET / HTTP/3\r\n\r\n"), 505, "invalid version"},
     {S("GET / HTTP/10.0\r\n\r\n"), 505, "invalid version"},
-    {S("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), 505, "invalid version"},
+    {S("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), 400, "invalid request"}, /* the HTTP/2 preface; nginx: 400 */
     {S("GET / HTTP/0.9\r\n\r\n"), 400, "invalid request"},
     {S("GET / HTTP/01.1\r\n\r\n"), 400, "invalid request"},       /* nginx: 400 */
     {S("GET / HTTP/1.01\r\n\r\n"), 400, "invalid request"},       /* nginx reads it as 1.1; RFC: one DIGIT */
