@@ -355,4 +355,5 @@ const hy_upstream_codec_t hy_upstream_fcgi_codec = {
     .process_body = process_body,
     .reusable = reusable,
     .reinit = reinit,
+    .head_in_records = true,
 };

@@ -910,7 +910,7 @@ static void on_up_read(hy_sock_t *s, const char *err)
     if (s->input.len)
         u->head_seen = true;
     int rc = u->codec->process_head(u, &s->input);
-    if (rc > 0 && u->buffer_size > 0 && (size_t)rc > (size_t)u->buffer_size)
+    if (rc > 0 && u->buffer_size > 0 && (size_t)rc > (size_t)u->buffer_size && !u->codec->head_in_records)
         rc = 0; /* a whole head read at once must still fit in *_buffer_size (nginx reads it into that buffer) */
     if (rc < 0) {
         log_error(u, HY_LOG_ERR, "upstream sent invalid header", 0, "reading response header from upstream");

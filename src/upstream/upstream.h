@@ -51,6 +51,9 @@ typedef struct hy_upstream_codec {
     bool (*reusable)(const hy_ureq_t *u);
     void (*reinit)(hy_ureq_t *u);
     void (*frame_file)(hy_ureq_t *u, hy_outq_t *out, hy_file_t *f, int64_t size);
+    /* process_head's count includes records that are no part of the head (FastCGI's stderr): the engine does not
+     * hold it to *_buffer_size (the codec bounds its head itself) */
+    bool head_in_records;
 } hy_upstream_codec_t;
 
 /* ---- peers and groups (upstream/group.c) */
