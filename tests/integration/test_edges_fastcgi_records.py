@@ -28,6 +28,8 @@ ANSWERS = {
     '/badver': rec(6, HEAD + b'x', version=2) + END,
     '/badtype': rec(11, b'zz') + rec(6, HEAD + b'x') + END,
     '/after': rec(6, HEAD + b'fine') + END + b'garbage after the end',
+    # 9 KB of stderr and the head in one write: more than fastcgi_buffer_size, which bounds the head alone
+    '/bigstderr': rec(7, b'sample stderr text' * 512) + rec(6, HEAD + b'SEE-THIS') + END,
 }
 
 
@@ -109,7 +111,7 @@ def srv(server):
 
 
 @pytest.mark.parametrize('uri,body', [('/pad', b'padded'), ('/split', b'body'), ('/stderr', b'onetwo'),
-                                      ('/after', b'fine')])
+                                      ('/after', b'fine'), ('/bigstderr', b'SEE-THIS')])
 def test_records(srv, uri, body):
     r = srv.get(uri)
     assert r.status == 200 and r.body == body, r

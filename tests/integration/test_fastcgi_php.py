@@ -71,10 +71,6 @@ for ($i = 0; $i < 12; $i++) {
 }
 echo 'REQUEST_URI=', $_SERVER['REQUEST_URI'], "\\n";
 ''',
-    'bigstderr.php': '''<?php
-error_log(str_repeat('e', 9000));
-echo 'after stderr';
-''',
     'redirect.php': '''<?php
 header('Location: /env.php?from=redirect');
 ''',
@@ -270,14 +266,6 @@ def test_app_stderr_is_logged_at_error(srv, prefix):
     assert 'FastCGI sent in stderr' in log
     assert 'hello from php stderr' in log
     assert '[error]' in [l for l in log.splitlines() if 'hello from php stderr' in l][0]
-
-
-def test_large_stderr_before_the_head(srv, prefix):
-    # 9 KB of stderr before the first stdout byte: more than fastcgi_buffer_size (4k/8k), which bounds
-    # the response head, not the records around it (nginx-tests fastcgi.t "large stderr handled")
-    r = srv.get('/bigstderr.php')
-    assert r.status == 200, r
-    assert r.body == b'after stderr'
 
 
 def test_slow_app_is_504(srv):
