@@ -162,3 +162,47 @@ def test_bad_conf_command(prefix, run_cli):
     r = run_cli(['-t', '-c', path])
     assert r.rc == 1
     assert 'SSL_CONF_cmd("NoSuchCommand", "x") failed' in r.err, r.err
+
+
+def session_conf(crt, key, port, cache):
+    return """
+    server {
+        listen 127.0.0.1:%s ssl;
+        ssl_certificate %s;
+        ssl_certificate_key %s;
+        %s
+        ssl_session_tickets off;
+        location / { return 200 "$ssl_session_reused"; }
+    }""" % (port, crt, key, cache)
+
+
+def resumes(port):
+    ctx = client_ctx(maxv=ssl.TLSVersion.TLSv1_2)
+    c = tls_connect(port, sni='localhost', ctx=ctx)
+    sess = c.session
+    c.close()
+    c = tls_connect(port, sni='localhost', ctx=ctx, session=sess)
+    reused = c.session_reused
+    c.close()
+    return reused
+
+
+@pytest.mark.parametrize('cache,resumed', [
+    ('ssl_session_cache off builtin;', True),                 # the words apply in order
+    ('ssl_session_cache builtin none;', False),
+    ('ssl_session_cache shared:S:1m off;', False),            # "off" leaves the zone unused
+    ('ssl_session_cache none;\n        ssl_session_cache builtin;', True),   # a second one goes on from the first
+    ('ssl_session_cache shared:S:1m;\n        ssl_session_cache none;', False),
+    ('ssl_session_cache none;\n        ssl_session_cache shared:S:1m;', False),  # "none" stays
+])
+def test_session_cache_words_in_order(server, prefix, cache, resumed):
+    crt, key = make_cert(prefix.tmp, 'c', 'localhost', kind='ec')
+    s = server('http {%s\n}\n' % session_conf(crt, key, '{port}', cache))
+    assert resumes(s.port) == resumed
+
+
+def test_two_servers_share_one_session_zone(server, prefix):
+    crt, key = make_cert(prefix.tmp, 'c', 'localhost', kind='ec')
+    cache = 'ssl_session_cache shared:S:1m;'
+    s = server('http {%s%s\n}\n' % (session_conf(crt, key, '{port}', cache), session_conf(crt, key, '{port2}', cache)))
+    assert resumes(s.port) and resumes(s.port2)
