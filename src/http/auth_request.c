@@ -95,7 +95,7 @@ static void on_done(hy_req_t *parent, hy_req_t *sr, void *data)
             } else if (s[i].slot == SET_LIMIT_RATE) {
                 int64_t r = hy_limit_rate_parse(v);
                 if (r < 0) {
-                    hy_req_log(parent, HY_LOG_ERR, "invalid size \"%.*s\"", (int)v.len, v.ptr);
+                    hy_req_log(parent, HY_LOG_ERR, "invalid $limit_rate \"%.*s\"", (int)v.len, v.ptr);
                 } else {
                     parent->limit_rate = r;
                     parent->limit_rate_set = true;

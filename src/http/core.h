@@ -156,6 +156,9 @@ hy_str_t hy_http_mime_type(const hy_http_loc_conf_t *lc, const char *path, size_
 hy_mime_map_t *hy_mime_map_create(hy_pool_t *pool);
 /** Add ext → type; false if ext already present (nginx warns "duplicate extension"). */
 bool hy_mime_map_add(hy_mime_map_t *m, hy_str_t ext, hy_str_t type);
+/** Set ext → type; an earlier type of ext is replaced (nginx's types{}: the last one wins) and, then, returned in
+ * *prev with true. */
+bool hy_mime_map_replace(hy_mime_map_t *m, hy_str_t ext, hy_str_t type, hy_str_t *prev);
 bool hy_mime_map_find(const hy_mime_map_t *m, const char *ext, size_t len, hy_str_t *type);
 
 #endif

@@ -500,9 +500,10 @@ static int types_raw(hy_conf_t *cf, void *data)
     for (size_t i = 1; i < n; i++) {
         hy_str_t ext = hy_str_dup(cf->pool, a[i]);
         hy_str_lower(ext.ptr, ext.len);
-        if (!hy_mime_map_add(m, ext, type))
-            hy_conf_warn(cf, "duplicate extension \"%s\", content type: \"%s\", previous content type: \"%s\"",
-                         ext.ptr, type.ptr, type.ptr);
+        hy_str_t prev;
+        if (hy_mime_map_replace(m, ext, type, &prev)) /* the last one wins, as in nginx */
+            hy_conf_warn(cf, "duplicate extension \"%s\", content type: \"%s\", previous content type: \"%.*s\"",
+                         ext.ptr, type.ptr, (int)prev.len, prev.ptr);
     }
     return 0;
 }

@@ -72,7 +72,7 @@ static int set_recv_buffer(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         return -1;
     hy_http2_main_conf_t *m = conf;
     if (m->recv_buffer_size <= 2 * 16) /* nginx: at least twice its state buffer */
-        return hy_conf_error(cf, "value is too small");
+        return hy_conf_error(cf, "\"%s\" directive value is too small", d->name); /* a post handler's text */
     return 0;
 }
 
@@ -82,7 +82,7 @@ static int set_preread(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         return -1;
     hy_http2_srv_conf_t *s = conf;
     if (s->body_preread_size > 2147483647) /* NGX_HTTP_V2_MAX_WINDOW */
-        return hy_conf_error(cf, "value is too large");
+        return hy_conf_error(cf, "the maximum body preread buffer size is %d", 2147483647); /* nginx's words */
     return 0;
 }
 

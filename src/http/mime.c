@@ -51,6 +51,18 @@ bool hy_mime_map_add(hy_mime_map_t *m, hy_str_t ext, hy_str_t type)
     return insert(m, ext, type);
 }
 
+bool hy_mime_map_replace(hy_mime_map_t *m, hy_str_t ext, hy_str_t type, hy_str_t *prev)
+{
+    for (size_t i = hy_hash(ext.ptr, ext.len, true) & (m->cap - 1); m->slots[i].ext.ptr; i = (i + 1) & (m->cap - 1))
+        if (hy_str_caseeq_str(m->slots[i].ext, ext)) {
+            *prev = m->slots[i].type;
+            m->slots[i].type = type;
+            return true;
+        }
+    hy_mime_map_add(m, ext, type);
+    return false;
+}
+
 bool hy_mime_map_find(const hy_mime_map_t *m, const char *ext, size_t len, hy_str_t *type)
 {
     if (m == NULL || m->used == 0)

@@ -167,8 +167,8 @@ void **hy_req_ctx(hy_req_t *req, const hy_module_t *m)
 hy_str_t hy_http_absolute_url(hy_req_t *req, hy_str_t path)
 {
     const hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv->loc;
-    hy_str_t host = req->host;
-    if (lc->server_name_in_redirect || host.len == 0) {
+    hy_str_t host = req->host; /* nginx: the Host, else (HTTP/1.0 without one) the local address */
+    if (lc->server_name_in_redirect) {
         host = HY_STR_NULL;
         if (req->srv->server_names && req->srv->server_names->nelts) {
             hy_server_name_t *sn = req->srv->server_names->elts;

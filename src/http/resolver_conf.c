@@ -77,7 +77,7 @@ int64_t hy_http_resolver_timeout_parse(hy_conf_t *cf)
     hy_str_t *a = hy_conf_args(cf, &n);
     int64_t ms = hy_parse_msec(a[1].ptr, a[1].len);
     if (ms < 0)
-        hy_conf_error(cf, "invalid value \"%s\"", a[1].ptr);
+        hy_conf_error(cf, "\"%s\" directive invalid value", a[0].ptr); /* nginx's msec slot */
     return ms;
 }
 

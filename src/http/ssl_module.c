@@ -1040,7 +1040,7 @@ static void get_ssl_var(hy_req_t *req, hy_var_value_t *v, uintptr_t what)
         const unsigned char *id = sess ? SSL_SESSION_get_id(sess, &n) : NULL;
         buf = hy_palloc(req->pool, (size_t)n * 2 + 1);
         for (unsigned i = 0; i < n; i++)
-            snprintf(buf + i * 2, 3, "%02X", id[i]);
+            snprintf(buf + i * 2, 3, "%02x", id[i]); /* nginx: ngx_hex_dump, lower case */
         len = (size_t)n * 2;
         break;
     }

@@ -361,27 +361,29 @@ static int load_ticket_keys(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c, ticket_key
     return 0;
 }
 
+/* As nginx: the words apply in order and a second ssl_session_cache goes on from the first one; "off", "none" and
+ * "builtin[:N]" replace one another, "shared:NAME:SIZE" adds the zone, which "off" and "none" leave unused. */
 int hy_http_ssl_set_session_cache(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     hy_http_ssl_srv_conf_t *c = conf;
     size_t n;
     hy_str_t *a = hy_conf_args(cf, &n);
-    if (c->cache_mode != HY_UNSET)
-        return hy_conf_error(cf, "\"ssl_session_cache\" directive is duplicate");
-    bool builtin = false, shared = false;
+    int mode = c->cache_mode == HY_SSL_CACHE_BOTH     ? HY_SSL_CACHE_BUILTIN
+               : c->cache_mode == HY_SSL_CACHE_SHARED ? HY_UNSET
+                                                      : c->cache_mode; /* the builtin part so far */
     for (size_t i = 1; i < n; i++) {
         if (hy_str_eq(a[i], "off")) {
-            c->cache_mode = HY_SSL_CACHE_OFF;
+            mode = HY_SSL_CACHE_OFF;
         } else if (hy_str_eq(a[i], "none")) {
-            c->cache_mode = HY_SSL_CACHE_NONE;
+            mode = HY_SSL_CACHE_NONE;
         } else if (hy_str_eq(a[i], "builtin")) {
-            builtin = true;
+            mode = HY_SSL_CACHE_BUILTIN;
         } else if (a[i].len > 8 && memcmp(a[i].ptr, "builtin:", 8) == 0) {
             int64_t v = hy_parse_int(a[i].ptr + 8, a[i].len - 8);
             if (v < 0)
                 return hy_conf_error(cf, "invalid session cache \"%s\"", a[i].ptr);
             c->builtin_size = v;
-            builtin = true;
+            mode = HY_SSL_CACHE_BUILTIN;
         } else if (a[i].len > 7 && memcmp(a[i].ptr, "shared:", 7) == 0) {
             hy_str_t name;
             size_t size;
@@ -396,15 +398,16 @@ int hy_http_ssl_set_session_cache(hy_conf_t *cf, const hy_directive_t *d, void *
                 c->cache_zone->data = sc;
                 c->cache_zone->init = init_zone;
             }
-            shared = true;
         } else {
             return hy_conf_error(cf, "invalid session cache \"%s\"", a[i].ptr);
         }
-        if ((c->cache_mode == HY_SSL_CACHE_OFF || c->cache_mode == HY_SSL_CACHE_NONE) && n > 2)
-            return hy_conf_error(cf, "invalid session cache \"%s\"", a[i].ptr);
     }
-    if (builtin || shared)
-        c->cache_mode = builtin && shared ? HY_SSL_CACHE_BOTH : builtin ? HY_SSL_CACHE_BUILTIN : HY_SSL_CACHE_SHARED;
+    if (mode == HY_UNSET)
+        c->cache_mode = HY_SSL_CACHE_SHARED;
+    else if (mode == HY_SSL_CACHE_BUILTIN && c->cache_zone)
+        c->cache_mode = HY_SSL_CACHE_BOTH;
+    else
+        c->cache_mode = mode;
     return 0;
 }
 
@@ -446,7 +449,8 @@ int hy_http_ssl_session_setup(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
         break;
     }
     }
-    if (c->early_data && c->cache_zone) {
+    bool zone_used = c->cache_zone && (c->cache_mode == HY_SSL_CACHE_SHARED || c->cache_mode == HY_SSL_CACHE_BOTH);
+    if (c->early_data && zone_used) {
         /* 0-RTT with the shared cache: OpenSSL's replay protection lives in each process's internal cache, which
          * a ticket used on another worker would not pass through. Instead TLS 1.3 tickets are references to
          * the zone (stateful: SSL_OP_NO_TICKET), which OpenSSL uses once (its remove callback drops a resumed

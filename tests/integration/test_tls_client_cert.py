@@ -136,7 +136,7 @@ def test_client_cert_pem_forms_and_handshake_lists(server, pki):
     f = body.decode().split('|')
     assert st == 200 and f[0] == 'ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305', f
     assert f[1] == CURVES, f
-    assert f[2] == sess.id.hex().upper() and len(f[2]) == 64, (f, sess.id)
+    assert f[2] == sess.id.hex() and len(f[2]) == 64, (f, sess.id)  # lower case, as nginx
     assert f[3:] == ['', '.'], f
 
 
