@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/sendfile.h>
@@ -472,6 +473,17 @@ static void on_connect_defer(hy_defer_t *d)
         connect_done(s, s->last_errno ? hy_err_connect : NULL);
 }
 
+/* A loopback destination (127.0.0.0/8, ::1): the kernel completes the handshake inside connect(2), which still
+ * says EINPROGRESS. */
+static bool loopback(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+    if (sa->sa_family == AF_INET6)
+        return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+    return false;
+}
+
 int hy_sock_connect(hy_sock_t *s, hy_loop_t *loop, const struct sockaddr *sa, socklen_t len, uint64_t timeout_ms,
                     hy_sock_cb cb)
 {
@@ -506,6 +518,15 @@ int hy_sock_connect_from(hy_sock_t *s, hy_loop_t *loop, const struct sockaddr *s
     do
         r = connect(fd, sa, len);
     while (r != 0 && errno == EINTR);
+    if (r != 0 && errno == EINPROGRESS && loopback(sa)) {
+        /* to a loopback address the connection is usually up already: one poll(2) tells, and saves the
+         * EPOLLOUT registration, its wake-up and SO_ERROR (a refusal or anything unclear goes the usual way) */
+        struct pollfd p = {.fd = fd, .events = POLLOUT};
+        if (poll(&p, 1, 0) == 1 && p.revents == POLLOUT)
+            r = 0;
+        else
+            errno = EINPROGRESS;
+    }
     if (r == 0 || errno != EINPROGRESS) {
         /* done at once (unix sockets, or an immediate refusal): report from the loop, never from here */
         s->last_errno = r == 0 ? 0 : errno;
