@@ -63,13 +63,19 @@ static int plain_flush(hy_sock_t *s)
         if (q->head->kind == HY_SEG_MEM) {
             struct iovec iov[IOV_BATCH];
             int cnt = 0;
-            for (hy_seg_t *g = q->head; g && g->kind == HY_SEG_MEM && cnt < IOV_BATCH && room > 0; g = g->next) {
+            hy_seg_t *g = q->head;
+            bool cut = false; /* limit_rate's cap stops this batch inside the queue */
+            for (; g && g->kind == HY_SEG_MEM && cnt < IOV_BATCH && room > 0; g = g->next) {
                 iov[cnt].iov_base = (void *)g->mem.ptr;
                 iov[cnt].iov_len = HY_MIN(g->mem.len, room);
+                cut = iov[cnt].iov_len < g->mem.len;
                 room -= iov[cnt].iov_len;
                 cnt++;
             }
-            if (s->more_until_close) {
+            /* MSG_MORE only for the queue's last bytes before the close: the kernel holds a partial segment
+             * until more data comes or 200 ms pass, so bytes whose successors wait for limit_rate or for
+             * the upstream would be held back */
+            if (s->more_until_close && g == NULL && !cut) {
                 struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)cnt};
                 n = sendmsg(s->io.fd, &mh, MSG_MORE | MSG_NOSIGNAL);
             } else {
