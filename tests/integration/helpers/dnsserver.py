@@ -50,17 +50,25 @@ def _enc(name):
 
 class DnsServer:
     def __init__(self, port=0):
-        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.udp.bind(('127.0.0.1', port))
-        self.port = self.udp.getsockname()[1]
-        self.tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            self.tcp.bind(('127.0.0.1', self.port))
-            self.tcp.listen(16)
-        except OSError:
-            self.tcp.close()
-            self.tcp = None
+        # UDP and TCP on the same port number: a free UDP port may be taken for TCP (an ephemeral port of some
+        # client connection), so with port 0 pairs are tried until both bind; TCP is left out only for a port
+        # given by the caller that TCP cannot have
+        tries = 100 if port == 0 else 1
+        for attempt in range(tries):
+            self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            self.udp.bind(('127.0.0.1', port))
+            self.port = self.udp.getsockname()[1]
+            self.tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            self.tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                self.tcp.bind(('127.0.0.1', self.port))
+                self.tcp.listen(16)
+                break
+            except OSError:
+                self.tcp.close()
+                self.tcp = None
+                if attempt + 1 < tries:
+                    self.udp.close()
         self.table = {}
         self.drop = set()
         self.delay = 0
