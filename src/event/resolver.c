@@ -209,9 +209,11 @@ static void tcp_close(question_t *q)
     if (t == NULL)
         return;
     q->tcp = NULL;
-    hy_io_close(t->n->rt->loop, &t->io);
+    hy_loop_t *loop = t->n->rt->loop;
+    hy_io_close(loop, &t->io);
     free(t->in);
-    free(t);
+    t->in = NULL;
+    hy_loop_free_later(loop, free, t); /* an event for it may still be in this iteration's batch */
 }
 
 static void node_free(node_t *n)
