@@ -56,6 +56,7 @@ static void test_calloc_realloc(void)
     for (int i = 0; i < 300; i++)
         zero &= z[i] == 0;
     ok(zero);
+    hy_sm_free(z);
     ok(hy_sm_calloc(SIZE_MAX / 2, 4) == NULL); /* the product overflows */
     unsigned char *p = hy_sm_realloc(NULL, 20);
     for (int i = 0; i < 20; i++)
