@@ -59,5 +59,13 @@ uint64_t hy_hash_bytes(const char *p, size_t n);
  * where snprintf's format parsing shows in profiles. */
 size_t hy_fmt_u64(char *out, uint64_t v);
 size_t hy_fmt_hex(char *out, uint64_t v);
+/** The value of one hex digit (0-9, a-f, A-F), or -1 for any other byte. */
+static inline int hy_hex_digit(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c |= 0x20;
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
 
 #endif

@@ -250,10 +250,7 @@ int hy_pp_tlv_get(const uint8_t *tlvs, size_t len, hy_str_t name, hy_str_t *valu
             return -1;
         }
         for (size_t i = 2; i < name.len; i++) {
-            char c = name.ptr[i];
-            int d = c >= '0' && c <= '9'                     ? c - '0'
-                    : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10
-                                                             : -1;
+            int d = hy_hex_digit((unsigned char)name.ptr[i]);
             if (d < 0) {
                 *err = "invalid PROXY protocol TLV";
                 return -1;

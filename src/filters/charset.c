@@ -437,7 +437,7 @@ static int hexbyte(const char *p, size_t n)
     if (n == 0 || n > 2)
         return -1;
     for (size_t i = 0; i < n; i++) {
-        int c = p[i] | 0x20, d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        int d = hy_hex_digit((unsigned char)p[i]);
         if (d < 0)
             return -1;
         v = v * 16 + d;

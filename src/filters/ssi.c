@@ -539,14 +539,6 @@ static void inc_done(hy_splice_part_t *part, hy_req_t *sr, void *data)
     }
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (char)(c | 0x20);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 static int depth(hy_req_t *req)
 {
     int d = 0;
@@ -602,7 +594,7 @@ static int cmd_include(ssi_ctx_t *ctx, const hy_ssi_cmd_t *cmd)
     for (size_t i = 0; i < uri.len; i++) {
         char c = uri.ptr[i];
         int hi, lo;
-        if (c == '%' && i + 2 < uri.len && (hi = hexval(uri.ptr[i + 1])) >= 0 && (lo = hexval(uri.ptr[i + 2])) >= 0) {
+        if (c == '%' && i + 2 < uri.len && (hi = hy_hex_digit(uri.ptr[i + 1])) >= 0 && (lo = hy_hex_digit(uri.ptr[i + 2])) >= 0) {
             c = (char)(hi * 16 + lo);
             i += 2;
         }

@@ -93,14 +93,6 @@ void hy_rewrite_split(hy_pool_t *pool, hy_str_t result, bool has_q, bool add_arg
     *args = a;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (char)(c | 0x20);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 size_t hy_rewrite_unescape_redirect(const char *in, size_t n, char *out)
 {
     char *d = out;
@@ -114,7 +106,7 @@ size_t hy_rewrite_unescape_redirect(const char *in, size_t n, char *out)
             i++;
             continue;
         }
-        int hi = i + 1 < n ? hexval(in[i + 1]) : -2;
+        int hi = i + 1 < n ? hy_hex_digit(in[i + 1]) : -2;
         if (hi == -2)
             return (size_t)(d - out); /* a '%' at the end goes */
         if (hi < 0) { /* "%z": the '%' goes, the character stays */
@@ -122,7 +114,7 @@ size_t hy_rewrite_unescape_redirect(const char *in, size_t n, char *out)
             i += 2;
             continue;
         }
-        int lo = i + 2 < n ? hexval(in[i + 2]) : -2;
+        int lo = i + 2 < n ? hy_hex_digit(in[i + 2]) : -2;
         if (lo == -2)
             return (size_t)(d - out);
         if (lo < 0) { /* "%2z": all three go */

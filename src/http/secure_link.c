@@ -38,14 +38,6 @@ static void md5(const void *a, size_t alen, const void *b, size_t blen, unsigned
     EVP_MD_CTX_free(ctx);
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c |= 0x20;
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 static void not_found(hy_var_value_t *v)
 {
     v->ptr = "", v->len = 0, v->not_found = true;
@@ -74,7 +66,7 @@ static void old_variable(hy_req_t *req, const sl_loc_t *c, hy_var_value_t *v)
     unsigned char h[16];
     md5(p, len, c->secret.ptr, c->secret.len, h);
     for (int i = 0; i < 16; i++) {
-        int hi = hexval(start[2 * i]), lo = hexval(start[2 * i + 1]);
+        int hi = hy_hex_digit(start[2 * i]), lo = hy_hex_digit(start[2 * i + 1]);
         if (hi < 0 || lo < 0 || (unsigned char)(hi << 4 | lo) != h[i])
             return not_found(v);
     }

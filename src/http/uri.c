@@ -7,16 +7,6 @@
 
 #include "uri.h"
 
-static inline int hex_value(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c |= 0x20;
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
 /* RFC 3986 §3.2.2 IPvFuture inside the brackets: "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ) */
 static bool ipvfuture(const char *p, size_t n)
 {
@@ -225,7 +215,7 @@ int hy_http_parse_target(hy_str_t method, hy_str_t target, bool merge_slashes, c
         }
         if (pe - q < 3)
             return -1;
-        int hi = hex_value((unsigned char)q[1]), lo = hex_value((unsigned char)q[2]);
+        int hi = hy_hex_digit((unsigned char)q[1]), lo = hy_hex_digit((unsigned char)q[2]);
         if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
             return -1;
         out[w++] = (char)(hi << 4 | lo);

@@ -40,16 +40,6 @@ static inline bool is_value_char(unsigned char c)
     return value_map[c] != 0;
 }
 
-static inline int hex_value(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c |= 0x20;
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
 static bool ascii_caseeq(const char *p, size_t n, const char *lit)
 {
     size_t ln = strlen(lit);
@@ -439,7 +429,7 @@ ssize_t hy_h1_decode_chunked(hy_h1_chunked_t *d, char *buf, size_t *len)
         switch (st) {
         case CH_SIZE0:
         case CH_SIZE: {
-            int v = hex_value(c);
+            int v = hy_hex_digit(c);
             if (v >= 0) {
                 if (d->remaining > (HY_H1_CHUNK_MAX_SIZE - (uint64_t)v) / 16)
                     return -1;

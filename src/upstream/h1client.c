@@ -198,14 +198,6 @@ static int process_head(hy_ureq_t *u, hy_buf_t *in)
 
 /* ---------------------------------------------------------------- response body */
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (char)(c | 0x20);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 static void trailer_byte(hy_ureq_t *u, h1c_t *s, char c)
 {
     if (s->tr == NULL)
@@ -241,7 +233,7 @@ static int dechunk(hy_ureq_t *u, h1c_t *s, hy_buf_t *in, hy_outq_t *out, bool *d
         char c = *p;
         switch (s->ch_state) {
         case CH_SIZE: {
-            int h = hexval(c);
+            int h = hy_hex_digit(c);
             if (h >= 0) {
                 if (++s->ch_digits > 15)
                     return -1;

@@ -496,8 +496,8 @@ static size_t dechunk(char *p, size_t n)
     size_t in = 0, out = 0;
     while (in < n) {
         size_t size = 0, k = in;
-        while (k < n && ((p[k] >= '0' && p[k] <= '9') || ((p[k] | 0x20) >= 'a' && (p[k] | 0x20) <= 'f'))) {
-            size = size * 16 + (size_t)(p[k] <= '9' ? p[k] - '0' : (p[k] | 0x20) - 'a' + 10);
+        for (int d; k < n && (d = hy_hex_digit((unsigned char)p[k])) >= 0;) {
+            size = size * 16 + (size_t)d;
             if (size > n)
                 return out;
             k++;

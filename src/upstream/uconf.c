@@ -424,14 +424,6 @@ void hy_uconf_accel_field(hy_ureq_t *u, const hy_uconf_t *c, hy_str_t nm, hy_str
     }
 }
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c = (char)(c | 0x20);
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* nginx's ngx_http_parse_unsafe_uri for an X-Accel-Redirect target: the args split off at '?', the path
  * percent-decoded when it has escapes; refused (false) when empty, holding a NUL, or with a ".." segment. */
 static bool safe_target(hy_req_t *req, hy_str_t *path, hy_str_t *args)
@@ -441,8 +433,8 @@ static bool safe_target(hy_req_t *req, hy_str_t *path, hy_str_t *args)
         char *d = hy_palloc(req->pool, path->len + 1), *o = d;
         for (size_t i = 0; i < path->len; i++) {
             int hi, lo;
-            if (path->ptr[i] == '%' && i + 2 < path->len && (hi = hex_digit(path->ptr[i + 1])) >= 0 &&
-                (lo = hex_digit(path->ptr[i + 2])) >= 0) {
+            if (path->ptr[i] == '%' && i + 2 < path->len && (hi = hy_hex_digit(path->ptr[i + 1])) >= 0 &&
+                (lo = hy_hex_digit(path->ptr[i + 2])) >= 0) {
                 *o++ = (char)(hi * 16 + lo);
                 i += 2;
             } else {
