@@ -564,8 +564,10 @@ void hy_req_special_response(hy_req_t *req, int status)
 
 void hy_req_error(hy_req_t *req, int status)
 {
-    if (status == 444) { /* nginx: close the connection without a response */
-        req->status = 444;
+    if (status == 444 || status == 408 || status == 499) {
+        /* nginx: close the connection without a response (ngx_http_finalize_request terminates a request that
+         * ends with 408 or 499 too: `return 408;` answers nothing, error_page is not consulted; 408/499 logged) */
+        req->status = status;
         req->keepalive = false;
         hy_req_ops(req)->abort(req);
         return;

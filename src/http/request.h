@@ -184,7 +184,7 @@ void hy_req_filter_hold(hy_req_t *req, hy_req_proceed_cb proceed);
  * connection closed); final: the response ends (proceed NULL). */
 void hy_req_filter_send(hy_req_t *req, const hy_module_t *m, bool is_final, hy_req_proceed_cb proceed);
 /** Finish with an error page for `status` (nginx-like HTML body, keep-alive rules as nginx). error_page
- * redirects apply first; 444 closes the connection without a response. */
+ * redirects apply first; 444, 408 and 499 close the connection without a response (as nginx's finalize does). */
 void hy_req_error(hy_req_t *req, int status);
 /** The built-in response for `status` (no error_page lookup): hayate's HTML page for 3xx-5xx. */
 void hy_req_special_response(hy_req_t *req, int status);
