@@ -424,7 +424,7 @@ static int run_ops(hy_req_t *req, const rw_conf_t *rc, bool *changed)
             } else if (op->var == SET_LIMIT_RATE) {
                 int64_t r = hy_limit_rate_parse(v);
                 if (r < 0) {
-                    hy_req_log(req, HY_LOG_ERR, "invalid size \"%.*s\"", (int)v.len, v.ptr);
+                    hy_req_log(req, HY_LOG_ERR, "invalid $limit_rate \"%.*s\"", (int)v.len, v.ptr);
                 } else {
                     req->limit_rate = r;
                     req->limit_rate_set = true;

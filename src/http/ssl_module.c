@@ -159,7 +159,7 @@ static int set_password_file(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return c->passwords ? 0 : -1;
 }
 
-int hy_http_ssl_parse_protocols(hy_conf_t *cf, const hy_str_t *a, size_t n)
+int hy_http_ssl_parse_protocols(hy_conf_t *cf, const hy_str_t *a, size_t n, int prev)
 {
     static const hy_enum_t names[] = {{"SSLv2", PROTO_SSLv2},
                                       {"SSLv3", PROTO_SSLv3},
@@ -168,26 +168,27 @@ int hy_http_ssl_parse_protocols(hy_conf_t *cf, const hy_str_t *a, size_t n)
                                       {"TLSv1.2", PROTO_TLSv1_2},
                                       {"TLSv1.3", PROTO_TLSv1_3},
                                       {NULL, 0}};
-    int bits = 0;
+    int bits = prev == HY_UNSET ? 0 : prev;
     for (size_t i = 1; i < n; i++) {
         const hy_enum_t *e = names;
-        while (e->name && !hy_str_eq(a[i], e->name))
+        while (e->name && !hy_str_caseeq(a[i], e->name))
             e++;
         if (e->name == NULL)
             return hy_conf_error(cf, "invalid value \"%s\"", a[i].ptr);
+        if (bits & e->value)
+            hy_conf_warn(cf, "duplicate value \"%s\"", a[i].ptr);
         bits |= e->value;
     }
     return bits;
 }
 
+/* nginx's bitmask slot: a repeated directive adds its protocols to those already named */
 static int set_protocols(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     hy_http_ssl_srv_conf_t *c = conf;
     size_t n;
     hy_str_t *a = hy_conf_args(cf, &n);
-    if (c->protocols != HY_UNSET)
-        return hy_conf_error(cf, "\"ssl_protocols\" directive is duplicate");
-    c->protocols = hy_http_ssl_parse_protocols(cf, a, n);
+    c->protocols = hy_http_ssl_parse_protocols(cf, a, n, c->protocols);
     return c->protocols < 0 ? -1 : 0;
 }
 

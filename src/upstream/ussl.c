@@ -89,9 +89,7 @@ int hy_ussl_set_protocols(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     int *slot = (int *)((char *)conf + d->offset);
     size_t n;
     hy_str_t *a = hy_conf_args(cf, &n);
-    if (*slot != HY_UNSET)
-        return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
-    *slot = hy_http_ssl_parse_protocols(cf, a, n);
+    *slot = hy_http_ssl_parse_protocols(cf, a, n, *slot); /* repeated: the protocols add up, as in nginx */
     return *slot < 0 ? -1 : 0;
 }
 

@@ -318,3 +318,16 @@ http {
     took = time.monotonic() - t0
     assert st == 200 and len(body) == 65536
     assert took > 2.0, took  # the TLS records are cut at the rate's cap too
+
+
+def test_set_limit_rate_invalid_is_logged_and_ignored(server):
+    # nginx: the request goes on unpaced, with `invalid $limit_rate "abc"` at [error]
+    srv = server(http('''
+    server {
+        listen 127.0.0.1:{port};
+        location /bad { set $limit_rate abc; return 200 "ok"; }
+    }'''), full=True)
+    r = srv.get('/bad')
+    assert r.status == 200 and r.body == b'ok'
+    wait_for(lambda: 'invalid $limit_rate "abc"' in srv.error_log(), what='the error line')
+    assert re.search(r'\[error\].*invalid \$limit_rate "abc"', srv.error_log())

@@ -78,3 +78,19 @@ def test_with_text_or_by_error_page_it_answers(server):
     data, _ = exchange(srv.port, '/to408')
     assert data.startswith(b'HTTP/1.1 408 ')
     assert log_lines(srv, 2)[-2:] == ['GET /408text HTTP/1.1 408 4', 'GET /to408 HTTP/1.1 408 1']
+
+
+def test_body_timeout_closes_without_response(server):
+    # the same finalize path: a body that stops coming (client_body_timeout) ends the request with 408, unanswered
+    srv = server(CONF.replace('location = /x', 'client_body_timeout 1s;\n        location /up { proxy_pass http://127.0.0.1:1; }\n        location = /x'))
+    s = socket.create_connection(('127.0.0.1', srv.port), timeout=10)
+    s.sendall(b'POST /up HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nabc')
+    data = b''
+    while True:
+        chunk = s.recv(65536)  # a timeout here (nothing, but not closed) fails the test
+        if not chunk:
+            break
+        data += chunk
+    s.close()
+    assert data == b''
+    assert log_lines(srv, 1)[-1] == 'POST /up HTTP/1.1 408 0'
