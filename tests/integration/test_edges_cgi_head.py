@@ -5,11 +5,11 @@ that follow, a response with no body (204, HEAD), a head larger than scgi_buffer
 the head is complete. The peer is a small raw SCGI responder in this file; its answer is chosen by the
 request's URI. They run against Debian's nginx too."""
 import socket
-import threading
 
 import pytest
 
 from conftest import simple
+from helpers.rawpeer import RawPeer
 
 ANSWERS = {
     '/status': b'Status: 404 Not Here\r\nContent-Type: text/plain\r\n\r\nnope',
@@ -31,23 +31,10 @@ ANSWERS = {
 }
 
 
-class ScgiPeer:
+class ScgiPeer(RawPeer):
     def __init__(self):
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(('127.0.0.1', 0))
-        self.sock.listen(64)
-        self.port = self.sock.getsockname()[1]
         self.methods = []
-        threading.Thread(target=self.accept, daemon=True).start()
-
-    def accept(self):
-        while True:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self.serve, args=(c,), daemon=True).start()
+        super().__init__(64)
 
     def serve(self, c):
         try:
@@ -81,9 +68,6 @@ class ScgiPeer:
             pass
         finally:
             c.close()
-
-    def stop(self):
-        self.sock.close()
 
 
 @pytest.fixture

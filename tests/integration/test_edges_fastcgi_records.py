@@ -3,13 +3,12 @@ STDOUT records, STDERR before and inside the body (logged without its trailing l
 makes it a 502), END_REQUEST before a complete head, an unsupported version or record type (502), bytes after
 END_REQUEST, a parameter value longer than 127 bytes (a four-byte length) arriving whole. The peer is a raw FastCGI
 responder in this file whose records are chosen by DOCUMENT_URI; they run against Debian's nginx too."""
-import socket
 import struct
-import threading
 
 import pytest
 
 from conftest import simple
+from helpers.rawpeer import RawPeer, fcgi_params
 
 
 def rec(t, content, pad=0, version=1):
@@ -33,40 +32,9 @@ ANSWERS = {
 }
 
 
-class FcgiPeer:
+class FcgiPeer(RawPeer):
     def __init__(self):
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(('127.0.0.1', 0))
-        self.sock.listen(16)
-        self.port = self.sock.getsockname()[1]
-        threading.Thread(target=self.loop, daemon=True).start()
-
-    def loop(self):
-        while True:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self.serve, args=(c,), daemon=True).start()
-
-    @staticmethod
-    def params(data):
-        env, i = {}, 0
-
-        def ln():
-            nonlocal i
-            if data[i] < 128:
-                i += 1
-                return data[i - 1]
-            v = struct.unpack('>I', data[i:i + 4])[0] & 0x7fffffff
-            i += 4
-            return v
-        while i < len(data):
-            n, v = ln(), ln()
-            env[data[i:i + n].decode()] = data[i + n:i + n + v].decode()
-            i += n + v
-        return env
+        super().__init__(16)
 
     def serve(self, c):
         f = c.makefile('rb')
@@ -82,7 +50,7 @@ class FcgiPeer:
                     pdata += body
                 if t == 5 and n == 0:
                     break
-            env = self.params(pdata)
+            env = fcgi_params(pdata)
             uri = env.get('DOCUMENT_URI', '')
             if uri == '/long':
                 out = HEAD + ('%d' % len(env.get('QUERY_STRING', ''))).encode()
@@ -94,9 +62,6 @@ class FcgiPeer:
         finally:
             f.close()
             c.close()
-
-    def stop(self):
-        self.sock.close()
 
 
 @pytest.fixture

@@ -2,35 +2,22 @@
 tunnel ends after proxy_read_timeout, data the backend sends right after the 101 head and data the client
 sends before reading it both pass. The backend is a small raw upgrade peer in this file; they run against
 Debian's nginx too."""
-import socket
 import threading
 
 import pytest
 
 from conftest import simple
+from helpers.rawpeer import RawPeer
 
 
-class UpgradePeer:
+class UpgradePeer(RawPeer):
     """Answers 101, then per connection: mode 'close' sends "bye" and closes; 'echo' echoes upper-cased;
     'silent' reads and says nothing."""
 
     def __init__(self, mode):
         self.mode = mode
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(('127.0.0.1', 0))
-        self.sock.listen(16)
-        self.port = self.sock.getsockname()[1]
         self.closed = threading.Event()
-        threading.Thread(target=self.loop, daemon=True).start()
-
-    def loop(self):
-        while True:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self.serve, args=(c,), daemon=True).start()
+        super().__init__(16)
 
     def serve(self, c):
         try:
@@ -55,9 +42,6 @@ class UpgradePeer:
         finally:
             c.close()
             self.closed.set()
-
-    def stop(self):
-        self.sock.close()
 
 
 def open_tunnel(server, peer, extra=''):

@@ -1,0 +1,54 @@
+"""A bare threaded TCP peer for tests that speak a protocol by hand (SCGI, FastCGI records, an Upgrade tunnel):
+it listens on 127.0.0.1 at a free port and hands each accepted connection to `serve(conn)` on its own thread.
+
+    class Peer(RawPeer):
+        def serve(self, c): ...      # read and answer; close c when done
+    p = Peer(); ... p.port ...; p.stop()
+
+Also fcgi_params(data): a FastCGI PARAMS stream (name-value pairs, RFC-less "FastCGI 1.0" lengths of 1 or 4 bytes)
+decoded into a dict of str."""
+import socket
+import struct
+import threading
+
+
+class RawPeer:
+    def __init__(self, backlog=16):
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(('127.0.0.1', 0))
+        self.sock.listen(backlog)
+        self.port = self.sock.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.serve, args=(c,), daemon=True).start()
+
+    def serve(self, c):
+        raise NotImplementedError
+
+    def stop(self):
+        self.sock.close()
+
+
+def fcgi_params(data):
+    env, i = {}, 0
+
+    def ln():
+        nonlocal i
+        if data[i] < 128:
+            i += 1
+            return data[i - 1]
+        v = struct.unpack('>I', data[i:i + 4])[0] & 0x7fffffff
+        i += 4
+        return v
+    while i < len(data):
+        n, v = ln(), ln()
+        env[data[i:i + n].decode()] = data[i + n:i + n + v].decode()
+        i += n + v
+    return env
