@@ -9,23 +9,8 @@ import subprocess
 
 import pytest
 
-from conftest import IS_NGINX, SANITIZER_RE
-from helpers.process import master_conf, one_server, children, alive, wait_until, quick_get, kill_quietly
-
-
-def read_pid(path):
-    try:
-        with open(path) as f:
-            return int(f.read().strip() or 0)
-    except (FileNotFoundError, ValueError):
-        return 0
-
-
-def serving(port):
-    try:
-        return quick_get(port, '/a.txt')[0] == 200
-    except OSError:
-        return False
+from helpers.process import master_conf, one_server, children, alive, wait_until, kill_quietly
+from helpers.daemon import read_pid, serving, start_daemon, usr2, stop_daemons
 
 
 # ---------------------------------------------------------------- working_directory
@@ -48,64 +33,18 @@ def test_working_directory_missing_is_fatal_for_the_worker(server):
 
 # ---------------------------------------------------------------- a new binary that dies
 
-def daemon_conf(prefix, single):
-    return prefix.render('''daemon on;
-master_process %s;
-worker_processes 1;
-user root;
-error_log {tmp}/logs/error.log info;
-pid {tmp}/logs/hy.pid;
-events { worker_connections 1024; }
-http {
-    include mime.types;
-    access_log off;
-    server {
-        listen 127.0.0.1:{port};
-        root {html};
-    }
-}
-''' % ('off' if single else 'on'))
-
-
 @pytest.fixture
 def daemon(hy_bin, prefix, request):
     """A daemonized hayate (master_process on, or off with param True); yields (prefix, pid, seen pids)."""
-    single = getattr(request, 'param', False)
-    prefix.write('html/a.txt', 'hello\n')
-    path = prefix.write('conf/test.conf', daemon_conf(prefix, single))
-    pidfile = prefix.path('logs/hy.pid')
-    res = subprocess.run([hy_bin, '-p', prefix.tmp + '/', '-c', path], stdin=subprocess.DEVNULL,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=10, cwd=prefix.tmp)
-    assert res.returncode == 0, res
-    assert wait_until(lambda: read_pid(pidfile), 5), 'no pid file'
-    pid = read_pid(pidfile)
-    assert wait_until(lambda: serving(prefix.port), 5)
+    pid = start_daemon(hy_bin, prefix, single=getattr(request, 'param', False), workers=1)
     seen = {pid}
     state = {'ignore': None}
     yield prefix, pid, seen, state
-    for p in list(seen):
-        kill_quietly(p, signal.SIGQUIT)
-    ok = wait_until(lambda: not any(alive(p) for p in seen), 5)
-    for p in list(seen):
-        for k in children(p):
-            kill_quietly(k)
-        kill_quietly(p)
-    assert ok, 'processes did not exit on QUIT'
-    log = prefix.error_log()
-    bad = [l for l in log.splitlines() if ('[alert]' in l or '[crit]' in l or '[emerg]' in l)
-           and not (state['ignore'] and re.search(state['ignore'], l))]
-    assert not bad, '\n'.join(bad)
-    assert not SANITIZER_RE.search(log)
+    stop_daemons(prefix, seen, state['ignore'])
 
 
 def start_new_binary(prefix, old, seen):
-    pidfile = prefix.path('logs/hy.pid')
-    os.kill(old, signal.SIGUSR2)
-    assert wait_until(lambda: read_pid(pidfile + '.oldbin') == old and read_pid(pidfile) not in (0, old), 5), \
-        (os.listdir(prefix.path('logs')), prefix.error_log())
-    new = read_pid(pidfile)
-    seen.add(new)
-    assert new in children(old)
+    new = usr2(prefix, old, seen)
     assert wait_until(lambda: serving(prefix.port), 5)
     return new
 

@@ -12,60 +12,11 @@ import threading
 
 import pytest
 
-from conftest import HY_BIN, IS_NGINX, SANITIZER_RE, simple
+from conftest import HY_BIN, IS_NGINX, simple
 from helpers.process import children, alive, wait_until, quick_get, kill_quietly
+from helpers.daemon import daemon_conf, read_pid, masters_under, start_daemon, usr2, stop_daemons
 
 AB = shutil.which('ab')
-
-
-def conf(prefix, single=False):
-    return prefix.render('''daemon on;
-master_process %s;
-worker_processes 2;
-user root;
-error_log {tmp}/logs/error.log info;
-pid {tmp}/logs/hy.pid;
-events { worker_connections 1024; }
-http {
-    include mime.types;
-    access_log off;
-    server {
-        listen 127.0.0.1:{port};
-        root {html};
-    }
-}
-''' % ('off' if single else 'on'))
-
-
-def masters_under(tmp):
-    """Pids of every master process whose command line names this test's prefix."""
-    found = []
-    for d in os.listdir('/proc'):
-        if not d.isdigit():
-            continue
-        try:
-            with open('/proc/%s/cmdline' % d, 'rb') as f:
-                cmd = f.read().decode(errors='replace')
-        except OSError:
-            continue
-        if 'master process' in cmd and tmp + '/' in cmd:
-            found.append(int(d))
-    return found
-
-
-def serving(port):
-    try:
-        return quick_get(port, '/a.txt')[0] == 200
-    except OSError:
-        return False
-
-
-def read_pid(path):
-    try:
-        with open(path) as f:
-            return int(f.read().strip() or 0)
-    except (FileNotFoundError, ValueError):
-        return 0
 
 
 class Load:
@@ -116,45 +67,15 @@ class Load:
 @pytest.fixture
 def daemon(hy_bin, prefix, request):
     """Starts a daemonized master; yields (prefix, old master pid); kills whatever is left at the end."""
-    single = getattr(request, 'param', False)
-    prefix.write('html/a.txt', 'hello\n')
-    path = prefix.write('conf/test.conf', conf(prefix, single))
-    pidfile = prefix.path('logs/hy.pid')
-    res = subprocess.run([hy_bin, '-p', prefix.tmp + '/', '-c', path], stdin=subprocess.DEVNULL,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=10, cwd=prefix.tmp)
-    assert res.returncode == 0, res
-    assert wait_until(lambda: read_pid(pidfile), 5), 'no pid file'
-    master = read_pid(pidfile)
-    if single:
-        assert wait_until(lambda: serving(prefix.port), 5)
-    else:
-        assert wait_until(lambda: len(children(master)) == 2, 5), children(master)
+    master = start_daemon(hy_bin, prefix, single=getattr(request, 'param', False))
     seen = {master}
     yield prefix, master, seen
-    seen.update(masters_under(prefix.tmp))  # also one a broken upgrade left behind, daemonized
-    for pid in list(seen):
-        kill_quietly(pid, signal.SIGQUIT)
-    ok = wait_until(lambda: not any(alive(p) for p in seen), 5)
-    for pid in list(seen):
-        for k in children(pid):
-            kill_quietly(k)
-        kill_quietly(pid)
-    assert ok, 'masters did not exit on QUIT'
-    log = prefix.error_log()
-    bad = [l for l in log.splitlines() if '[alert]' in l or '[crit]' in l or '[emerg]' in l]
-    assert not bad, '\n'.join(bad)
-    assert not SANITIZER_RE.search(log)
+    stop_daemons(prefix, seen)
 
 
 def upgrade(prefix, old, seen):
     """USR2 on `old`: returns the new master's pid once it serves with its workers."""
-    pidfile = prefix.path('logs/hy.pid')
-    os.kill(old, signal.SIGUSR2)
-    assert wait_until(lambda: read_pid(pidfile + '.oldbin') == old and read_pid(pidfile) not in (0, old), 5), \
-        (os.listdir(prefix.path('logs')), prefix.error_log())
-    new = read_pid(pidfile)
-    seen.add(new)
-    assert new in children(old), (new, children(old))  # nginx's model: the new master is the old one's child
+    new = usr2(prefix, old, seen)
     if not IS_NGINX:  # two workers: one SO_REUSEPORT socket each, all of them taken over
         assert wait_until(lambda: re.search(r'\[notice\] %d#\d+: using 2 inherited listening sockets' % new,
                                             prefix.error_log()), 5), prefix.error_log()
@@ -324,7 +245,7 @@ def test_upgrade_inherits_ipv6_and_unix_sockets_and_closes_what_the_new_config_d
     configuration (edited before USR2) no longer names is closed by the new master."""
     prefix.write('html/a.txt', 'hello\n')
     sock = prefix.path('logs/hy.sock')
-    text = conf(prefix).replace('listen 127.0.0.1:{port};'.replace('{port}', str(prefix.port)),
+    text = daemon_conf(prefix).replace('listen 127.0.0.1:{port};'.replace('{port}', str(prefix.port)),
                                 'listen 127.0.0.1:%d; listen [::1]:%d; listen [::1]:%d; listen unix:%s;'
                                 % (prefix.port, prefix.port, prefix.port2, sock))
     old = start_master(hy_bin, prefix, text)
@@ -372,7 +293,7 @@ def test_upgrade_with_the_binary_gone_keeps_the_old_master(hy_bin, prefix):
     os.makedirs(prefix.path('bin'), exist_ok=True)
     binary = prefix.path('bin/hayate')
     shutil.copy2(hy_bin, binary)
-    old = start_master(binary, prefix, conf(prefix))
+    old = start_master(binary, prefix, daemon_conf(prefix))
     try:
         os.unlink(binary)
         pidfile = prefix.path('logs/hy.pid')
