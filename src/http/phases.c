@@ -580,8 +580,9 @@ void hy_req_named_redirect(hy_req_t *req, hy_str_t name)
         hy_req_error(req, 500);
         return;
     }
-    if (--req->uri_changes <= 0) {
-        log_cycle(req, "while redirect to named location");
+    if (--req->uri_changes <= 0) { /* nginx names the location here, not the URI */
+        hy_req_log(req, HY_LOG_ERR, "rewrite or internal redirection cycle while redirect to named location \"%.*s\"",
+                   (int)name.len, name.ptr);
         req->uri_changes = 0;
         hy_req_error(req, 500);
         return;

@@ -517,7 +517,8 @@ void hy_req_special_response(hy_req_t *req, int status)
     int code = status; /* the page's own code: nginx answers 494..497 with "400 Bad Request" */
     if (status >= 494 && status <= 497) {
         status = 400;
-        req->keepalive = false;
+        if (code != 494) /* nginx keeps the connection after "Request Header Too Large" */
+            req->keepalive = false;
     }
     req->status = status;
     req->err_status = 0;
@@ -572,7 +573,7 @@ void hy_req_error(hy_req_t *req, int status)
         hy_req_ops(req)->abort(req);
         return;
     }
-    if (status >= 494 && status <= 497)
+    if (status >= 495 && status <= 497)
         req->keepalive = false; /* nginx: before error_page, so a redirect for 497 closes too */
     hy_http_main_conf_t *m = hy_http_main(req->conn->cycle);
     if (status >= 300 && status != 304 && m && m->error_page && m->error_page(req, status))

@@ -329,6 +329,7 @@ hy_req_t *hy_subrequest(hy_req_t *parent, hy_str_t uri, hy_str_t args, unsigned 
             return NULL;
         }
         sr->content_length = parent->content_length >= 0 ? (int64_t)s->pub.body.len : -1;
+        sr->body_follows = parent->body_follows; /* HTTP/2 without content-length: the body is still there */
     }
     if (!background) {
         s->pub.parent = parent;

@@ -963,8 +963,7 @@ static void on_read(hy_sock_t *s, const char *err)
         }
         if (h->body_reading) {
             if (err && err != hy_err_buf_full) {
-                hy_log_conn(HY_LOG_INFO, h->c->id, "client prematurely closed connection while reading client "
-                            "request body, client: %s", h->c->peer_text);
+                hy_req_log(h->req, HY_LOG_INFO, "client prematurely closed connection"); /* nginx's words */
                 body_fail(h, 400);
                 return;
             }

@@ -252,9 +252,10 @@ static int on_ext_chunk(nghttp2_session *ng, const nghttp2_frame_hd *hd, const u
 {
     (void)ng, (void)hd;
     h2conn_t *h = user;
-    if (h->ext_over || h->ext_len + len > sizeof(h->ext)) {
+    /* a value above the kept size is ignored, but the stream id in front of it is still read and checked */
+    if (h->ext_len + len > sizeof(h->ext)) {
         h->ext_over = true;
-        return 0;
+        len = sizeof(h->ext) - h->ext_len;
     }
     memcpy(h->ext + h->ext_len, data, len);
     h->ext_len += len;
