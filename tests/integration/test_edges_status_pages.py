@@ -3,9 +3,9 @@ page titled "CODE REASON" with the status line's reason, keep-alive dropped afte
 for HEAD, and 495..497 answered as "400" on a closed connection."""
 import pytest
 
-# `return 408` and `return 499` close without answering (test_return_closing_codes.py); nginx keeps the connection after `return 505` and
-# `return 494` where hayate closes (hayate answers these codes itself only for requests it could not read):
-# left out here
+# `return 408` and `return 499` close without answering (test_return_closing_codes.py); nginx keeps the
+# connection after `return 505` where hayate closes (hayate answers 505 itself only for requests it could not
+# read): left out here
 CODES = [400, 401, 402, 403, 404, 405, 406, 409, 410, 411, 412, 413, 414, 415, 416, 421, 429,
          500, 501, 502, 503, 504, 507]
 CLOSES = {400, 413, 414, 500, 501}
