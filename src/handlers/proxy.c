@@ -111,6 +111,19 @@ static void build_headers(hy_req_t *req, const proxy_loc_t *pl, hy_ureq_t *u)
     u->nheaders = n;
 }
 
+/* The upstream engine calls this once the client's body is read (nginx creates the request then): the fields
+ * and proxy_set_body may use $request_body and $request_body_file. */
+static int prepare(hy_ureq_t *u)
+{
+    const proxy_loc_t *pl = u->data;
+    if (pl->set_body != NULL) {
+        hy_vars_eval(u->req, pl->set_body, &u->set_body);
+        u->body_length = (int64_t)u->set_body.len;
+    }
+    build_headers(u->req, pl, u);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- response head */
 
 static bool hidden(const proxy_loc_t *pl, hy_str_t name)
@@ -232,8 +245,8 @@ static int proxy_handler(hy_req_t *req)
         hy_vars_eval(req, pl->method, &u->method);
     u->uri = request_uri(req, pl, uri_part, has_uri);
     if (pl->set_body != NULL)
-        hy_vars_eval(req, pl->set_body, &u->set_body);
-    build_headers(req, pl, u);
+        u->set_body = HY_STR(""); /* evaluated by prepare(), when $request_body is known */
+    u->prepare = prepare;
     return hy_upstream_start(u);
 }
 

@@ -432,6 +432,14 @@ static void on_resolved(void *data, const hy_resolve_result_t *res)
 /* The first try: after resolving the host when the group is not known yet. */
 static void first_try(hy_ureq_t *u)
 {
+    if (u->prepare != NULL && !u->prepared) {
+        u->prepared = true;
+        if (u->prepare(u) != 0) {
+            u->state = HY_UREQ_DONE;
+            hy_req_error(u->req, 500);
+            return;
+        }
+    }
     if (u->group != NULL) {
         try_next(u);
         return;
@@ -971,7 +979,8 @@ static void on_body(hy_req_t *req, const char *err)
     }
     hy_req_body_t *b = req->body_in;
     int64_t len = b->received;
-    u->body_length = len > 0 || req->content_length >= 0 ? len : HY_UREQ_BODY_NONE;
+    if (!u->body_kept)
+        u->body_length = len > 0 || req->content_length >= 0 ? len : HY_UREQ_BODY_NONE;
     u->state = HY_UREQ_CONNECT;
     first_try(u);
 }
@@ -1003,12 +1012,14 @@ int hy_upstream_start(hy_ureq_t *u)
     hy_pool_on_clear(req->pool, cleanup, u);
     u->start_ms = hy_clock_now_ms();
     bool has_body = req->content_length > 0 || client_chunked(req) || (req->body_follows && req->content_length < 0);
+    /* as nginx, the client's body is read even when it is not sent (proxy_set_body, proxy_pass_request_body
+     * off): $request_body may be used in what is sent instead */
     if (u->set_body.ptr != NULL) {
-        u->body_length = (int64_t)u->set_body.len;
-        has_body = false;
+        u->body_length = (int64_t)u->set_body.len; /* prepare() may set it again */
+        u->body_kept = true;
     } else if (!u->pass_body) {
         u->body_length = HY_UREQ_BODY_NONE;
-        has_body = false;
+        u->body_kept = true;
     } else if (req->content_length == 0) {
         u->body_length = 0;
     }
@@ -1017,7 +1028,7 @@ int hy_upstream_start(hy_ureq_t *u)
         return HY_DONE;
     }
     /* a body read already (mirror_request_body) is passed buffered */
-    if (!u->request_buffering && !(req->body_in && req->body_in->complete)) {
+    if (!u->request_buffering && !u->body_kept && !(req->body_in && req->body_in->complete)) {
         u->body_streamed = true;
         u->body_length = req->content_length >= 0 ? req->content_length : HY_UREQ_BODY_CHUNKED;
         if (u->version == 10 && u->body_length == HY_UREQ_BODY_CHUNKED)
