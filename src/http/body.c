@@ -96,6 +96,8 @@ static void fail(hy_req_t *req, int status)
     b->cb(req, hy_err_body);
 }
 
+static int buffer_in_mem(hy_req_body_t *b, const char *p, size_t n, size_t limit);
+
 /* buffer mode: memory up to client_body_buffer_size, then the temp file */
 static int buffer_in(hy_req_t *req, hy_req_body_t *b, const char *p, size_t n)
 {
@@ -110,6 +112,12 @@ static int buffer_in(hy_req_t *req, hy_req_body_t *b, const char *p, size_t n)
     }
     if (b->fd >= 0)
         return write_all(b->fd, p, n);
+    return buffer_in_mem(b, p, n, limit);
+}
+
+/* append n bytes to b->mem, growing it up to `limit` bytes (the caller checked that they fit) */
+static int buffer_in_mem(hy_req_body_t *b, const char *p, size_t n, size_t limit)
+{
     if (b->mem_len + n > b->mem_cap) {
         size_t cap = b->mem_cap ? b->mem_cap : 1024;
         while (cap < b->mem_len + n)
@@ -125,6 +133,20 @@ static int buffer_in(hy_req_t *req, hy_req_body_t *b, const char *p, size_t n)
     memcpy(b->mem + b->mem_len, p, n);
     b->mem_len += n;
     return 0;
+}
+
+/* streaming: a copy of what went by while it fits in client_body_buffer_size, for $request_body after the
+ * exchange (nginx's unbuffered reader keeps the body in its buffer when it fits); dropped for good past that */
+static void stream_keep(hy_req_t *req, hy_req_body_t *b, const char *p, size_t n)
+{
+    const hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv->loc;
+    size_t limit = lc->client_body_buffer_size > 0 ? (size_t)lc->client_body_buffer_size : 16384;
+    if (b->mem_len + n > limit || buffer_in_mem(b, p, n, limit) != 0) {
+        free(b->mem);
+        b->mem = NULL;
+        b->mem_len = b->mem_cap = 0;
+        b->mem_dropped = true;
+    }
 }
 
 size_t hy_req__body_in(hy_req_t *req, const char *p, size_t n, bool last)
@@ -160,6 +182,8 @@ size_t hy_req__body_in(hy_req_t *req, const char *p, size_t n, bool last)
         return before;
     size_t took = before - b->data_len;
     b->received += (int64_t)took;
+    if (took > 0 && !b->mem_dropped)
+        stream_keep(req, b, p, took);
     if (last && b->data_len == 0 && !b->complete) {
         b->complete = true;
         b->data = NULL;
@@ -222,7 +246,7 @@ int hy_req_read_body(hy_req_t *req, enum hy_body_mode mode, hy_req_body_cb cb)
 hy_str_t hy_req_body_text(hy_req_t *req)
 {
     hy_req_body_t *b = req->body_in;
-    if (b == NULL || b->mode != HY_BODY_BUFFER || b->fd >= 0 || b->mem == NULL)
+    if (b == NULL || b->fd >= 0 || b->mem == NULL || (b->mode == HY_BODY_STREAM && (!b->complete || b->mem_dropped)))
         return HY_STR_NULL;
     return (hy_str_t){b->mem, b->mem_len};
 }

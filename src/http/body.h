@@ -9,7 +9,8 @@
  *                   handler takes what it can with hy_req_body_consume() — in the callback or later, followed
  *                   by hy_req_body_resume(). The protocol reads nothing more from the client while bytes wait
  *                   (backpressure: a slow upstream slows the client, memory stays bounded). After the last byte
- *                   is consumed, cb fires once more with complete set and data_len 0.
+ *                   is consumed, cb fires once more with complete set and data_len 0. The bytes consumed are
+ *                   also copied into mem while they fit in client_body_buffer_size (for $request_body).
  *
  * Errors (malformed framing 400, client_max_body_size 413, client_body_timeout 408, client gone 499) call cb with
  * err != NULL and req->body_in->status set; the handler then finishes the request (hy_req_error(status)). A
@@ -43,6 +44,7 @@ typedef struct hy_req_body {
     size_t data_len;
     bool last;                /* data ends the body */
     bool in_cb;               /* cb is running: resume happens when it returns */
+    bool mem_dropped;         /* more went by than client_body_buffer_size: mem keeps no copy ($request_body "") */
 } hy_req_body_t;
 
 /** Start reading req's body (no body: cb fires at once with complete set). Returns 0; -1 if a reader was already
@@ -54,7 +56,8 @@ int hy_req_read_body(hy_req_t *req, enum hy_body_mode mode, hy_req_body_cb cb);
 void hy_req_body_consume(hy_req_t *req, size_t n);
 /** Streaming: the handler can take more (after consuming outside the callback). */
 void hy_req_body_resume(hy_req_t *req);
-/** The body in one piece for $request_body (memory only: empty when spooled to a file, as nginx). */
+/** The body in one piece for $request_body (memory only: empty when spooled to a file, as nginx). A streamed
+ * body is kept (copied as it goes by) while it fits in client_body_buffer_size, and given once complete. */
 hy_str_t hy_req_body_text(hy_req_t *req);
 
 /** A temp file under dir, named as nginx names them: a 10-digit number, with `levels` (digits per directory, 0 ends

@@ -45,3 +45,25 @@ def test_body_read_though_not_passed(srv):
 def test_set_body_uses_the_body(srv):
     r = srv.get('/setbody', method='POST', body=b'hello')
     assert r.status == 200 and r.body == b'body=[] file=[] len=[13]\n'  # "wrapped=hello"
+
+
+UNBUFFERED = '''
+        proxy_request_buffering off;
+        client_body_buffer_size 2k;
+        location / { add_header X-Body "$request_body"; proxy_pass http://127.0.0.1:{port}/up; }
+        location /up { return 200 "up\\n"; }'''
+
+
+def test_unbuffered_body_kept_when_it_fits(server):
+    # nginx's unbuffered reader keeps a body that fits in client_body_buffer_size: $request_body after the exchange
+    srv = server(simple(UNBUFFERED))
+    r = srv.get('/x', method='POST', body=b'0123456789' * 128)
+    assert r.status == 200 and r.body == b'up\n'
+    assert r.header('X-Body') == '0123456789' * 128
+
+
+def test_unbuffered_body_too_large_is_not_kept(server):
+    srv = server(simple(UNBUFFERED))
+    r = srv.get('/x', method='POST', body=b'a' * 4096)
+    assert r.status == 200 and r.body == b'up\n'
+    assert r.header('X-Body') is None
