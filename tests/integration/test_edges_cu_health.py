@@ -102,6 +102,21 @@ CASES = [
     ('match m { body ~ "^abcdefghijklmnopqrstuvwxyz$"; }', CHUNKED_HEX, None),
     ('match m { body !~ "fail"; }', R(200, b'it failed'),
      'the response (status 200) does not match "m" (body)'),
+    ('', b'HTTP/1.1x200 OK\r\nContent-Length: 0\r\n\r\n', 'invalid response'),
+    ('', R(199, b''), 'status 199'),
+    ('match m { body ~ "^abcdef$"; }',
+     b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\nabc\n3\ndef\n0\n\n', None),
+    ('match m { body ~ "^abc$"; }',  # a chunk cut short: what came of it is judged
+     b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n5\r\nxy', 'the response (status 200) '
+     'does not match "m" (body)'),
+    ('match m { body ~ "^abc"; }',
+     b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\nffffffff\r\nxy', None),
+    ('match m { body ~ "^x"; }', b'HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: x\r\n\r\nxyz', None),
+    ('match m { header X-110 = v; }',
+     b'HTTP/1.1 200 OK\r\n' + b''.join(b'X-%d: v\r\n' % i for i in range(120)) + b'\r\n',
+     'the response (status 200) does not match "m" (header X-110)'),
+    ('match m { body ~ "^a+$"; }', R(200, b'a' * 300000), None),
+    ('match m { body !~ "b"; }', R(200, b'a' * (256 * 1024) + b'b'), None),
     ('match m { status 200; body ~ ok; header Content-Type = text/plain; }',
      R(200, b'all ok', [('Content-Type', 'text/plain')]), None),
 ]
@@ -238,6 +253,7 @@ def test_health_check_parameter_errors(run_cli, prefix, hc, msg):
 
 
 MATCH_ERRORS = [
+    ('status;', 'invalid number of arguments in "status" directive'),
     ('status !;', 'invalid number of arguments in "status" directive'),
     ('status 99;', 'invalid status "99"'),
     ('status 1000;', 'invalid status "1000"'),
@@ -282,3 +298,73 @@ def test_thirty_two_checks_are_accepted(run_cli, prefix):
     locs = ''.join('location /l%d { proxy_pass http://backend; health_check; }\n' % i for i in range(32))
     path, res = run_t(run_cli, prefix, simple(locs, http_extra='upstream backend { zone z 64k; server 127.0.0.1:1; }'))
     assert res.rc == 0, res
+
+
+def test_duplicate_match_among_several(run_cli, prefix):
+    path, res = run_t(run_cli, prefix, simple('''
+        location / {
+            proxy_pass http://backend;
+            health_check match=m2;
+        }''', http_extra='''upstream backend { zone z 64k; server 127.0.0.1:1; }
+    match m1 { status 200; }
+    match m2 { status 200; }
+    match m2 { status 204; }'''))
+    assert res.rc == 1, res
+    assert 'duplicate match "m2" in %s:%d' % (path, line_of(path, 'status 204')) in res.err, res.err
+
+
+def test_uri_with_a_control_character(run_cli, prefix):
+    path, res = run_t(run_cli, prefix, simple('''
+        location / {
+            proxy_pass http://backend;
+            health_check uri=/a\x7fb;
+        }''', http_extra='upstream backend { zone z 64k; server 127.0.0.1:1; }'))
+    assert res.rc == 1, res
+    assert 'invalid parameter "uri=/a' in res.err, res.err
+
+
+def test_zone_too_small_for_every_peer(server, backends):
+    """A zone without room for a peer's health state: logged once, that peer is neither checked nor held down."""
+    be, = backends()
+    steer(be, R(200, b''))
+    servers = ''.join('server 127.0.0.1:%d down;' % (20000 + i) for i in range(60))
+    srv = server(hc_conf(be, ups_extra=servers).replace('zone backend 64k', 'zone backend 32k'))
+    assert wait_log(srv, r'\[error\] .*no room in zone "backend" for the health state of peer', 10), srv.error_log()
+    assert len(re.findall('no room in zone', srv.error_log())) == 1
+
+
+def test_port_parameter_on_an_ipv6_peer(server, backends):
+    """port= checks another port of the same address, IPv6 too."""
+    import socket
+    import threading
+    ls = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(('::1', 0))
+    ls.listen(8)
+    hits = []
+
+    def serve():
+        while True:
+            try:
+                c, _ = ls.accept()
+            except OSError:
+                return
+            try:
+                req = c.recv(4096)
+                hits.append(req.split(b'\r\n', 1)[0])
+                c.sendall(R(200, b'up'))
+            finally:
+                c.close()
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        srv = server(simple('''
+        location / {
+            proxy_pass http://backend;
+            health_check interval=200ms uri=/hc6 port=%d mandatory;
+        }''' % ls.getsockname()[1], http_extra='''
+        upstream backend { zone backend 64k; server [::1]:9; }'''))
+        assert wait_log(srv, r'peer \[::1\]:9 of upstream "backend" is healthy \(its first check passed\)', 10), \
+            srv.error_log()
+        assert hits and hits[0] == b'GET /hc6 HTTP/1.0', hits
+    finally:
+        ls.close()
