@@ -368,3 +368,25 @@ def test_port_parameter_on_an_ipv6_peer(server, backends):
         assert hits and hits[0] == b'GET /hc6 HTTP/1.0', hits
     finally:
         ls.close()
+
+
+@pytest.mark.parametrize('persistent', [True, False])
+def test_mandatory_persistent_across_a_reload(server, backends, persistent):
+    """After a reload, `mandatory` holds every peer down again until its first check, unless `persistent` and the
+    peer was healthy before."""
+    import os
+    import signal
+    be, = backends()
+    be.handler = lambda req: R(200, b'ok', [('X-Path', req.target)])
+    extra = 'persistent' if persistent else ''
+    srv = server(hc_conf(be, extra))
+    assert wait_log(srv, healthy(be.port), timeout=10), srv.error_log()
+    srv.prefix.conf(hc_conf(be, extra).replace('uri=/hc ', 'uri=/hc2 '))
+    os.kill(srv.proc.pid, signal.SIGHUP)
+    assert wait_log(srv, r'reconfigured from', timeout=10), srv.error_log()
+    # two checks of the new generation: its first one ended (the second starts an interval after it)
+    assert wait_until(lambda: len([r for r in be.requests if r.target == '/hc2']) >= 2, 10)
+    # "its first check passed" is logged again only without persistent
+    assert wait_until(lambda: len(re.findall(healthy(be.port), srv.error_log())) == (1 if persistent else 2), 5), \
+        srv.error_log()
+    assert len(re.findall(healthy(be.port), srv.error_log())) == (1 if persistent else 2), srv.error_log()
