@@ -357,6 +357,11 @@ static void tcp_start(node_t *n, int k, size_t server);
 static void question_answer(node_t *n, int k, hy_dns_answer_t *a, size_t server, bool tcp)
 {
     question_t *q = &n->q[k];
+    if (a->rcode == HY_DNS_FORMERR || a->rcode > HY_DNS_REFUSED) { /* nginx: not an answer; the question waits on */
+        hy_log(HY_LOG_ERR, "DNS error (%d: %s), query id:%u, name:\"%s\"", a->rcode, hy_resolve_strerror(a->rcode),
+               (unsigned)q->id, q->qname);
+        return;
+    }
     if (a->truncated) {
         if (!tcp) { /* ask the same server again over TCP */
             tcp_start(n, k, server);

@@ -66,8 +66,6 @@ static ups_group_ext_t *find_group(ups_main_t *um, hy_str_t name, uint16_t port,
             return e;
         if (explicit_port && e->explicit_port && e->g.port == port)
             return e;
-        if (explicit_port && e->defined) /* nginx: an upstream{} matches proxy_pass without a port only */
-            continue;
     }
     return NULL;
 }
@@ -94,6 +92,11 @@ hy_upstream_group_t *hy_upstream_group_add(hy_conf_t *cf, hy_str_t host, uint16_
 {
     ups_main_t *um = ups_main(cf);
     ups_group_ext_t *e = find_group(um, host, port, explicit_port);
+    ups_group_ext_t *named = e == NULL && explicit_port ? find_group(um, host, 0, false) : NULL;
+    if (named != NULL && named->defined) { /* nginx: the name of an upstream{} takes no port */
+        hy_conf_error(cf, "upstream \"%.*s\" may not have port %u", (int)host.len, host.ptr, (unsigned)port);
+        return NULL;
+    }
     if (e == NULL)
         e = new_group(cf, um, host, port, explicit_port);
     return &e->g;
@@ -276,6 +279,12 @@ static int set_upstream(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     ups_group_ext_t *e = find_group(um, a[1], 0, false);
     if (e != NULL && e->defined)
         return hy_conf_error(cf, "duplicate upstream \"%s\"", a[1].ptr);
+    ups_group_ext_t **gs = um->groups->elts;
+    for (size_t i = 0; i < um->groups->nelts; i++) /* a proxy_pass before it gave that name a port */
+        if (gs[i]->explicit_port && !gs[i]->defined && hy_str_caseeq_str(gs[i]->g.name, a[1])) {
+            cf->file = gs[i]->g.file, cf->line = gs[i]->g.line; /* nginx names the proxy_pass */
+            return hy_conf_error(cf, "upstream \"%s\" may not have port %u", a[1].ptr, (unsigned)gs[i]->g.port);
+        }
     if (e == NULL)
         e = new_group(cf, um, a[1], 0, false);
     e->defined = true;

@@ -126,7 +126,7 @@ static int parse_head(hy_ureq_t *u, char *p, size_t n)
     u->status_line = (hy_str_t){r, (size_t)(le - r)};
     u->headers_in = hy_array_create(u->req->pool, 16, sizeof(hy_header_t));
     int64_t clen = -1;
-    bool chunked = false, conn_close = version == 10, conn_keep = false;
+    bool chunked = false, conn_close = version == 10; /* nginx: an HTTP/1.0 answer's connection is not kept */
     for (char *q = eol + 1; q < end;) {
         hy_str_t name, value;
         int f = hy_upstream_field(&q, end, true, &name, &value);
@@ -149,14 +149,10 @@ static int parse_head(hy_ureq_t *u, char *p, size_t n)
         } else if (hy_str_caseeq(h->name, "Connection")) {
             if (list_has(h->value, "close"))
                 conn_close = true;
-            if (list_has(h->value, "keep-alive"))
-                conn_keep = true;
             if (list_has(h->value, "upgrade"))
                 u->upgrade = true;
         }
     }
-    if (version == 10 && conn_keep)
-        conn_close = false;
     memset(s, 0, sizeof(*s));
     s->remaining = -1;
     u->resp_chunked = false;

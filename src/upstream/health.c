@@ -544,8 +544,10 @@ static const char *evaluate(hc_check_t *k, char *data, size_t len, char *buf, si
         int rc = hy_upstream_field(&pos, end, false, &name, &value);
         if (rc < 0)
             return "invalid response";
-        if (rc == 0)
+        if (rc == 0) { /* the empty line ending the head: the body follows it */
+            pos = (char *)memchr(pos, '\n', (size_t)(end - pos)) + 1;
             break;
+        }
         if (hy_str_caseeq(name, "Transfer-Encoding") && value.len >= 7 &&
             strncasecmp(value.ptr + value.len - 7, "chunked", 7) == 0)
             chunked = true;
