@@ -118,3 +118,28 @@ def test_ssi_types_star_and_listed(server):
     assert srv.get('/any/a.bin').body == b'D'
     assert srv.get('/some/a.txt').body == b'D'
     assert srv.get('/none/a.txt').body == b'<!--# echo var="q" default="D" -->'
+
+
+@pytest.mark.parametrize('page,want', [
+    # several blocks: the stub named is looked up among them; an unknown one is an error
+    ('<!--# block name="one" -->1<!--# endblock --><!--# block name="two" -->2<!--# endblock -->'
+     '[<!--# include virtual="/nonexistent" stub="one" -->|<!--# include virtual="/nonexistent" stub="two" -->]',
+     b'[1|2]'),
+    ('<!--# block name="one" -->1<!--# endblock -->[<!--# include virtual="/part.html" stub="three" -->]',
+     b'[' + ERR + b']'),
+    # a bad variable reference in an expression: an error, and the if's body is shown (nginx)
+    ('[<!--# if expr="${x" -->Y<!--# endif -->]', b'[' + ERR + b'Y]'),
+])
+def test_blocks_and_bad_expressions(server, page, want):
+    srv = serve(server, page)
+    r = srv.get('/dir/page.html')
+    assert r.status == 200 and r.body == want
+
+
+def test_include_cycle_ends_with_an_error(server):
+    srv = serve(server, 'x<!--# include virtual="/dir/page.html" -->')
+    srv.ignore_log = r'subrequests cycle'
+    r = srv.get('/dir/page.html')
+    assert r.status == 200
+    assert r.body.startswith(b'xxxxxxxxxx') and ERR in r.body
+    assert b'x' * 60 not in r.body  # nginx stops at 50 levels of subrequests
