@@ -127,8 +127,8 @@ def test_ssi_types_star_and_listed(server):
      b'[1|2]'),
     ('<!--# block name="one" -->1<!--# endblock -->[<!--# include virtual="/part.html" stub="three" -->]',
      b'[' + ERR + b']'),
-    # a bad variable reference in an expression: an error, and the if's body is shown (nginx)
-    ('[<!--# if expr="${x" -->Y<!--# endif -->]', b'[' + ERR + b'Y]'),
+    # a bad variable reference in an expression: an error, the body shown, and the endif without its if another error (nginx)
+    ('[<!--# if expr="${x" -->Y<!--# endif -->]', b'[' + ERR + b'Y' + ERR + b']'),
 ])
 def test_blocks_and_bad_expressions(server, page, want):
     srv = serve(server, page)
