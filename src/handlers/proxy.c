@@ -113,6 +113,12 @@ static void build_headers(hy_req_t *req, const proxy_loc_t *pl, hy_ureq_t *u)
 
 /* ---------------------------------------------------------------- response head */
 
+/* the body was read whole: the fields again, with the variables that depend on it (nginx makes the request then) */
+static void on_body_read(hy_ureq_t *u)
+{
+    build_headers(u->req, u->data, u);
+}
+
 static bool hidden(const proxy_loc_t *pl, hy_str_t name)
 {
     return hy_uconf_hidden(&pl->uc, name);
@@ -234,6 +240,7 @@ static int proxy_handler(hy_req_t *req)
     if (pl->set_body != NULL)
         hy_vars_eval(req, pl->set_body, &u->set_body);
     build_headers(req, pl, u);
+    u->on_body_read = on_body_read;
     return hy_upstream_start(u);
 }
 

@@ -972,6 +972,8 @@ static void on_body(hy_req_t *req, const char *err)
     hy_req_body_t *b = req->body_in;
     int64_t len = b->received;
     u->body_length = len > 0 || req->content_length >= 0 ? len : HY_UREQ_BODY_NONE;
+    if (u->on_body_read)
+        u->on_body_read(u);
     u->state = HY_UREQ_CONNECT;
     first_try(u);
 }

@@ -243,6 +243,9 @@ struct hy_ureq {
     /** The head arrived (u->status, u->headers_in): fill the client's response (req->status, headers_out ...).
      * Returns 0, or an HTTP status to answer instead. */
     int (*on_head)(hy_ureq_t *u);
+    /** The client's body was read whole (buffered, before the first try): what depends on it ($content_length
+     * of a chunked body, $request_body, $request_body_file) can be evaluated now, as nginx does. Optional. */
+    void (*on_body_read)(hy_ureq_t *u);
     /* the response (codec fills) */
     int status;
     hy_str_t status_line;   /* reason phrase as sent */
