@@ -111,6 +111,7 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
         }
         c->root = p->root;
         c->alias = p->alias;
+        c->alias_prefix = p->alias_prefix;
         c->root_is_alias = p->root_is_alias;
         c->root_cv = p->root_cv;
         if (c->root_is_alias == 1 && c->match != p->match && c->match != HY_LOC_NONAME) { /* an inherited alias keeps its own prefix length */
@@ -699,6 +700,7 @@ static int set_root(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     }
     if (alias) {
         lc->alias = path;
+        lc->alias_prefix = lc->name;
         lc->root_is_alias = 1;
     } else {
         lc->root = path;

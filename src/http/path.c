@@ -16,9 +16,9 @@ char *hy_http_map_uri_to_path(hy_req_t *req, const hy_http_loc_conf_t *lc, hy_st
         if (lc->root_is_alias == 1 && regex)
             skip = uri.len;
     }
-    if (lc->root_is_alias == 1 && !regex && uri.len >= lc->name.len &&
-        memcmp(uri.ptr, lc->name.ptr, lc->name.len) == 0)
-        skip = lc->name.len;
+    hy_str_t prefix = lc->alias_prefix.ptr ? lc->alias_prefix : lc->name;
+    if (lc->root_is_alias == 1 && !regex && uri.len >= prefix.len && memcmp(uri.ptr, prefix.ptr, prefix.len) == 0)
+        skip = prefix.len;
     size_t n = base.len + uri.len - skip;
     char *p = hy_palloc(req->pool, n + 1);
     memcpy(p, base.ptr, base.len);

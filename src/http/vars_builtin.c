@@ -512,7 +512,9 @@ static void get_request_filename(hy_req_t *req, hy_var_value_t *v, uintptr_t dat
     hy_str_t uri = req->uri;
     if (alias) {
         hy_http_loc_conf_t *lc = req_loc(req);
-        size_t skip = lc->match == HY_LOC_REGEX || lc->match == HY_LOC_REGEX_CASELESS ? uri.len : lc->name.len;
+        size_t skip = lc->match == HY_LOC_REGEX || lc->match == HY_LOC_REGEX_CASELESS ? uri.len
+                      : lc->alias_prefix.ptr                                         ? lc->alias_prefix.len
+                                                                                     : lc->name.len;
         if (skip > uri.len)
             skip = uri.len;
         uri.ptr += skip;
@@ -654,10 +656,7 @@ static void get_sent_http(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
             not_found(v);
         return;
     }
-    if (hy_str_caseeq(*s, "accept_ranges") && req->accept_ranges) {
-        set_val(v, "bytes", 5);
-        return;
-    }
+    /* Accept-Ranges is not among them: nginx's range filter adds it after the headers filter has run */
     hy_str_t val;
     if (req->headers_out && hy_vars_join_fields(req, req->headers_out->elts, req->headers_out->nelts, *s, ", ", &val))
         set_str(v, val);
