@@ -133,6 +133,10 @@ static void release_conn(hy_ureq_t *u, bool keep)
     c->sock.bytes_in = c->sock.bytes_out = 0;
     hy_sock_read_stop(&c->sock);
     c->sock.on_write = NULL;
+    /* an answer that came before the request was sent whole (a streamed body cut short, bytes still queued):
+     * the peer would read what follows as the rest of this body, not reused (nginx: request_body_sent) */
+    if (keep && (!hy_outq_empty(&c->sock.outq) || (u->body_streamed && !u->body_last_framed)))
+        keep = false;
     if (keep)
         hy_upstream_pool_put(c);
     else
