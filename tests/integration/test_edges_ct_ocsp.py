@@ -1,5 +1,5 @@
 """OCSP stapling edges (nginx's ngx_http_ssl_module, ssl_stapling*): responders whose answer is not an HTTP
-response nginx would accept (no empty line ending the head, a status that is no number, a head too short), a
+response nginx would accept (closed inside the head, a status that is no number, a head too short), a
 responder URL without a path (the query goes to "/"), and a server with two certificates of which only one can
 be stapled: a client choosing the other gets no staple, the stapled one still gets it."""
 import time
@@ -13,7 +13,8 @@ from test_tls_stapling_peers import bad_responder, pki  # noqa: F401 (fixture)
 
 
 @pytest.mark.parametrize('answer,msg', [
-    (b'HTTP/1.0 200 OK\r\nContent-Type: application/ocsp-response\r\n', 'OCSP responder sent invalid response'),
+    (b'HTTP/1.0 200 OK\r\nContent-Type: application/ocsp-response\r\n',
+     'OCSP responder prematurely closed connection'),
     (b'HTTP/1.0 abc\r\n\r\n', 'OCSP responder sent invalid response'),
     (b'HTTP/1.0\n\n', 'OCSP responder sent invalid response'),
     (b'HTTP/1.0 200 OK\n\r\nnot a DER response', 'd2i_OCSP_RESPONSE() failed'),

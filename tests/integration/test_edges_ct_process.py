@@ -23,8 +23,9 @@ def test_worker_priority_and_working_directory(server, prefix):
         s = server(master_conf(one_server('root {html};'), workers=1,
                                main='worker_priority 7;\nworking_directory %s;' % wd), files=FILES, full=True)
         w = workers_of(s, 1)[0]
-        assert int(proc_stat(w)[16]) == 7  # nice
-        assert os.readlink('/proc/%d/cwd' % w) == wd
+        # the worker sets both up after it was forked: wait until it has
+        assert wait_until(lambda: os.readlink('/proc/%d/cwd' % w) == wd), os.readlink('/proc/%d/cwd' % w)
+        assert wait_until(lambda: int(proc_stat(w)[16]) == 7), proc_stat(w)  # nice
         assert int(proc_stat(s.proc.pid)[16]) == 0  # the master keeps its own
         assert quick_get(s.prefix.port, '/a.txt')[0] == 200
     finally:

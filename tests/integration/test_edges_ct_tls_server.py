@@ -38,6 +38,7 @@ def test_encrypted_key_without_a_password_file(prefix, run_cli):
     assert 'cannot load certificate key "%s"' % key in r.err, r.err
 
 
+@pytest.mark.skipif(IS_NGINX, reason='nginx 1.22 (Debian 12) insists on ssl_client_certificate')
 def test_verify_with_only_a_trusted_certificate(prefix, run_cli, pair):
     """ssl_verify_client needs ssl_client_certificate or ssl_trusted_certificate: either one will do."""
     ca = make_ca(prefix.tmp, 'ca')
@@ -75,7 +76,6 @@ http {
     assert '[emerg]' in r.err and '"Z"' in r.err, r.err
 
 
-@pytest.mark.skipif(IS_NGINX, reason='the deprecated "ssl" directive is gone from newer nginx')
 def test_ssl_on_with_reject_handshake_needs_no_certificate(prefix, run_cli):
     r = run_cli(['-t', '-c', prefix.conf('''
 http {
@@ -195,7 +195,7 @@ http {
     st, _, body, _ = https_get(s.prefix.port)
     assert st == 400 and b'No required SSL certificate was sent' in body, (st, body)
     st, _, body, _ = https_get(s.prefix.port3)  # a server without ssl_verify_client: no check
-    assert st == 200 and body == b'[TLSv1.3][NONE]\n', (st, body)
+    assert st == 200 and re.fullmatch(rb'\[TLSv1\.[23]\]\[NONE\]\n', body), (st, body)
 
 
 def get_with(port, cert, chain_extra=None):
@@ -292,6 +292,7 @@ def test_sni_server_chosen_again_after_a_hello_retry(server, prefix, pair):
     s = server('''
 http {
     ssl_ecdh_curve prime256v1;
+    ssl_protocols TLSv1.2 TLSv1.3;
     server {
         listen 127.0.0.1:{port} ssl;
         ssl_certificate %s;
@@ -315,6 +316,7 @@ http {
     assert 'CN = other.example' in r.stderr.decode(errors='replace')
 
 
+@pytest.mark.skipif(IS_NGINX, reason='nginx 1.22 (Debian 12) predates the http2 directive')
 def test_alpn_h2_with_a_trailing_dot_in_sni(server, prefix, pair):
     other = make_cert(prefix.tmp, 'other', 'other.example', kind='ec')
     s = server('''
