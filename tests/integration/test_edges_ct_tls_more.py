@@ -227,3 +227,14 @@ def test_file_that_shrinks_while_sent_over_tls(server, prefix, pair):
     c.close()
     assert got < big, got  # the connection ends early: what is left cannot be sent
     assert https_get(s.prefix.port, '/big.bin')[1].get('content-length') == '0'
+
+
+def test_limit_rate_over_tls(server, prefix, pair):
+    """limit_rate caps what the TLS transport writes per period: the whole file still arrives, intact."""
+    data = bytes(range(256)) * 1024  # 256 KiB
+    prefix.write('html/r.bin', data)
+    s = server(conf_with(pair[0], pair[1]).replace(
+        'location / { return 200 "ok\\n"; }',
+        'location / { root %s/html; limit_rate 1m; limit_rate_after 64k; }' % prefix.tmp))
+    st, h, body, _ = https_get(s.prefix.port, '/r.bin')
+    assert st == 200 and body == data

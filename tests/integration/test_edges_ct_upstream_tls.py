@@ -118,3 +118,70 @@ def test_several_conf_commands(server, backends, pki):
     info = sni_of(srv, be, '/')
     assert info['version'] == 'TLSv1.2'
     assert info['cipher'] == 'ECDHE-ECDSA-AES128-GCM-SHA256'
+
+
+@pytest.mark.hayate_only  # file:line and the words
+@pytest.mark.parametrize('loc,message', [
+    ('proxy_ssl_protocols TLSv1.2;\n proxy_ssl_protocols TLSv1.3;', r'"proxy_ssl_protocols" directive is duplicate'),
+    ('proxy_ssl_certificate /x/$nosuchvar.crt; proxy_ssl_certificate_key /x/a.key;', r'unknown "nosuchvar" variable'),
+    ('proxy_ssl_certificate /x/a.crt; proxy_ssl_certificate_key /x/$nosuchvar.key;', r'unknown "nosuchvar" variable'),
+], ids=['protocols-twice', 'unknown-var-cert', 'unknown-var-key'])
+def test_rejected_at_t(run_cli, prefix, loc, message):
+    conf = prefix.conf('''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        location / { proxy_pass https://127.0.0.1:1; %s }
+    }
+}
+''' % loc)
+    res = run_cli(['-t', '-c', conf])
+    assert res.rc == 1, res
+    assert re.search(r'\[emerg\] ' + message, res.err), res.err
+
+
+def test_locations_overriding_one_setting_each(server, backends, pki):
+    """Settings from the server level, each location changing one of them: its own context, the rest inherited."""
+    be = backends(*pki['be'], client_ca=pki['ca'][0])
+    d = pki['dir']
+    srv = server('''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        proxy_ssl_session_reuse off;
+        proxy_ssl_verify on;
+        proxy_ssl_trusted_certificate %s;
+        proxy_ssl_name backend.test;
+        proxy_ssl_certificate %s/carol.crt;
+        proxy_ssl_certificate_key %s/carol.key;
+        proxy_ssl_password_file %s;
+        location /crl { proxy_pass https://127.0.0.1:%d; proxy_ssl_crl %s; }
+        location /key { proxy_pass https://127.0.0.1:%d; proxy_ssl_certificate_key %s/carol.key; }
+        location /pw { proxy_pass https://127.0.0.1:%d; proxy_ssl_password_file %s; }
+        location /ciphers { proxy_pass https://127.0.0.1:%d; proxy_ssl_ciphers HIGH; }
+    }
+}
+''' % (pki['ca'][0], d, d, pki['passwords'], be.port, pki['crl'], be.port, d, be.port, pki['passwords'], be.port))
+    for path in ('/crl', '/key', '/pw', '/ciphers'):
+        assert sni_of(srv, be, path)['client_cn'] == 'carol', path
+
+
+def test_empty_ssl_name_never_matches(server, backends, pki):
+    """proxy_ssl_verify checks the certificate against the name: an empty one matches nothing (502)."""
+    be = backends(*pki['be'])
+    srv = front(server, be, 'proxy_ssl_verify on; proxy_ssl_trusted_certificate %s; proxy_ssl_name $arg_n;'
+                % pki['ca'][0])
+    srv.ignore_log = r'upstream SSL certificate does not match'
+    assert srv.get('/?n=').status == 502
+    assert re.search(r'\[error\].*upstream SSL certificate does not match ""', srv.error_log()), srv.error_log()
+    assert srv.get('/?n=backend.test').status == 200
+
+
+def test_name_too_long_for_sni(server, backends, pki):
+    """A name OpenSSL cannot send (over 255 bytes): our side's error, 500, as nginx answers it."""
+    be = backends(*pki['be'])
+    srv = front(server, be, 'proxy_ssl_server_name on; proxy_ssl_name $arg_n;')
+    srv.ignore_log = r'SSL_set_tlsext_host_name'
+    assert srv.get('/?n=' + 'a' * 300).status == 500
+    assert 'SSL_set_tlsext_host_name' in srv.error_log(), srv.error_log()
+    assert srv.get('/?n=ok.example').status == 200
