@@ -76,3 +76,15 @@ def test_doctor_paths_it_skips_or_trims(run_cli, prefix):
         shutil.rmtree(d, ignore_errors=True)
         if os.path.exists('/hy-ct-top.log'):
             os.unlink('/hy-ct-top.log')
+
+
+def test_worker_killed_at_once_is_respawned(server):
+    """A worker that dies within its first second is forked again (after a short pause, so that one that always
+    dies at start does not spin the master)."""
+    s = server(master_conf(one_server('location / { return 200 "ok\\n"; }'), workers=1), full=True)
+    s.ignore_log = r'exited on signal 9'
+    first = workers_of(s, 1)[0]
+    os.kill(first, signal.SIGKILL)
+    assert wait_until(lambda: workers_of(s, 1) and workers_of(s, 1)[0] != first, 10)
+    assert wait_log(s, r'worker process %d exited on signal 9' % first), s.error_log()
+    assert quick_get(s.prefix.port, '/')[1] == b'ok\n'

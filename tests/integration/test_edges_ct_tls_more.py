@@ -238,3 +238,30 @@ def test_limit_rate_over_tls(server, prefix, pair):
         'location / { root %s/html; limit_rate 1m; limit_rate_after 64k; }' % prefix.tmp))
     st, h, body, _ = https_get(s.prefix.port, '/r.bin')
     assert st == 200 and body == data
+
+
+def test_optional_no_ca_still_refuses_a_revoked_certificate(server, prefix, pair):
+    """optional_no_ca lets only the "unknown issuer" errors through: a revoked certificate is 495; a client
+    without SNI or a request without Host is checked as usual."""
+    ca = make_ca(prefix.tmp, 'ca')
+    alice = make_client_cert(prefix.tmp, 'alice', 'alice', ca, 31)
+    bob = make_client_cert(prefix.tmp, 'bob', 'bob', ca, 32)
+    from helpers.tls import make_crl
+    crl = make_crl(prefix.tmp, ca, [bob[0]])
+    s = server(conf_with(pair[0], pair[1], extra='ssl_verify_client optional_no_ca; ssl_client_certificate %s; '
+                                                 'ssl_crl %s;' % (ca[0], crl)).replace(
+        'location / { return 200 "ok\\n"; }', 'location / { return 200 "$ssl_client_verify\\n"; }'))
+
+    def get(cert, sni='localhost', req=b'GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n'):
+        ctx = client_ctx()
+        ctx.load_cert_chain(*cert)
+        c = tls_connect(s.prefix.port, sni=sni, ctx=ctx)
+        c.sendall(req)
+        st, _, body = read_response(c)
+        c.close()
+        return st, body
+    assert get(alice) == (200, b'SUCCESS\n')
+    st, body = get(bob)
+    assert st == 400 and b'The SSL certificate error' in body, (st, body)
+    assert get(alice, sni=None) == (200, b'SUCCESS\n')
+    assert get(alice, req=b'GET / HTTP/1.0\r\n\r\n') == (200, b'SUCCESS\n')
