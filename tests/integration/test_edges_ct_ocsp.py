@@ -2,12 +2,14 @@
 response nginx would accept (closed inside the head, a status that is no number, a head too short), a
 responder URL without a path (the query goes to "/"), and a server with two certificates of which only one can
 be stapled: a client choosing the other gets no staple, the stapled one still gets it."""
+import os
 import time
 
 import pytest
 
 from conftest import free_port
 from helpers.tls import make_ca, make_client_cert, make_cert, https_get, ocsp_responder, openssl
+from helpers.process import wait_until
 from test_tls_stapling import RESPONDER_CONF, status_of, wait_log, wait_status
 from test_tls_stapling_peers import bad_responder, pki  # noqa: F401 (fixture)
 
@@ -80,3 +82,46 @@ http {
     finally:
         resp.kill()
         resp.wait()
+
+
+@pytest.mark.hayate_only  # nginx 1.22 did not close the old query's connection within 10 s here
+def test_reload_with_a_query_in_flight(server, prefix, pki):
+    """A responder that takes the query and never answers: a reload drops the old configuration's query (its
+    socket closed), and the new configuration asks again."""
+    import signal
+    import socket
+    import threading
+    ca, port, crt, chain, key = pki
+    ls = socket.socket()
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(('127.0.0.1', port))
+    ls.listen(8)
+    held = []
+
+    def accept():
+        while True:
+            try:
+                c, _ = ls.accept()
+            except OSError:
+                return
+            held.append(c)
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        s = server(RESPONDER_CONF % (chain, key, ''))
+        assert status_of(s.prefix.port) is None  # starts the query
+        assert wait_until(lambda: len(held) == 1)
+        first = held[0]
+        first.settimeout(10)
+        os.kill(s.proc.pid, signal.SIGHUP)
+        assert first.recv(65536).startswith(b'GET /')  # the request it sent
+        assert first.recv(65536) == b''  # then closed by the reload
+        end = time.monotonic() + 10
+        while len(held) < 2 and time.monotonic() < end:
+            status_of(s.prefix.port)  # the new configuration's first handshakes start its own query
+            time.sleep(0.1)
+        assert len(held) >= 2
+        assert https_get(s.prefix.port, '/')[0] == 200
+    finally:
+        ls.close()
+        for c in held:
+            c.close()
