@@ -125,3 +125,24 @@ def test_reload_with_a_query_in_flight(server, prefix, pki):
         ls.close()
         for c in held:
             c.close()
+
+
+def test_certificate_naming_an_https_responder_is_a_warning(run_cli, prefix):
+    """Only http:// responders can be asked: stapling is ignored for that certificate, the configuration is
+    fine."""
+    ca = make_ca(prefix.tmp, 'ca')
+    crt, key = make_client_cert(prefix.tmp, 'srv', 'localhost', ca, 4245, ocsp_url='https://127.0.0.1:9/ocsp')
+    chain = prefix.write('srv-chain.crt', open(crt).read() + open(ca[0]).read())
+    r = run_cli(['-t', '-c', prefix.conf(RESPONDER_CONF % (chain, key, ''))])
+    assert r.rc == 0, r.err
+    assert ('"ssl_stapling" ignored, invalid URL prefix in OCSP responder "https://127.0.0.1:9/ocsp" in the '
+            'certificate "%s"' % chain) in r.err, r.err
+
+
+@pytest.mark.hayate_only  # nginx's words for a name this long differ
+@pytest.mark.parametrize('url', ['http://%s/' % ('a' * 300), 'http://[%s]:80/' % ('1:' * 150 + '1')])
+def test_responder_host_too_long_is_a_warning(run_cli, prefix, pki, url):
+    ca, port, crt, chain, key = pki
+    r = run_cli(['-t', '-c', prefix.conf(RESPONDER_CONF % (chain, key, 'ssl_stapling_responder %s;' % url))])
+    assert r.rc == 0, r.err
+    assert '"ssl_stapling" ignored, invalid host in OCSP responder' in r.err, r.err
