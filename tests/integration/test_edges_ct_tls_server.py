@@ -345,3 +345,4 @@ http {
         return m.group(1) if m else None
     assert alpn('Other.Example.') == 'h2'
     assert alpn('localhost') == 'http/1.1'
+    assert alpn('..') == 'http/1.1'  # nothing left once the dots go: the default server
