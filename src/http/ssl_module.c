@@ -324,24 +324,27 @@ int hy_http_ssl_apply_protocols(SSL_CTX *ctx, int p)
 {
     static const struct {
         int bit, version;
-        uint64_t no;
-    } v[] = {{PROTO_SSLv3, SSL3_VERSION, SSL_OP_NO_SSLv3},
-             {PROTO_TLSv1, TLS1_VERSION, SSL_OP_NO_TLSv1},
-             {PROTO_TLSv1_1, TLS1_1_VERSION, SSL_OP_NO_TLSv1_1},
-             {PROTO_TLSv1_2, TLS1_2_VERSION, SSL_OP_NO_TLSv1_2},
-             {PROTO_TLSv1_3, TLS1_3_VERSION, SSL_OP_NO_TLSv1_3}};
-    int lo = 0, hi = 0;
-    for (size_t i = 0; i < HY_ARRAY_SIZE(v); i++) {
-        if (p & v[i].bit) {
-            if (lo == 0)
-                lo = v[i].version;
-            hi = v[i].version;
-        } else {
-            SSL_CTX_set_options(ctx, v[i].no); /* a gap inside the range */
-        }
+    } v[] = {{PROTO_SSLv3, SSL3_VERSION},
+             {PROTO_TLSv1, TLS1_VERSION},
+             {PROTO_TLSv1_1, TLS1_1_VERSION},
+             {PROTO_TLSv1_2, TLS1_2_VERSION},
+             {PROTO_TLSv1_3, TLS1_3_VERSION}};
+    /* OpenSSL negotiates within one contiguous range of versions: with a gap ("TLSv1 TLSv1.3") it would keep the
+     * lowest run (TLSv1 alone, whose ciphers the default security level refuses: no handshake at all). The
+     * highest run is taken instead, what nginx ends with on Debian (whose system MinProtocol drops the low one) */
+    int top = -1;
+    for (int i = 0; i < (int)HY_ARRAY_SIZE(v); i++)
+        if (p & v[i].bit)
+            top = i;
+    int lo = TLS1_3_VERSION, hi = TLS1_3_VERSION;
+    if (top < 0) { /* only SSLv2, which OpenSSL 3 does not have: nothing can be negotiated */
+        SSL_CTX_set_options(ctx, SSL_OP_NO_TLSv1_3);
+    } else {
+        int bottom = top;
+        while (bottom > 0 && (p & v[bottom - 1].bit))
+            bottom--;
+        lo = v[bottom].version, hi = v[top].version;
     }
-    if (lo == 0) /* only SSLv2, which OpenSSL 3 does not have: nothing can be negotiated */
-        lo = hi = TLS1_3_VERSION, SSL_CTX_set_options(ctx, SSL_OP_NO_TLSv1_3);
     return SSL_CTX_set_min_proto_version(ctx, lo) == 1 && SSL_CTX_set_max_proto_version(ctx, hi) == 1 ? 0 : -1;
 }
 

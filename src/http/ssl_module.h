@@ -34,7 +34,8 @@ hy_array_t *hy_http_ssl_read_passwords(hy_conf_t *cf, hy_str_t file);
  * set for hy_http_ssl_apply_protocols; a name already in the set is warned about ("duplicate value"), as nginx's
  * bitmask slot does. -1 after hy_conf_error. */
 int hy_http_ssl_parse_protocols(hy_conf_t *cf, const hy_str_t *a, size_t n, int prev);
-/** Restrict ctx to the protocols of the bit set. 0, or -1 (OpenSSL refused). */
+/** Restrict ctx to the protocols of the bit set (its highest contiguous run: OpenSSL knows no gaps). 0, or -1
+ * (OpenSSL refused). */
 int hy_http_ssl_apply_protocols(SSL_CTX *ctx, int protocols);
 /** A PEM private key, each password tried in turn (none: an encrypted key fails); NULL with OpenSSL's error queue
  * saying why. The caller frees the key. */

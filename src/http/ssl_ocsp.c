@@ -373,6 +373,11 @@ static void on_read(hy_sock_t *s, const char *err)
         return;
     }
     int status = 0;
+    if (eoh == NULL && len >= 12 && strncmp(d, "HTTP/1.", 7) == 0 && sscanf(d + 8, " %3d", &status) == 1) {
+        /* a status line, then the connection closed inside the head: nginx's words */
+        fetch_fail(f, "OCSP responder prematurely closed connection");
+        return;
+    }
     if (eoh == NULL || len < 12 || strncmp(d, "HTTP/1.", 7) != 0 || sscanf(d + 8, " %3d", &status) != 1 ||
         status != 200) {
         char why[80];

@@ -735,7 +735,7 @@ static bool client_preface(h2conn_t *h, hy_buf_t *in, const char *err)
     static const char magic[] = HY_H2_PREFACE;
     size_t m = HY_MIN(in->len, sizeof(magic) - 1);
     if (!h->magic_done) {
-        if (memcmp(hy_buf_data(in), magic, m) != 0) {
+        if (m > 0 && memcmp(hy_buf_data(in), magic, m) != 0) { /* nothing read yet: an empty buffer has no data */
             hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid HTTP/2 preface, client: %s", h->c->peer_text);
             h->fatal = true;
             return false;
