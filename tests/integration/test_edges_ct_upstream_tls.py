@@ -122,10 +122,9 @@ def test_several_conf_commands(server, backends, pki):
 
 @pytest.mark.hayate_only  # file:line and the words
 @pytest.mark.parametrize('loc,message', [
-    ('proxy_ssl_protocols TLSv1.2;\n proxy_ssl_protocols TLSv1.3;', r'"proxy_ssl_protocols" directive is duplicate'),
     ('proxy_ssl_certificate /x/$nosuchvar.crt; proxy_ssl_certificate_key /x/a.key;', r'unknown "nosuchvar" variable'),
     ('proxy_ssl_certificate /x/a.crt; proxy_ssl_certificate_key /x/$nosuchvar.key;', r'unknown "nosuchvar" variable'),
-], ids=['protocols-twice', 'unknown-var-cert', 'unknown-var-key'])
+], ids=['unknown-var-cert', 'unknown-var-key'])
 def test_rejected_at_t(run_cli, prefix, loc, message):
     conf = prefix.conf('''
 http {
