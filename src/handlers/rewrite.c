@@ -170,6 +170,19 @@ static rw_ctx_t *req_ctx(hy_req_t *req)
     return c;
 }
 
+/* nginx's set keeps the prefixed variables' own getter: `set $http_foo` in one location leaves $http_foo the
+ * request's Foo field where it is not set */
+static bool prefixed(hy_str_t n)
+{
+    static const char *const pre[] = {"http_", "sent_http_", "sent_trailer_", "cookie_", "arg_"};
+    for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+        size_t l = strlen(pre[i]);
+        if (n.len > l && hy_str_caseeq((hy_str_t){n.ptr, l}, pre[i]))
+            return true;
+    }
+    return false;
+}
+
 static void get_slot(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 {
     rw_ctx_t *c = req_ctx(req);
@@ -181,11 +194,16 @@ static void get_slot(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
     }
     v->ptr = "";
     v->len = 0;
+    rw_main_t *m = req->conn->cycle->http_main_conf[RW_IDX];
+    hy_str_t *names = m->slots->elts;
+    if (prefixed(names[data])) { /* not set in this request: the request's own $http_foo etc. (nginx) */
+        if (!hy_var_get_builtin(req, names[data], v))
+            v->ptr = "", v->len = 0, v->not_found = true;
+        return;
+    }
     hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv ? req->srv->loc : NULL;
     rw_conf_t *rc = lc ? lc->loc_conf[RW_IDX] : NULL;
     if (rc && rc->uninit_warn) {
-        rw_main_t *m = req->conn->cycle->http_main_conf[RW_IDX];
-        hy_str_t *names = m->slots->elts;
         hy_req_log(req, HY_LOG_WARN, "using uninitialized \"%.*s\" variable", (int)names[data].len, names[data].ptr);
     }
 }

@@ -281,6 +281,12 @@ bool hy_var_get_by_name(hy_req_t *req, hy_str_t name, hy_var_value_t *v)
         *v = *hy_var_get(req, idx);
         return true;
     }
+    return hy_var_get_builtin(req, name, v);
+}
+
+bool hy_var_get_builtin(hy_req_t *req, hy_str_t name, hy_var_value_t *v)
+{
+    vars_main_t *vm = req->conn->cycle->http_main_conf[VARS_IDX];
     hy_conf_t cf;
     memset(&cf, 0, sizeof(cf));
     cf.pool = req->pool; /* where a prefix's suffix is kept */

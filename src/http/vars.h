@@ -37,6 +37,9 @@ const hy_var_value_t *hy_var_get(hy_req_t *req, int index);
  * the config uses or defines, else a built-in one or one of a prefix ($arg_NAME, $http_NAME, ...). Returns false
  * when no such variable exists; *v (request pool or static) otherwise. */
 bool hy_var_get_by_name(hy_req_t *req, hy_str_t name, hy_var_value_t *v);
+/** The built-in or prefixed ($http_*, $cookie_* ...) variable `name` as if no module defined that name (a `set`
+ * variable's fallback). false when there is none. */
+bool hy_var_get_builtin(hy_req_t *req, hy_str_t name, hy_var_value_t *v);
 /** Define (or redefine, last one wins like nginx's changeable variables) a variable in the current http{}.
  * Returns its index. Used by map. */
 int hy_vars_define(hy_conf_t *cf, hy_str_t name, hy_var_get_fn get, uintptr_t data, unsigned flags);
