@@ -49,6 +49,7 @@ struct hy_http_loc_conf {
     hy_str_t alias;         /* set instead of root when alias is used */
     hy_str_t alias_prefix;  /* the name of the location that set the alias: the URI prefix it replaces, inherited
                              * with it by nested locations (nginx's clcf->alias length) */
+    bool alias_regex;       /* the alias was set in a regex location: with captures it names the whole path */
     int root_is_alias;      /* -1 unset */
     void *root_cv;          /* hy_complex_t (http/vars.h) when root/alias has variables or captures, else NULL */
     int sendfile, tcp_nopush, tcp_nodelay;

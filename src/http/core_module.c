@@ -111,13 +111,10 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
         }
         c->root = p->root;
         c->alias = p->alias;
-        c->alias_prefix = p->alias_prefix;
+        c->alias_prefix = p->alias_prefix; /* an inherited alias keeps the prefix of the location that set it */
+        c->alias_regex = p->alias_regex;
         c->root_is_alias = p->root_is_alias;
         c->root_cv = p->root_cv;
-        if (c->root_is_alias == 1 && c->match != p->match && c->match != HY_LOC_NONAME) { /* an inherited alias keeps its own prefix length */
-            c->root_is_alias = 0;
-            c->root = p->alias;
-        }
     }
     if (c->error_log_scope == 0)
         c->error_log_scope = p->error_log_scope;
@@ -701,6 +698,8 @@ static int set_root(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     if (alias) {
         lc->alias = path;
         lc->alias_prefix = lc->name;
+        lc->alias_regex = lc->match == HY_LOC_REGEX || lc->match == HY_LOC_REGEX_CASELESS ||
+                          (lc->match == HY_LOC_NONAME && lc->parent && lc->parent->regex);
         lc->root_is_alias = 1;
     } else {
         lc->root = path;

@@ -9,14 +9,13 @@ char *hy_http_map_uri_to_path(hy_req_t *req, const hy_http_loc_conf_t *lc, hy_st
 {
     hy_str_t base = lc->root_is_alias == 1 ? lc->alias : lc->root;
     size_t skip = 0;
-    bool regex = lc->match == HY_LOC_REGEX || lc->match == HY_LOC_REGEX_CASELESS ||
-                 (lc->match == HY_LOC_NONAME && lc->parent && lc->parent->regex);
+    bool regex = lc->alias_regex; /* of the location that set the alias (nested ones inherit it) */
     if (lc->root_cv) { /* root/alias with variables; an alias with captures in a regex location is the whole path */
         hy_vars_eval(req, lc->root_cv, &base);
         if (lc->root_is_alias == 1 && regex)
             skip = uri.len;
     }
-    hy_str_t prefix = lc->alias_prefix.ptr ? lc->alias_prefix : lc->name;
+    hy_str_t prefix = lc->alias_prefix;
     if (lc->root_is_alias == 1 && !regex && uri.len >= prefix.len && memcmp(uri.ptr, prefix.ptr, prefix.len) == 0)
         skip = prefix.len;
     size_t n = base.len + uri.len - skip;

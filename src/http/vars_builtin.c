@@ -512,9 +512,7 @@ static void get_request_filename(hy_req_t *req, hy_var_value_t *v, uintptr_t dat
     hy_str_t uri = req->uri;
     if (alias) {
         hy_http_loc_conf_t *lc = req_loc(req);
-        size_t skip = lc->match == HY_LOC_REGEX || lc->match == HY_LOC_REGEX_CASELESS ? uri.len
-                      : lc->alias_prefix.ptr                                         ? lc->alias_prefix.len
-                                                                                     : lc->name.len;
+        size_t skip = lc->alias_regex ? uri.len : lc->alias_prefix.len;
         if (skip > uri.len)
             skip = uri.len;
         uri.ptr += skip;
