@@ -1006,7 +1006,8 @@ int hy_upstream_start(hy_ureq_t *u)
     if (u->set_body.ptr != NULL) {
         u->body_length = (int64_t)u->set_body.len;
         has_body = false;
-    } else if (!u->pass_body) {
+    } else if (!u->pass_body || (req->body_in && req->body_in->failed)) {
+        /* a body that failed (an error_page redirect after 400/413 came here): nginx discarded it, none is sent */
         u->body_length = HY_UREQ_BODY_NONE;
         has_body = false;
     } else if (req->content_length == 0) {
