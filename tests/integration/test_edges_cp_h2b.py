@@ -1,5 +1,5 @@
 """More HTTP/2 connection edges (issue 18's coverage): header lists too large by one long value or by many tiny
-fields (the stream reset, the connection kept), a request with Host and no :authority, with neither (the stream reset), CONNECT (no :path: 400), a client that
+fields (the stream reset, the connection kept), a request with Host and no :authority, with neither (400, as nginx), CONNECT (no :path: 400), a client that
 half-closes after its request, frames sent after the server's GOAWAY (read and dropped, then the close), the idle
 close after keepalive_requests' GOAWAY, a graceful stop after that GOAWAY."""
 import signal
