@@ -622,7 +622,15 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *
                 start_request(h, st, frame);
             return 0;
         }
-        if (end && st->started) /* trailers end the body */
+        if (!end) { /* trailers without END_STREAM: malformed (RFC 9113 §8.1), the stream reset as nghttp2 did */
+            hy_log_conn(HY_LOG_INFO, h->c->id, "client sent trailers without END_STREAM, client: %s", h->c->peer_text);
+            if (!st->reset) {
+                st->reset = true;
+                nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_PROTOCOL_ERROR);
+            }
+            return 0;
+        }
+        if (st->started) /* trailers end the body */
             hy_h2_body_end(st);
         return 0;
     case NGHTTP2_DATA:

@@ -223,3 +223,20 @@ def test_body_mismatch_then_error_page_to_a_proxy(server):
         assert (status, body) == (400, b'up')
     finally:
         c.close()
+
+
+def test_trailers_without_end_stream_reset_the_stream(srv):
+    """RFC 9113 §8.1: a trailer section ends the stream; without END_STREAM the stream is reset (PROTOCOL_ERROR)"""
+    c = H2(srv.port)
+    try:
+        sid = raw_request(c, [(':method', 'POST'), (':scheme', 'http'), (':path', '/body'), (':authority', 'localhost')],
+                          end=False)
+        c.send_body(sid, b'TEST', end=False)
+        block = c.conn.encoder.encode([('x-t', 'v')])
+        c.send_raw(len(block).to_bytes(3, 'big') + b'\x01\x04' + sid.to_bytes(4, 'big') + block)
+        with pytest.raises(ConnectionError, match='stream %d reset: 1$' % sid):
+            c.response(sid)
+        assert wait_log(srv, r'client sent trailers without END_STREAM')
+        assert c.get('/')[0] == 200
+    finally:
+        c.close()
