@@ -17,6 +17,7 @@
  * a budget that grows with the requests served, header lists beyond large_client_header_buffers, streams
  * beyond http2_max_concurrent_streams; zero-window readers meet send_timeout. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #include "h2_int.h"
 #include "../http/body.h"
 #include "../http/phases.h"
+#include "../http/uri.h"
 #include "../core/log.h"
 #include "../core/smalloc.h"
 #include "../core/clock.h"
@@ -174,6 +176,132 @@ static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame, voi
     return 0;
 }
 
+/* ---- malformed requests, checked as nginx's HTTP/2 module does (nghttp2's own HTTP checks are off, h2.c setup) ---- */
+
+/* The first fault of a request: its error log line, logged and answered 400 once the block is whole. */
+static void malformed(h2stream_t *st, const char *fmt, ...) HY_PRINTF(2, 3);
+static void malformed(h2stream_t *st, const char *fmt, ...)
+{
+    if (st->bad)
+        return;
+    st->bad = hy_palloc(st->req.pool, 512);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st->bad, 512, fmt, ap);
+    va_end(ap);
+}
+
+#define SHOWN(s) (int)HY_MIN((s).len, 256), (s).ptr
+
+/* RFC 9113 §8.2.1 as nginx reads it: a name of lower-case letters, digits and '-' ('_' with underscores_in_headers);
+ * upper case, controls, space, DEL or ':' (past a pseudo-header's first) refuse the request, other bytes make an
+ * invalid name (*invalid: ignore_invalid_headers drops it); a value with NUL, CR or LF refuses it. */
+static bool check_field(h2conn_t *h, h2stream_t *st, hy_str_t n, hy_str_t v, bool *invalid)
+{
+    for (size_t i = n.ptr[0] == ':'; i < n.len; i++) {
+        unsigned char c = (unsigned char)n.ptr[i];
+        if ((c >= 'a' && c <= 'z') || c == '-' || (c >= '0' && c <= '9') ||
+            (c == '_' && h->dsrv->underscores_in_headers))
+            continue;
+        if (c <= 0x20 || c == 0x7f || c == ':' || (c >= 'A' && c <= 'Z')) {
+            malformed(st, "client sent invalid header name: \"%.*s\"", SHOWN(n));
+            return false;
+        }
+        *invalid = true;
+    }
+    for (size_t i = 0; i < v.len; i++) {
+        if (v.ptr[i] == '\0' || v.ptr[i] == '\n' || v.ptr[i] == '\r') {
+            malformed(st, "client sent header \"%.*s\" with invalid value: \"%.*s\"", SHOWN(n), SHOWN(v));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* :path as nginx's ngx_http_parse_uri takes it: '/' first, no control byte, space or DEL */
+static bool path_ok(hy_str_t v)
+{
+    if (v.ptr[0] != '/')
+        return false;
+    for (size_t i = 1; i < v.len; i++)
+        if ((unsigned char)v.ptr[i] <= 0x20 || v.ptr[i] == 0x7f)
+            return false;
+    return true;
+}
+
+static bool method_ok(hy_str_t v)
+{
+    for (size_t i = 0; i < v.len; i++)
+        if ((v.ptr[i] < 'A' || v.ptr[i] > 'Z') && v.ptr[i] != '_' && v.ptr[i] != '-')
+            return false;
+    return true;
+}
+
+static bool scheme_ok(hy_str_t v)
+{
+    for (size_t i = 0; i < v.len; i++) {
+        char c = (char)(v.ptr[i] | 0x20);
+        if (c >= 'a' && c <= 'z')
+            continue;
+        if (i > 0 && ((v.ptr[i] >= '0' && v.ptr[i] <= '9') || v.ptr[i] == '+' || v.ptr[i] == '-' || v.ptr[i] == '.'))
+            continue;
+        return false;
+    }
+    return true;
+}
+
+/* RFC 9113 §8.3.1: each pseudo-header once, before the regular fields, none unknown, none empty */
+static void pseudo_header(h2stream_t *st, hy_str_t n, hy_str_t v)
+{
+    if (st->regular_seen) {
+        malformed(st, "client sent out of order pseudo-headers");
+    } else if (hy_str_eq(n, ":path")) {
+        if (st->path.ptr)
+            malformed(st, "client sent duplicate :path header");
+        else if (v.len == 0)
+            malformed(st, "client sent empty :path header");
+        else if (!path_ok(v))
+            malformed(st, "client sent invalid :path header: \"%.*s\"", SHOWN(v));
+        st->path = v;
+    } else if (hy_str_eq(n, ":method")) {
+        if (st->method.ptr)
+            malformed(st, "client sent duplicate :method header");
+        else if (v.len == 0)
+            malformed(st, "client sent empty :method header");
+        else if (!method_ok(v))
+            malformed(st, "client sent invalid method: \"%.*s\"", SHOWN(v));
+        st->method = v;
+    } else if (hy_str_eq(n, ":scheme")) {
+        if (st->scheme.ptr)
+            malformed(st, "client sent duplicate :scheme header");
+        else if (v.len == 0)
+            malformed(st, "client sent empty :scheme header");
+        else if (!scheme_ok(v))
+            malformed(st, "client sent invalid :scheme header: \"%.*s\"", SHOWN(v));
+        st->scheme = v;
+    } else if (hy_str_eq(n, ":authority")) {
+        char *copy = hy_pstrndup(st->req.pool, v.ptr, v.len);
+        if (st->authority.ptr)
+            malformed(st, "client sent duplicate \":authority\" header");
+        else if (hy_http_validate_host(copy, v.len) <= 0)
+            malformed(st, "client sent invalid \":authority\" header");
+        st->authority = v;
+    } else {
+        malformed(st, "client sent unknown pseudo-header \"%.*s\"", SHOWN(n));
+    }
+}
+
+static bool request_line_ok(h2stream_t *st)
+{
+    if (st->method.ptr == NULL)
+        malformed(st, "client sent no :method header");
+    else if (st->scheme.ptr == NULL)
+        malformed(st, "client sent no :scheme header");
+    else if (st->path.ptr == NULL)
+        malformed(st, "client sent no :path header");
+    return st->bad == NULL;
+}
+
 static int on_header(nghttp2_session *ng, const nghttp2_frame *frame, const uint8_t *name, size_t namelen,
                      const uint8_t *value, size_t valuelen, uint8_t flags, void *user)
 {
@@ -196,18 +324,32 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame, const uint
         st->too_large = true;
         return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
     }
+    if (st->bad)
+        return 0; /* the rest of a malformed block is decoded (HPACK state) but not kept */
+    if (namelen == 0) { /* nginx: a connection error */
+        hy_log_conn(HY_LOG_INFO, h->c->id, "client sent zero header name length, client: %s", h->c->peer_text);
+        h->error_logged = true;
+        nghttp2_session_terminate_session(ng, NGHTTP2_PROTOCOL_ERROR);
+        return 0;
+    }
     hy_pool_t *p = st->req.pool;
     hy_str_t n = {hy_pstrndup(p, (const char *)name, namelen), namelen};
     hy_str_t v = {hy_pstrndup(p, (const char *)value, valuelen), valuelen};
-    if (namelen && name[0] == ':') {
-        if (hy_str_eq(n, ":method"))
-            st->method = v;
-        else if (hy_str_eq(n, ":path"))
-            st->path = v;
-        else if (hy_str_eq(n, ":authority"))
-            st->authority = v;
-        else if (hy_str_eq(n, ":scheme"))
-            st->scheme = v;
+    bool invalid = false;
+    if (!check_field(h, st, n, v, &invalid))
+        return 0;
+    if (name[0] == ':') {
+        pseudo_header(st, n, v);
+        return 0;
+    }
+    if (!st->regular_seen) { /* the pseudo-headers are complete: the request line must be */
+        st->regular_seen = true;
+        if (!request_line_ok(st))
+            return 0;
+    }
+    if (invalid && h->dsrv->ignore_invalid_headers) {
+        hy_log_conn(HY_LOG_INFO, h->c->id, "client sent invalid header: \"%.*s\", client: %s", (int)n.len, n.ptr,
+                    h->c->peer_text);
         return 0;
     }
     if (hy_str_eq(n, "priority")) { /* RFC 9218: several fields make one list (start_request parses it) */
@@ -330,6 +472,17 @@ static void join_cookies(hy_pool_t *p, hy_array_t *headers, size_t len)
     headers->nelts = k;
 }
 
+/* A malformed request's 400, logged with nginx's line; error_page 400 of the default server applies (nginx's request
+ * starts with its URI changes allowed and an empty URI) */
+static void refuse(hy_req_t *req, const char *why)
+{
+    hy_req_log(req, HY_LOG_INFO, "%s", why);
+    if (req->uri.ptr == NULL)
+        req->uri = (hy_str_t){"", 0};
+    req->uri_changes = 11; /* as hy_req_process: nginx's NGX_HTTP_MAX_URI_CHANGES + 1 */
+    hy_req_error(req, 400);
+}
+
 static void start_request(h2conn_t *h, h2stream_t *st, const nghttp2_frame *frame)
 {
     bool end_stream = frame->hd.flags & NGHTTP2_FLAG_END_STREAM;
@@ -351,7 +504,10 @@ static void start_request(h2conn_t *h, h2stream_t *st, const nghttp2_frame *fram
     st->rb_end = end_stream;
     req->body_follows = !end_stream;
     /* :authority stands for Host (RFC 9113 §8.3.1); a Host field the client sent as well is kept first */
-    bool has_host = false, host_differs = false;
+    bool has_host = false, host_differs = false, cl_bad = false;
+    const char *conn_field = NULL; /* RFC 9113 §8.2.2: connection-specific fields make a request malformed */
+    size_t te = 0;
+    bool te_bad = false;
     hy_header_t *hd = st->headers->elts;
     size_t cookies = 0, cookie_len = 0;
     for (size_t i = 0; i < st->headers->nelts; i++) {
@@ -361,8 +517,24 @@ static void start_request(h2conn_t *h, h2stream_t *st, const nghttp2_frame *fram
         } else if (hy_str_eq(hd[i].name, "host")) {
             has_host = true;
             host_differs |= st->authority.ptr && !hy_str_eq_str(hd[i].value, st->authority);
-        } else if (hy_str_eq(hd[i].name, "content-length"))
-            req->content_length = hy_parse_int(hd[i].value.ptr, hd[i].value.len);
+        } else if (hy_str_eq(hd[i].name, "content-length")) {
+            if (req->content_length < 0 && !cl_bad) {
+                req->content_length = hy_parse_int(hd[i].value.ptr, hd[i].value.len);
+                cl_bad = req->content_length < 0;
+            }
+        } else if (hy_str_eq(hd[i].name, "te")) {
+            te++;
+            te_bad |= !hy_str_caseeq(hd[i].value, "trailers");
+        } else if (conn_field == NULL) {
+            if (hy_str_eq(hd[i].name, "connection"))
+                conn_field = "Connection";
+            else if (hy_str_eq(hd[i].name, "keep-alive"))
+                conn_field = "Keep-Alive";
+            else if (hy_str_eq(hd[i].name, "transfer-encoding"))
+                conn_field = "Transfer-Encoding";
+            else if (hy_str_eq(hd[i].name, "upgrade"))
+                conn_field = "Upgrade";
+        }
     }
     if (cookies > 1) /* crumbs made one field again, joined by "; " (RFC 9113 §8.2.3), as nginx passes it on */
         join_cookies(p, st->headers, cookie_len);
@@ -400,9 +572,36 @@ static void start_request(h2conn_t *h, h2stream_t *st, const nghttp2_frame *fram
         hy_req_error(req, 413);
         return;
     }
-    if (host_differs) { /* one request, two names: nginx refuses it */
-        hy_req_log(req, HY_LOG_INFO, "client sent \":authority\" and \"Host\" headers with different values");
-        hy_req_error(req, 400);
+    if (!st->regular_seen)
+        request_line_ok(st);
+    if (st->bad) {
+        refuse(req, st->bad);
+        return;
+    }
+    /* then nginx's checks of the whole head, in its order (ngx_http_v2_run_request) */
+    const char *bad = NULL;
+    char cline[64];
+    if (conn_field) {
+        snprintf(cline, sizeof(cline), "client sent \"%s\" header", conn_field);
+        bad = cline;
+    } else if (te > 1 || te_bad) {
+        bad = "client sent invalid \"TE\" header";
+    } else if (!has_host && st->authority.ptr == NULL) {
+        bad = "client sent neither \":authority\" nor \"Host\" header";
+    } else if (host_differs) { /* one request, two names */
+        bad = "client sent \":authority\" and \"Host\" headers with different values";
+    } else if (cl_bad) {
+        bad = "client sent invalid \"Content-Length\" header";
+    } else if (req->content_length > 0 && end_stream) {
+        bad = "client prematurely closed stream";
+    }
+    if (bad) {
+        refuse(req, bad);
+        return;
+    }
+    if (req->method_id == HY_M_CONNECT || req->method_id == HY_M_TRACE) { /* nginx: 405 whatever the target */
+        hy_req_log(req, HY_LOG_INFO, "client sent %s method", req->method_id == HY_M_CONNECT ? "CONNECT" : "TRACE");
+        hy_req_error(req, 405);
         return;
     }
     hy_req_process(req);
@@ -423,21 +622,23 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *
                 start_request(h, st, frame);
             return 0;
         }
-        if (end) { /* trailers end the body */
-            st->rb_end = true;
-            if (st->body_reading && !st->body_waiting)
-                hy_h2_feed_body(st);
+        if (!end) { /* trailers without END_STREAM: malformed (RFC 9113 §8.1), the stream reset as nghttp2 did */
+            hy_log_conn(HY_LOG_INFO, h->c->id, "client sent trailers without END_STREAM, client: %s", h->c->peer_text);
+            if (!st->reset) {
+                st->reset = true;
+                nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_PROTOCOL_ERROR);
+            }
+            return 0;
         }
+        if (st->started) /* trailers end the body */
+            hy_h2_body_end(st);
         return 0;
     case NGHTTP2_DATA:
         if (frame->hd.length == 0 && !end && !count_frame(h, CNT_EMPTY_DATA))
             return NGHTTP2_ERR_CALLBACK_FAILURE;
         st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
-        if (st && end && st->started) {
-            st->rb_end = true;
-            if (st->body_reading && !st->body_waiting)
-                hy_h2_feed_body(st);
-        }
+        if (st && end && st->started)
+            hy_h2_body_end(st);
         return 0;
     case NGHTTP2_RST_STREAM:
         st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
@@ -987,6 +1188,9 @@ static void setup_once(void)
      * nginx has no such bound); its frame buffers grow only for a head that needs them */
     nghttp2_option_set_max_send_header_block_length(options, MAX_RESPONSE_HEAD);
     nghttp2_option_set_no_recv_client_magic(options, 1); /* client_preface() checks it */
+    /* nghttp2's HTTP messaging checks reset a malformed request's stream; nginx answers most with 400: on_header,
+     * start_request and hy_h2_body_end make nginx's checks instead (docs/ARCHITECTURE.md, HTTP/2) */
+    nghttp2_option_set_no_http_messaging(options, 1);
     hy_ng_option_set_max_continuations(options, 4 * MAX_CONTINUATIONS); /* ours (logged) decides first */
     nghttp2_option_set_user_recv_extension_type(options, NGHTTP2_PRIORITY_UPDATE); /* unpack_ext reads it */
 }

@@ -68,6 +68,10 @@ struct h2stream {
     uint64_t head_start_ms; /* when the HEADERS frame began (client_header_timeout until the block is whole) */
     bool linked, started, head_sent, final, deferred, want_proceed, reset, eof_sent;
     bool rb_end, end_delivered, body_reading, body_waiting, too_large, feed_pending;
+    /* a malformed request (nginx's checks, h2.c): the error log line of the first fault, answered 400; a body that
+     * does not match its content-length, answered 400 when the handler reads it (body_bad) */
+    char *bad;
+    bool regular_seen, body_bad;
     /* RFC 9218 (h2_stream.c, hy_h2_set_priority) */
     hy_h2_prio_t prio;
     hy_str_t prio_field; /* the priority header field(s) while the head arrives */
@@ -89,6 +93,8 @@ void hy_h2_schedule_flush(h2conn_t *h);
 
 /* h2_stream.c: the protocol ops of a stream and the nghttp2 callbacks about its body */
 void hy_h2_send(hy_req_t *req, bool is_final);
+/* The request body's END_STREAM came (DATA or trailers): content-length is checked, then the end fed to the core. */
+void hy_h2_body_end(h2stream_t *st);
 void hy_h2_abort(hy_req_t *req);
 void hy_h2_read_body(hy_req_t *req);
 /** The body cannot be read (408, 413): the handler answers; the rest is acknowledged and dropped. */

@@ -200,6 +200,7 @@ static void submit_head(h2stream_t *st)
 }
 
 static void body_stop(h2stream_t *st);
+static void body_refuse(h2stream_t *st);
 
 void hy_h2_send(hy_req_t *req, bool is_final)
 {
@@ -301,11 +302,42 @@ void hy_h2_feed_body(h2stream_t *st)
     hy_h2_schedule_flush(st->h);
 }
 
+/* RFC 9113 §8.1.1: DATA that do not add up to content-length make the request malformed; nginx answers 400 when the
+ * handler reads the body (now, or when it asks: hy_h2_read_body), and drops the rest */
+static void body_refuse(h2stream_t *st)
+{
+    st->body_bad = true;
+    if (st->rb_len && !st->reset)
+        nghttp2_session_consume(st->h->ng, st->id, st->rb_len);
+    st->rb_len = 0;
+    if (st->body_reading)
+        hy_h2_body_fail(st, 400);
+}
+
+void hy_h2_body_end(h2stream_t *st)
+{
+    st->rb_end = true;
+    if (!st->body_bad && st->req.content_length >= 0 && st->body_total != st->req.content_length) {
+        hy_req_log(&st->req, HY_LOG_INFO,
+                   "client prematurely closed stream: only %lld out of %lld bytes of request body received",
+                   (long long)st->body_total, (long long)st->req.content_length);
+        body_refuse(st);
+        return;
+    }
+    if (st->body_reading && !st->body_waiting)
+        hy_h2_feed_body(st);
+}
+
 void hy_h2_read_body(hy_req_t *req)
 {
     h2stream_t *st = stream_of(req);
     if (st->final || st->reset)
         return;
+    if (st->body_bad && !st->body_reading) {
+        st->body_reading = true;
+        hy_h2_body_fail(st, 400);
+        return;
+    }
     if (!st->body_reading) {
         st->body_reading = true;
         hy_http_loc_conf_t *lc = req->loc ? req->loc : st->h->dsrv->loc;
@@ -337,6 +369,16 @@ int hy_h2_on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const ui
     }
     st->body_total += (int64_t)len;
     st->body_last_ms = hy_clock_now_ms();
+    if (st->body_bad) { /* already refused: dropped as it comes */
+        nghttp2_session_consume(ng, id, len);
+        return 0;
+    }
+    if (st->req.content_length >= 0 && st->body_total > st->req.content_length) {
+        hy_req_log(&st->req, HY_LOG_INFO, "client intended to send body data larger than declared");
+        nghttp2_session_consume(ng, id, len);
+        body_refuse(st);
+        return 0;
+    }
     int64_t max = st->body_max;
     if (!st->body_reading) { /* not asked for yet: client_max_body_size of the location found so far */
         hy_http_loc_conf_t *lc = st->req.loc ? st->req.loc : h->dsrv->loc;

@@ -1027,6 +1027,12 @@ int hy_upstream_start(hy_ureq_t *u)
     } else if (req->content_length == 0) {
         u->body_length = 0;
     }
+    if (req->body_in && req->body_in->failed) {
+        /* a body that failed (an error_page redirect after 400/413 came here): nginx discarded it, none is sent */
+        if (u->set_body.ptr == NULL)
+            u->body_length = HY_UREQ_BODY_NONE;
+        has_body = false;
+    }
     if (!has_body) { /* a body not passed on is discarded by the protocol */
         first_try(u);
         return HY_DONE;
