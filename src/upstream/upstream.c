@@ -889,6 +889,8 @@ static void got_head(hy_ureq_t *u)
         return;
     }
     int rc = u->on_head ? u->on_head(u) : 0;
+    if (rc == 0 && u->group->sticky)
+        hy_upstream__sticky_head(u);
     if (rc != 0) {
         release_conn(u, false);
         u->state = HY_UREQ_DONE;
