@@ -161,7 +161,6 @@ static bool learn_lookup(hy_upstream_sticky_t *s, hy_str_t key, char id[64], siz
     st_session_t **pp = session_find(z, key, now);
     bool found = *pp != NULL;
     if (found) {
-        (*pp)->expire_ms = now + (uint64_t)s->timeout_ms; /* a use prolongs it */
         *idlen = (*pp)->idlen;
         memcpy(id, (*pp)->id, *idlen);
     }
@@ -257,7 +256,29 @@ static size_t cookie_time(char *out, size_t n, time_t t)
     return strftime(out, n, "%a, %d-%b-%y %H:%M:%S GMT", &tm);
 }
 
-void hy_upstream__sticky_head(hy_ureq_t *u)
+/* learn: the response names the session (create), which is bound to the peer that answered; a response that
+ * names none prolongs the session the request was bound by (lookup), if it has not expired meanwhile */
+static void learn_response(hy_upstream_sticky_t *s, hy_ureq_t *u, const char *id, size_t idlen)
+{
+    hy_str_t key;
+    hy_vars_eval(u->req, s->create, &key);
+    if (key.len) {
+        learn_store(s, key, id, idlen);
+        return;
+    }
+    key = first_value(u->req, s);
+    hy_zone_t *z = s->zone;
+    if (key.len == 0 || z->data == NULL)
+        return;
+    uint64_t now = hy_clock_now_ms();
+    hy_slab_lock(z->slab);
+    st_session_t **pp = session_find(z, key, now);
+    if (*pp)
+        (*pp)->expire_ms = now + (uint64_t)s->timeout_ms;
+    hy_slab_unlock(z->slab);
+}
+
+void hy_upstream__sticky_response(hy_ureq_t *u, bool complete)
 {
     hy_upstream_sticky_t *s = u->group->sticky;
     hy_req_t *req = u->req;
@@ -266,19 +287,23 @@ void hy_upstream__sticky_head(hy_ureq_t *u)
     char id[64];
     size_t idlen = peer_id(s, u->peer, id);
     if (s->mode == ST_LEARN) {
-        hy_str_t key;
-        hy_vars_eval(req, s->create, &key);
-        if (key.len && idlen)
-            learn_store(s, key, id, idlen);
+        if (idlen && complete == !s->header) /* `header`: as soon as the head arrives; else once it is all in */
+            learn_response(s, u, id, idlen);
         return;
     }
+    if (complete)
+        return;
     if (s->mode != ST_COOKIE || idlen == 0)
         return;
     hy_str_t domain = HY_STR_NULL, samesite = HY_STR_NULL;
     if (s->domain)
         hy_vars_eval(req, s->domain, &domain);
-    if (s->samesite)
+    if (s->samesite) {
         hy_vars_eval(req, s->samesite, &samesite);
+        if (samesite.len && !hy_str_caseeq(samesite, "strict") && !hy_str_caseeq(samesite, "lax") &&
+            !hy_str_caseeq(samesite, "none"))
+            samesite = HY_STR("strict"); /* a value that is none of the three */
+    }
     size_t cap = s->name.len + idlen + domain.len + s->path.len + samesite.len + 200;
     char *b = hy_palloc(req->pool, cap), *o = b;
     memcpy(o, s->name.ptr, s->name.len);

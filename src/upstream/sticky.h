@@ -15,6 +15,6 @@
 int hy_upstream__sticky_conf(hy_conf_t *cf, hy_upstream_group_t *g);
 /** The peer the request is bound to, if it can take it now (marks it tried); NULL: let the balancer choose. */
 hy_upstream_peer_t *hy_upstream__sticky_peer(hy_upstream_group_t *g, hy_req_t *req, uint64_t *tried);
-/* hy_upstream__sticky_head (the response head's hook) is declared in upstream.h, which upstream.c uses. */
+/* hy_upstream__sticky_response (the response hook) is declared in upstream.h, which upstream.c uses. */
 
 #endif

@@ -165,9 +165,10 @@ hy_upstream_peer_t *hy_upstream_peer_get(hy_upstream_group_t *g, hy_req_t *req, 
 struct hy_zone *hy_upstream__zone(hy_upstream_group_t *g, void ***hc_root, uint64_t *epoch);
 /** hash ... consistent: build the group's ring (160 points per unit of weight), at load. */
 void hy_upstream__build_ring(hy_pool_t *pool, hy_upstream_group_t *g);
-/** `sticky` (upstream/sticky.c): the upstream's response head from u->peer was accepted (before it goes to the
- * client): cookie mode sets the cookie, learn mode remembers the session it creates. */
-void hy_upstream__sticky_head(hy_ureq_t *u);
+/** `sticky` (upstream/sticky.c): the upstream's response from u->peer was accepted (complete false: its head,
+ * before it goes to the client; true: its body is all in): cookie mode sets the cookie at the head, learn mode
+ * remembers the session the response creates (at the head with `header`, else when complete). */
+void hy_upstream__sticky_response(hy_ureq_t *u, bool complete);
 /** The outcome of a try: failed counts toward max_fails. */
 void hy_upstream_peer_free(hy_upstream_group_t *g, hy_upstream_peer_t *p, bool failed);
 /** Keep-alive pool: an idle connection to peer p made with the same TLS context (tls_key, NULL: plain), or NULL.
