@@ -341,7 +341,7 @@ static int set_server(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         } else if (hy_str_eq(a[i], "drain")) {
             tpl.drain = true;
         } else if (param(a[i], "route=", &v)) {
-            if (v.len == 0 || v.len > 32)
+            if (v.len == 0 || v.len > 64) /* a peer id holds 64 bytes (sticky.c) */
                 return hy_conf_error(cf, "invalid route \"%.*s\"", (int)v.len, v.ptr);
             tpl.route = hy_str_dup(cf->pool, v);
         } else if (hy_str_eq(a[i], "resolve")) {
