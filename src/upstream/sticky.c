@@ -57,7 +57,8 @@ static size_t peer_id(const hy_upstream_sticky_t *s, const hy_upstream_peer_t *p
 {
     if (p->route.len || s->mode == ST_ROUTE) {
         size_t n = p->route.len < 64 ? p->route.len : 64;
-        memcpy(out, p->route.ptr, n);
+        if (n)
+            memcpy(out, p->route.ptr, n);
         return n;
     }
     const char *a = p->name.ptr;

@@ -155,3 +155,10 @@ http {
 ''' % ups)
     res = run_cli(['-p', prefix.tmp + '/', '-c', conf, '-t'])
     assert res.rc != 0 and msg in res.err, res
+
+
+def test_route_with_servers_that_have_no_route(server, bes):
+    srv = server(conf('server 127.0.0.1:%d; server 127.0.0.1:%d route=b; sticky route $arg_r;'
+                      % (bes[0].port, bes[1].port)))
+    assert {srv.get('/?r=a').body for _ in range(4)} == {b'be0', b'be1'}  # no server has route a
+    assert all(srv.get('/?r=b').body == b'be1' for _ in range(4))
