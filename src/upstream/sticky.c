@@ -21,6 +21,7 @@ enum { ST_COOKIE = 1, ST_ROUTE, ST_LEARN };
 typedef struct st_session {
     struct st_session *next;
     uint64_t expire_ms;
+    uint64_t ns; /* the upstream's (a zone may hold the sessions of several) */
     uint8_t idlen;
     char id[64];    /* the peer's id */
     size_t keylen;
@@ -46,6 +47,7 @@ typedef struct hy_upstream_sticky {
     /* learn */
     hy_complex_t *create;
     hy_zone_t *zone;
+    uint64_t ns; /* hash of the upstream's name: its sessions in the zone */
     int64_t timeout_ms;
     bool header;
 } hy_upstream_sticky_t;
@@ -130,14 +132,14 @@ static uint32_t key_hash(hy_str_t k)
     uint32_t h = 2166136261u;
     for (size_t i = 0; i < k.len; i++)
         h = (h ^ (unsigned char)k.ptr[i]) * 16777619u;
-    return h % ST_BUCKETS;
+    return h;
 }
 
 /* The session of `key` (zone locked), expired ones dropped on the way. */
-static st_session_t **session_find(hy_zone_t *z, hy_str_t key, uint64_t now)
+static st_session_t **session_find(hy_zone_t *z, uint64_t ns, hy_str_t key, uint64_t now)
 {
     st_shared_t *sh = z->data;
-    st_session_t **pp = &sh->buckets[key_hash(key)];
+    st_session_t **pp = &sh->buckets[(key_hash(key) ^ (uint32_t)ns) % ST_BUCKETS];
     while (*pp) {
         st_session_t *e = *pp;
         if (e->expire_ms <= now) {
@@ -145,7 +147,7 @@ static st_session_t **session_find(hy_zone_t *z, hy_str_t key, uint64_t now)
             hy_slab_free_locked(z->slab, e);
             continue;
         }
-        if (e->keylen == key.len && memcmp(e->key, key.ptr, key.len) == 0)
+        if (e->ns == ns && e->keylen == key.len && memcmp(e->key, key.ptr, key.len) == 0)
             return pp;
         pp = &e->next;
     }
@@ -159,7 +161,7 @@ static bool learn_lookup(hy_upstream_sticky_t *s, hy_str_t key, char id[64], siz
         return false;
     uint64_t now = hy_clock_now_ms();
     hy_slab_lock(z->slab);
-    st_session_t **pp = session_find(z, key, now);
+    st_session_t **pp = session_find(z, s->ns, key, now);
     bool found = *pp != NULL;
     if (found) {
         *idlen = (*pp)->idlen;
@@ -176,7 +178,7 @@ static void learn_store(hy_upstream_sticky_t *s, hy_str_t key, const char *id, s
         return;
     uint64_t now = hy_clock_now_ms();
     hy_slab_lock(z->slab);
-    st_session_t **pp = session_find(z, key, now), *e = *pp;
+    st_session_t **pp = session_find(z, s->ns, key, now), *e = *pp;
     if (e == NULL) {
         e = hy_slab_alloc_locked(z->slab, sizeof(*e) + key.len);
         if (e == NULL) {
@@ -185,6 +187,7 @@ static void learn_store(hy_upstream_sticky_t *s, hy_str_t key, const char *id, s
             return;
         }
         e->next = NULL;
+        e->ns = s->ns;
         e->keylen = key.len;
         memcpy(e->key, key.ptr, key.len);
         *pp = e;
@@ -273,7 +276,7 @@ static void learn_response(hy_upstream_sticky_t *s, hy_ureq_t *u, const char *id
         return;
     uint64_t now = hy_clock_now_ms();
     hy_slab_lock(z->slab);
-    st_session_t **pp = session_find(z, key, now);
+    st_session_t **pp = session_find(z, s->ns, key, now);
     if (*pp)
         (*pp)->expire_ms = now + (uint64_t)s->timeout_ms;
     hy_slab_unlock(z->slab);
@@ -461,6 +464,7 @@ int hy_upstream__sticky_conf(hy_conf_t *cf, hy_upstream_group_t *g)
         if (s->zone == NULL)
             return -1;
         s->zone->init = zone_init;
+        s->ns = hy_hash(g->name.ptr, g->name.len, true);
     } else {
         return hy_conf_error(cf, "invalid parameter \"%s\"", a[1].ptr);
     }

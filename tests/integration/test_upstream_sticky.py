@@ -4,12 +4,15 @@ MD5 of its address or by its route=, with its attributes), route mode (the first
 the fallback to the balancer when the bound peer cannot serve, and `drain`. Debian's nginx 1.22 has no `sticky`
 (it is in the commercial build and newer nginx), so these are hayate_only."""
 import hashlib
+import os
 import re
+import signal
 
 import pytest
 
 from conftest import free_port
 from helpers.backend import Backend
+from helpers.process import master_conf, wait_until, workers_of
 
 pytestmark = pytest.mark.hayate_only
 
@@ -162,3 +165,29 @@ def test_route_with_servers_that_have_no_route(server, bes):
                       % (bes[0].port, bes[1].port)))
     assert {srv.get('/?r=a').body for _ in range(4)} == {b'be0', b'be1'}  # no server has route a
     assert all(srv.get('/?r=b').body == b'be1' for _ in range(4))
+
+
+def learn_http(bes, zone='st:1m'):
+    return '''
+    upstream u1 { server 127.0.0.1:%d; server 127.0.0.1:%d;
+                  sticky learn create=$upstream_cookie_sid lookup=$cookie_sid zone=%s; }
+    upstream u2 { server 127.0.0.1:%d; server 127.0.0.1:%d;
+                  sticky learn create=$upstream_cookie_sid lookup=$cookie_sid zone=%s; }
+    server { listen 127.0.0.1:{port}; location /1 { proxy_pass http://u1; } location /2 { proxy_pass http://u2; } }
+''' % (bes[0].port, bes[1].port, zone, bes[1].port, bes[0].port, zone)
+
+
+def test_learn_sessions_are_shared_by_workers_and_kept_by_a_reload(server, bes):
+    srv = server(master_conf(learn_http(bes)), full=True)
+    assert {srv.get('/1').body for _ in range(4)} == {b'be0', b'be1'}
+    # two workers: whichever takes the connection knows the session (the zone is shared)
+    assert all(srv.get('/1', headers={'Cookie': 'sid=sbe1'}).body == b'be1' for _ in range(12))
+    # u2 shares the zone but not the sessions: u1's sbe1 means nothing to u2 until u2 learns it
+    assert {srv.get('/2').body for _ in range(4)} == {b'be0', b'be1'}
+    assert all(srv.get('/2', headers={'Cookie': 'sid=sbe0'}).body == b'be0' for _ in range(6))
+    old = set(workers_of(srv, 2))
+    os.kill(srv.proc.pid, signal.SIGHUP)
+    assert wait_until(lambda: (lambda w: len(w) == 2 and not (set(w) & old))(workers_of(srv, 2, 0.2)), 10)
+    # the zone is kept: the new workers know sbe1 (had it been lost, each new worker's round robin would send
+    # its first request to be0, which names sbe0, not sbe1)
+    assert all(srv.get('/1', headers={'Cookie': 'sid=sbe1'}).body == b'be1' for _ in range(12))
