@@ -442,8 +442,8 @@ int hy_upstream__sticky_conf(hy_conf_t *cf, hy_upstream_group_t *g)
                 s->timeout_ms = t;
             } else if (hy_str_eq(a[i], "header")) {
                 s->header = true;
-            } else if (hy_str_eq(a[i], "sync")) {
-                /* sessions are shared by the workers of this server; there is no cluster to sync with */
+            } else if (hy_str_eq(a[i], "sync")) { /* as limit_req_zone ... sync (docs/DIFFERENCES.md) */
+                return hy_conf_error(cf, "invalid parameter \"sync\": zone synchronization is not supported");
             } else {
                 return hy_conf_error(cf, "invalid parameter \"%s\"", a[i].ptr);
             }

@@ -148,6 +148,7 @@ def test_learn_binds_sessions_the_upstream_creates(server, bes):
     ('sticky cookie s bogus;', 'invalid parameter "bogus"'),
     ('sticky route arg;', 'invalid parameter "arg"'),
     ('sticky cookie a; sticky cookie b;', '"sticky" directive is duplicate'),
+    ('sticky learn create=$upstream_cookie_s lookup=$cookie_s zone=z:1m sync;', 'zone synchronization is not supported'),
 ])
 def test_sticky_errors(run_cli, prefix, ups, msg):
     conf = prefix.conf('''
