@@ -55,13 +55,17 @@ typedef struct hy_upstream_sticky {
 /* ---------------------------------------------------------------- peer ids */
 
 /* The peer's id: its route=, else the hex MD5 of its address (cookie and learn; route mode has only routes). */
-static size_t peer_id(const hy_upstream_sticky_t *s, const hy_upstream_peer_t *p, char out[64])
+static size_t peer_id(const hy_upstream_sticky_t *s, hy_upstream_peer_t *p, char out[64])
 {
     if (p->route.len || s->mode == ST_ROUTE) {
         size_t n = p->route.len < 64 ? p->route.len : 64;
         if (n)
             memcpy(out, p->route.ptr, n);
         return n;
+    }
+    if (p->sticky_id_set) {
+        memcpy(out, p->sticky_id, 32);
+        return 32;
     }
     const char *a = p->name.ptr;
     size_t alen = p->name.len;
@@ -72,9 +76,13 @@ static size_t peer_id(const hy_upstream_sticky_t *s, const hy_upstream_peer_t *p
     if (EVP_Digest(a, alen, md, &mdlen, EVP_md5(), NULL) != 1)
         return 0;
     static const char hex[] = "0123456789abcdef";
-    for (unsigned i = 0; i < mdlen && i < 16; i++)
+    if (mdlen != 16)
+        return 0;
+    for (unsigned i = 0; i < 16; i++)
         out[2 * i] = hex[md[i] >> 4], out[2 * i + 1] = hex[md[i] & 15];
-    return 2 * (mdlen < 16 ? mdlen : 16);
+    memcpy(p->sticky_id, out, 32);
+    p->sticky_id_set = true;
+    return 32;
 }
 
 static bool tried_has(const uint64_t *t, size_t i)

@@ -84,6 +84,8 @@ typedef struct hy_upstream_peer {
     bool backup, down;
     bool drain;      /* `drain`: only requests bound to it by `sticky` (upstream/sticky.h) */
     hy_str_t route;  /* `route=`: its id for `sticky` */
+    char sticky_id[32]; /* `sticky`: the hex MD5 of its address, computed at first use (per worker) */
+    bool sticky_id_set;
     /* per-worker state */
     int current_weight, effective_weight;
     int fails, conns;
