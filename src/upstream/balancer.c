@@ -8,6 +8,7 @@
 #include <string.h>
 #include <netinet/in.h>
 #include "upstream.h"
+#include "sticky.h"
 #include "../core/clock.h"
 #include "../core/murmur.h"
 #include "../http/vars.h"
@@ -25,7 +26,7 @@ static void tried_set(uint64_t *t, size_t i)
 
 static bool usable(hy_upstream_peer_t *p, uint64_t now)
 {
-    if (p->down || (p->hc_down && *p->hc_down))
+    if (p->down || p->drain || (p->hc_down && *p->hc_down))
         return false;
     if (p->max_fails && p->fails >= p->max_fails && now - p->checked_ms <= (uint64_t)p->fail_timeout_ms)
         return false;
@@ -217,16 +218,19 @@ hy_upstream_peer_t *hy_upstream_peer_get(hy_upstream_group_t *g, hy_req_t *req, 
 {
     if (g->npeers == 0) /* `server ... resolve` whose names resolve to nothing now */
         return NULL;
+    hy_upstream_peer_t *p = NULL;
+    if (g->sticky && (p = hy_upstream__sticky_peer(g, req, tried)) != NULL)
+        return p;
     size_t nprim = g->npeers - g->nbackup;
     if (nprim == 1 && g->nbackup == 0) { /* one peer: nginx ignores max_fails then (it is always tried) */
-        hy_upstream_peer_t *p = &g->peers[0];
-        if (tried_has(tried, 0) || p->down || (p->hc_down && *p->hc_down) ||
+        p = &g->peers[0];
+        if (tried_has(tried, 0) || p->down || p->drain || (p->hc_down && *p->hc_down) ||
             (p->max_conns && p->conns >= p->max_conns))
             return NULL;
         tried_set(tried, 0);
         return p;
     }
-    hy_upstream_peer_t *p = NULL;
+    p = NULL;
     int method = g->balancer;
     if (method == HY_UPS_HASH || method == HY_UPS_HASH_CONSISTENT) { /* an empty key: round robin (nginx) */
         hy_str_t key;

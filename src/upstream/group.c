@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include "upstream.h"
 #include "health.h"
+#include "sticky.h"
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/stats.h"
@@ -346,6 +347,12 @@ static int set_server(hy_conf_t *cf, const hy_directive_t *d, void *conf)
             tpl.backup = true;
         } else if (hy_str_eq(a[i], "down")) {
             tpl.down = true;
+        } else if (hy_str_eq(a[i], "drain")) {
+            tpl.drain = true;
+        } else if (param(a[i], "route=", &v)) {
+            if (v.len == 0 || v.len > 64) /* a peer id holds 64 bytes (sticky.c) */
+                return hy_conf_error(cf, "invalid route \"%.*s\"", (int)v.len, v.ptr);
+            tpl.route = hy_str_dup(cf->pool, v);
         } else if (hy_str_eq(a[i], "resolve")) {
             resolve_it = true;
         } else if (param(a[i], "service=", &v)) {
@@ -875,6 +882,12 @@ static int postconfiguration(hy_conf_t *cf)
     return 0;
 }
 
+static int set_sticky(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    (void)d, (void)conf;
+    return hy_upstream__sticky_conf(cf, ups_main(cf)->cur);
+}
+
 static const hy_directive_t ups_directives[] = {
     {.name = "upstream", .ctx = HY_CTX_HTTP, .args = HY_ARGS_1 | HY_ARGS_BLOCK, .set = set_upstream},
     {.name = "server", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_1MORE, .set = set_server},
@@ -887,6 +900,7 @@ static const hy_directive_t ups_directives[] = {
     {.name = "hash", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_12, .set = set_method},
     {.name = "random", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_0 | HY_ARGS_12, .set = set_method},
     {.name = "zone", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_12, .set = set_zone},
+    {.name = "sticky", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_1MORE, .set = set_sticky},
     {.name = "resolver", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_1MORE, .set = set_ups_resolver},
     {.name = "resolver_timeout", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_1, .set = set_ups_resolver},
     {0},

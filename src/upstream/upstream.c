@@ -808,6 +808,8 @@ static void read_body(hy_ureq_t *u, bool eof)
         l->response_length = u->resp_bytes;
         hy_upstream_peer_free(u->group, u->peer, false);
         hy_upstream_metrics_try(u->group, u->peer, false, l->response_ms);
+        if (u->group->sticky)
+            hy_upstream__sticky_response(u, true);
         release_conn(u, u->codec->reusable(u) && s->input.len == 0);
         deliver(u);
         return;
@@ -893,6 +895,8 @@ static void got_head(hy_ureq_t *u)
         return;
     }
     int rc = u->on_head ? u->on_head(u) : 0;
+    if (rc == 0 && u->group->sticky)
+        hy_upstream__sticky_response(u, false);
     if (rc != 0) {
         release_conn(u, false);
         u->state = HY_UREQ_DONE;

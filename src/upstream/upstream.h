@@ -82,6 +82,10 @@ typedef struct hy_upstream_peer {
     int weight, max_fails, max_conns;
     int64_t fail_timeout_ms;
     bool backup, down;
+    bool drain;      /* `drain`: only requests bound to it by `sticky` (upstream/sticky.h) */
+    hy_str_t route;  /* `route=`: its id for `sticky` */
+    char sticky_id[32]; /* `sticky`: the hex MD5 of its address, computed at first use (per worker) */
+    bool sticky_id_set;
     /* per-worker state */
     int current_weight, effective_weight;
     int fails, conns;
@@ -132,6 +136,7 @@ typedef struct hy_upstream_group {
     bool zone;                  /* `zone` was given (accepted; state stays per worker) */
     uint32_t stats_idle;        /* its idle-pool gauge in the stats segment (upstream/metrics.c) */
     struct hy_upstream_hc_group *hc; /* its active health checks (health.c), NULL: none */
+    struct hy_upstream_sticky *sticky; /* `sticky` (upstream/sticky.h), NULL: none */
 } hy_upstream_group_t;
 
 /** A connection to a peer (outlives requests when kept alive). */
@@ -162,6 +167,10 @@ hy_upstream_peer_t *hy_upstream_peer_get(hy_upstream_group_t *g, hy_req_t *req, 
 struct hy_zone *hy_upstream__zone(hy_upstream_group_t *g, void ***hc_root, uint64_t *epoch);
 /** hash ... consistent: build the group's ring (160 points per unit of weight), at load. */
 void hy_upstream__build_ring(hy_pool_t *pool, hy_upstream_group_t *g);
+/** `sticky` (upstream/sticky.c): the upstream's response from u->peer was accepted (complete false: its head,
+ * before it goes to the client; true: its body is all in): cookie mode sets the cookie at the head, learn mode
+ * remembers the session the response creates (at the head with `header`, else when complete). */
+void hy_upstream__sticky_response(hy_ureq_t *u, bool complete);
 /** The outcome of a try: failed counts toward max_fails. */
 void hy_upstream_peer_free(hy_upstream_group_t *g, hy_upstream_peer_t *p, bool failed);
 /** Keep-alive pool: an idle connection to peer p made with the same TLS context (tls_key, NULL: plain), or NULL.
