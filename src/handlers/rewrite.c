@@ -307,10 +307,11 @@ static void do_return(hy_req_t *req, const rw_op_t *op)
         if (req->content_type.len == 0) /* nginx keeps one already set (X-Accel-Redirect carries it over) */
             req->content_type = hy_http_mime_type(lc, req->uri.ptr, req->uri.len);
         req->content_length_n = (int64_t)text.len;
-        if (code == 204 || code == 304) {
+        int sent = req->err_status ? req->err_status : code; /* an error_page's code is what goes out (nginx) */
+        if (sent == 204 || sent == 304) {
             req->header_only = true;
             req->content_length_n = -1;
-            if (code == 204)
+            if (sent == 204)
                 req->content_type = HY_STR_NULL;
         }
         if (req->method_id == HY_M_HEAD)

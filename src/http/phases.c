@@ -548,7 +548,8 @@ static void reset_response(hy_req_t *req)
     req->content_length_n = -1;
     req->last_modified = -1;
     req->etag = HY_STR_NULL;
-    req->location = HY_STR_NULL;
+    if (req->err_status == 0) /* an error_page redirect keeps the Location (nginx keeps headers_out) */
+        req->location = HY_STR_NULL;
     req->file = NULL;
     if (!keep)
         keep_challenge(req);
