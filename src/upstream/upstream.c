@@ -1011,6 +1011,7 @@ int hy_upstream_start(hy_ureq_t *u)
         has_body = false;
     } else if (req->content_length == 0) {
         u->body_length = 0;
+        has_body = req->h_expect != NULL; /* read (empty) all the same: nginx answers "Expect" with 100 Continue */
     }
     if (!has_body) { /* a body not passed on is discarded by the protocol */
         first_try(u);
