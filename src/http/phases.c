@@ -402,6 +402,7 @@ void hy_req_process(hy_req_t *req)
 {
     hy_http_srv_conf_t *dsrv = req->conn->addr->default_server;
     req->srv = dsrv;
+    req->uri_changes = HY_MAX_URI_CHANGES + 1; /* the default server's error_page applies to the 400s below (nginx) */
     /* nginx answers TRACE, and CONNECT to an authority, with 405 before anything else (a CONNECT with any other
      * target is a bad request); the connection is not kept: keep-alive is not decided yet at that point */
     if (req->method_id == HY_M_TRACE || req->method_id == HY_M_CONNECT) {
