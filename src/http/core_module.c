@@ -608,11 +608,17 @@ static int set_listen(hy_conf_t *cf, const hy_directive_t *d, void *conf)
             return hy_conf_error(cf, "invalid parameter \"%s\"", o.ptr);
         }
     }
-    hy_listen_spec_t *have = s->listens->elts;
-    for (size_t i = 0; i < s->listens->nelts; i++)
-        if (hy_listen_same_addr(&have[i], &spec))
-            return hy_conf_error(cf, "a duplicate listen %s", spec.text);
-    *(hy_listen_spec_t *)hy_array_push(s->listens) = spec;
+    int first = spec.port_last ? ntohs(((struct sockaddr_in *)&spec.addr)->sin_port) : 0; /* same offset in v6 */
+    for (int port = first; port <= (spec.port_last ? spec.port_last : first); port++) { /* a range: one per port */
+        hy_listen_spec_t one = spec;
+        if (spec.port_last)
+            hy_listen_set_port(&one, port);
+        hy_listen_spec_t *have = s->listens->elts;
+        for (size_t i = 0; i < s->listens->nelts; i++)
+            if (hy_listen_same_addr(&have[i], &one))
+                return hy_conf_error(cf, "a duplicate listen %s", one.text);
+        *(hy_listen_spec_t *)hy_array_push(s->listens) = one;
+    }
     return 0;
 }
 
