@@ -20,7 +20,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"create_full_put_path", HY_COMPAT_NOT_YET, "not planned"},
     {"dav_access", HY_COMPAT_NOT_YET, "not planned"},
     {"dav_methods", HY_COMPAT_NOT_YET, "not planned"},
-    {"debug_connection", HY_COMPAT_WARN, "no debug log"},
     {"debug_points", HY_COMPAT_WARN, "debugging aid"},
     {"directio", HY_COMPAT_WARN, "no O_DIRECT"},
     {"directio_alignment", HY_COMPAT_WARN, "no O_DIRECT"},

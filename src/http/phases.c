@@ -111,7 +111,7 @@ static int check_find_config(hy_req_t *req, const step_t *s)
     if (req->loc == NULL)
         req->loc = req->srv->loc;
     req->loc = hy_http_limit_except(req->loc, req->method);
-    if (hy_log_max_level >= HY_LOG_DEBUG) /* nginx's debug line, to the location's own error_log */
+    if (hy_log_max_level >= HY_LOG_DEBUG || req->conn->debug) /* nginx's debug line, to the location's own error_log */
         hy_req_log(req, HY_LOG_DEBUG, "using configuration \"%s%.*s\"",
                    req->loc->match == HY_LOC_EXACT ? "=" : "", (int)req->loc->name.len, req->loc->name.ptr);
     if (req->loc->internal == 1 && !req->is_internal) {

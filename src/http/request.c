@@ -102,7 +102,7 @@ size_t hy_req_log_ctx(hy_req_t *req, char *buf, size_t cap)
 
 void hy_req_log(hy_req_t *req, int level, const char *fmt, ...)
 {
-    if (level > hy_log_max_level)
+    if (level > hy_log_max_level && !req->conn->debug)
         return;
     char msg[2048], ctx[512];
     va_list ap;
@@ -111,7 +111,10 @@ void hy_req_log(hy_req_t *req, int level, const char *fmt, ...)
     va_end(ap);
     hy_req_log_ctx(req, ctx, sizeof(ctx));
     const hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv ? req->srv->loc : NULL;
-    hy_log_scoped(lc ? lc->error_log_scope : 0, level, req->conn->id, "%s%s", msg, ctx);
+    if (req->conn->debug) /* debug_connection: every error_log, whatever its level */
+        hy_log_scoped_all(lc ? lc->error_log_scope : 0, level, req->conn->id, "%s%s", msg, ctx);
+    else
+        hy_log_scoped(lc ? lc->error_log_scope : 0, level, req->conn->id, "%s%s", msg, ctx);
 }
 
 const hy_str_t *hy_req_out_header(hy_req_t *req, const char *name)
