@@ -122,7 +122,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"perl_modules", HY_COMPAT_NOT_YET, "not planned"},
     {"perl_require", HY_COMPAT_NOT_YET, "not planned"},
     {"perl_set", HY_COMPAT_NOT_YET, "not planned"},
-    {"post_action", HY_COMPAT_NOT_YET, "not planned"},
     {"postpone_gzipping", HY_COMPAT_WARN, "undocumented in nginx"},
     {"postpone_output", HY_COMPAT_WARN, "buffer sizes are automatic"},
     {"proxy_cache", HY_COMPAT_NOT_YET, "reverse proxy"},

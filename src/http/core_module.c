@@ -154,6 +154,9 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
         c->types = p->types;
     }
     hy_merge_str(c->default_type, p->default_type, "text/plain");
+    hy_merge_str(c->post_action, p->post_action, "");
+    if (hy_str_eq(c->post_action, "off"))
+        c->post_action = HY_STR("");
     if (c->open_file_cache_max == HY_UNSET) {
         if (p->open_file_cache_max == HY_UNSET) { /* nowhere configured: the implicit cache (open_file_cache.h) */
             c->open_file_cache_max = HY_OFC_IMPLICIT_MAX;
@@ -940,6 +943,7 @@ static const hy_directive_t core_directives[] = {
     {.name = "satisfy", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_enum, LOC(satisfy),
      .post = satisfy_enum},
     {.name = "default_type", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_str, LOC(default_type)},
+    {.name = "post_action", .ctx = HY_CTX_HTTP_ANY | HY_CTX_LIF, .args = HY_ARGS_1, .set = hy_slot_str, LOC(post_action)},
     {.name = "sendfile", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag, LOC(sendfile)},
     {.name = "tcp_nopush", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag, LOC(tcp_nopush)},
     {.name = "tcp_nodelay", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag, LOC(tcp_nodelay)},

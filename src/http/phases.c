@@ -574,6 +574,30 @@ void hy_req_internal_redirect(hy_req_t *req, hy_str_t uri, hy_str_t args)
     hy_http_phases_run(req, HY_PHASE_SERVER_REWRITE);
 }
 
+bool hy_req_post_action(hy_req_t *req)
+{
+    const hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv ? req->srv->loc : NULL;
+    if (req->post_action || lc == NULL || lc->post_action.len == 0 || req->uri.ptr == NULL)
+        return false;
+    req->post_action = true;
+    req->err_status = 0;
+    req->finished = false;
+    req->filters_started = false;
+    if (req->method_id != HY_M_HEAD) {
+        req->method_id = HY_M_GET;
+        req->method = HY_STR("GET");
+    }
+    hy_str_t to = lc->post_action;
+    if (to.ptr[0] == '@') {
+        hy_req_named_redirect(req, to);
+    } else {
+        hy_str_t path, args;
+        hy_req_split_args(to, &path, &args);
+        hy_req_internal_redirect(req, path, args);
+    }
+    return true;
+}
+
 void hy_req_named_redirect(hy_req_t *req, hy_str_t name)
 {
     hy_http_loc_conf_t *named = hy_http_find_named(req->srv, name.ptr, name.len);

@@ -52,6 +52,7 @@ struct hy_req {
     bool redirect_keeps_head;       /* the next internal redirect keeps content_type and headers_out (set by
                                      * X-Accel-Redirect: the fields it carries over from the upstream) */
     bool error_page;                /* an error_page redirect happened (recursive_error_pages off: no more) */
+    bool post_action;               /* the response is out: the location's post_action runs, its output dropped */
     int uri_changes;                /* rewrite cycles and internal redirects left (nginx's 11 → 500 at 0) */
     bool uri_changed;               /* set by a REWRITE handler: POST_REWRITE searches the location again */
     uint32_t _phase;                /* the phase engine's current step (http/phases.c) */

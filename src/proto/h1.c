@@ -489,6 +489,8 @@ static void on_written(hy_sock_t *s, const char *err)
         h->written_pending = true;
         return;
     }
+    if (h->req && hy_req_post_action(h->req))
+        return; /* its final send comes back here */
     if (h->req)
         hy_req_log_phase(h->req);
     if (!h->keepalive) {
@@ -655,7 +657,7 @@ static void h1_send(hy_req_t *req, bool is_final)
             hy_sock_set_rate(&h->c->sock, (uint64_t)req->limit_rate, (uint64_t)HY_MAX(req->limit_rate_after, 0));
         build_head(h, req);
     }
-    if (req->header_only) {
+    if (req->header_only || req->post_action) {
         hy_outq_clear(&req->body);
     } else {
         size_t n = req->body.bytes;
