@@ -1,12 +1,15 @@
 /* log.c — error log writer. One write(2) per line, so concurrent workers never interleave within a line. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include "log.h"
 #include "clock.h"
 
@@ -116,6 +119,8 @@ static void escape_ctl(char *line, size_t from, size_t *n, size_t cap)
     *n = w;
 }
 
+static bool force_all; /* hy_log_scoped_all: the targets' levels do not filter */
+
 static void vlog(unsigned scope, int level, uint64_t conn_id, const char *fmt, va_list ap)
 {
     char line[4096];
@@ -144,7 +149,7 @@ static void vlog(unsigned scope, int level, uint64_t conn_id, const char *fmt, v
         return;
     }
     for (size_t i = 0; i < num_targets; i++) {
-        if (targets[i].scope != scope || level > targets[i].level)
+        if (targets[i].scope != scope || (level > targets[i].level && !force_all))
             continue;
         if (targets[i].syslog) /* the line without its newline; the message's own level is the severity */
             hy_syslog_send(targets[i].syslog, level - 1, line, n - 1);
@@ -205,4 +210,86 @@ void hy_log_stderr(int level, const char *fmt, ...)
         }
         hy_log(level, "%s", msg);
     }
+}
+
+/* ---------------------------------------------------------------- debug_connection */
+
+static const hy_log_debug_net_t *debug_nets;
+static size_t num_debug_nets;
+
+int hy_log_debug_net_parse(const char *s, size_t n, hy_log_debug_net_t *out)
+{
+    char buf[64];
+    if (n == 0 || n >= sizeof(buf))
+        return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    char *slash = strchr(buf, '/');
+    if (slash)
+        *slash = '\0';
+    memset(out, 0, sizeof(*out));
+    int bits;
+    if (inet_pton(AF_INET, buf, out->addr) == 1) {
+        out->family = AF_INET, bits = 32;
+    } else if (inet_pton(AF_INET6, buf, out->addr) == 1) {
+        out->family = AF_INET6, bits = 128;
+    } else {
+        return -1;
+    }
+    if (slash) {
+        char *end;
+        long b = strtol(slash + 1, &end, 10);
+        if (slash[1] == '\0' || *end != '\0' || b < 0 || b > bits)
+            return -1;
+        bits = (int)b;
+    }
+    for (int i = 0; i < 16; i++) {
+        int k = bits - i * 8;
+        out->mask[i] = (uint8_t)(k >= 8 ? 0xff : k <= 0 ? 0 : (0xff << (8 - k)) & 0xff);
+        out->addr[i] &= out->mask[i];
+    }
+    return 0;
+}
+
+void hy_log_set_debug_nets(const hy_log_debug_net_t *nets, size_t n)
+{
+    debug_nets = n ? nets : NULL;
+    num_debug_nets = n;
+}
+
+bool hy_log_debug_peer(const void *sockaddr)
+{
+    const struct sockaddr *sa = sockaddr;
+    if (sa == NULL || num_debug_nets == 0)
+        return false;
+    uint8_t a[16];
+    int family = sa->sa_family;
+    if (family == AF_INET) {
+        memcpy(a, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+    } else if (family == AF_INET6) {
+        memcpy(a, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+    } else {
+        return false;
+    }
+    for (size_t i = 0; i < num_debug_nets; i++) {
+        const hy_log_debug_net_t *d = &debug_nets[i];
+        if (d->family != family)
+            continue;
+        size_t len = family == AF_INET ? 4 : 16, k;
+        for (k = 0; k < len && (a[k] & d->mask[k]) == d->addr[k]; k++)
+            ;
+        if (k == len)
+            return true;
+    }
+    return false;
+}
+
+void hy_log_scoped_all(unsigned scope, int level, uint64_t conn_id, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    force_all = true;
+    vlog(scope, level, conn_id, fmt, ap);
+    force_all = false;
+    va_end(ap);
 }

@@ -56,6 +56,20 @@ void hy_log(int level, const char *fmt, ...) HY_PRINTF(2, 3);
 void hy_log_conn(int level, uint64_t conn_id, const char *fmt, ...) HY_PRINTF(3, 4);
 /** As hy_log_conn, to the targets of `scope` (0: the main ones). */
 void hy_log_scoped(unsigned scope, int level, uint64_t conn_id, const char *fmt, ...) HY_PRINTF(4, 5);
+/** debug_connection (https://nginx.org/en/docs/ngx_core_module.html#debug_connection): an address or CIDR
+ * whose connections log at every level to every error_log, whatever its level. */
+typedef struct hy_log_debug_net {
+    int family;          /* AF_INET, AF_INET6 */
+    uint8_t addr[16], mask[16];
+} hy_log_debug_net_t;
+/** "192.0.2.1", "192.0.2.0/24", "::1", "2001:db8::/32" -> 0, or -1. */
+int hy_log_debug_net_parse(const char *s, size_t n, hy_log_debug_net_t *out);
+/** The active list (borrowed until the next call; n == 0: none). */
+void hy_log_set_debug_nets(const hy_log_debug_net_t *nets, size_t n);
+/** Whether a peer address (struct sockaddr *) is in the active list. */
+bool hy_log_debug_peer(const void *sockaddr);
+/** As hy_log_scoped, for a debug connection: written to the scope's targets whatever their level. */
+void hy_log_scoped_all(unsigned scope, int level, uint64_t conn_id, const char *fmt, ...) HY_PRINTF(4, 5);
 /** Startup mode output, always to stderr: "hayate: [level] message". Also copied to file targets if open. */
 void hy_log_stderr(int level, const char *fmt, ...) HY_PRINTF(2, 3);
 /** Set true with -q: non-error stderr messages during -t are suppressed. */

@@ -45,6 +45,30 @@ static void spec_text(hy_listen_spec_t *spec)
     }
 }
 
+/* "8080" or a range "8080-8085" (nginx 1.27.3+): 0 and *lo, *hi (hi == lo for one port), or -1 */
+static int parse_ports(const char *s, size_t n, int *lo, int *hi)
+{
+    const char *dash = n ? memchr(s, '-', n) : NULL;
+    int64_t a = hy_parse_int(s, dash ? (size_t)(dash - s) : n);
+    int64_t b = dash ? hy_parse_int(dash + 1, n - (size_t)(dash + 1 - s)) : a;
+    if (a < 1 || a > 65535 || b < a || b > 65535)
+        return -1;
+    *lo = (int)a, *hi = (int)b;
+    return 0;
+}
+
+void hy_listen_set_port(hy_listen_spec_t *spec, int port)
+{
+    if (spec->addr.ss_family == AF_INET)
+        ((struct sockaddr_in *)&spec->addr)->sin_port = htons((uint16_t)port);
+    else if (spec->addr.ss_family == AF_INET6)
+        ((struct sockaddr_in6 *)&spec->addr)->sin6_port = htons((uint16_t)port);
+    else
+        return;
+    spec->port_last = 0;
+    spec_text(spec);
+}
+
 int hy_listen_parse(const char *s, size_t n, hy_listen_spec_t *spec, const char **err)
 {
     spec_defaults(spec);
@@ -91,7 +115,7 @@ int hy_listen_parse(const char *s, size_t n, hy_listen_spec_t *spec, const char 
             memcpy(host, s, (size_t)(colon - s));
             port_s = colon + 1;
             port_n = n - (size_t)(port_s - s);
-        } else if (hy_parse_int(s, n) < 0) { /* only a host: port 80 */
+        } else if (hy_parse_int(s, n) < 0 && parse_ports(s, n, &(int){0}, &(int){0}) != 0) { /* only a host: 80 */
             if (n >= sizeof(host)) {
                 *err = "invalid host";
                 return -1;
@@ -100,8 +124,8 @@ int hy_listen_parse(const char *s, size_t n, hy_listen_spec_t *spec, const char 
             port_s = "80", port_n = 2;
         }
     }
-    int64_t port = hy_parse_int(port_s, port_n);
-    if (port < 1 || port > 65535) {
+    int port, port_last;
+    if (parse_ports(port_s, port_n, &port, &port_last) != 0) {
         *err = "invalid port";
         return -1;
     }
@@ -132,6 +156,7 @@ int hy_listen_parse(const char *s, size_t n, hy_listen_spec_t *spec, const char 
         spec->addr_len = sizeof(*sin);
     }
     spec_text(spec);
+    spec->port_last = port_last > port ? port_last : 0;
     return 0;
 }
 

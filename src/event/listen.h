@@ -19,6 +19,8 @@ typedef struct hy_listen_spec {
     bool ssl;           /* listen ... ssl: connections start with a TLS handshake */
     bool proxy_protocol; /* listen ... proxy_protocol: connections start with a PROXY protocol header */
     bool http2;          /* listen ... http2 (deprecated form of `http2 on`): HTTP/2 on this address */
+    int port_last;       /* a port range "addr:8080-8085" (nginx 1.27.3+): its last port, the spec holding the
+                          * first; 0: one port. The caller makes one spec per port (hy_listen_set_port). */
 } hy_listen_spec_t;
 
 typedef void (*hy_accept_cb)(hy_listener_t *l, int fd, struct sockaddr_storage *peer, socklen_t peer_len);
@@ -36,9 +38,12 @@ struct hy_listener {
     bool paused;
 };
 
-/** Parse "addr:port", "port", "[v6]:port", "*:port", "unix:/path" into spec (defaults set). 0, or -1 with a
+/** Parse "addr:port", "port", "[v6]:port", "*:port", "unix:/path" into spec (defaults set); the port may be a
+ * range "lo-hi" (spec->port_last). 0, or -1 with a
  * reason in *err ("invalid port", "host not found", ...). */
 int hy_listen_parse(const char *s, size_t n, hy_listen_spec_t *spec, const char **err);
+/** Set the port of an inet spec (its text follows) and clear port_last. */
+void hy_listen_set_port(hy_listen_spec_t *spec, int port);
 /** True if two specs name the same address. */
 bool hy_listen_same_addr(const hy_listen_spec_t *a, const hy_listen_spec_t *b);
 /** The kernel's somaxconn (the default backlog). */

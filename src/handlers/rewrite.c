@@ -317,10 +317,11 @@ static void do_return(hy_req_t *req, const rw_op_t *op)
         if (req->content_type.len == 0) /* nginx keeps one already set (X-Accel-Redirect carries it over) */
             req->content_type = hy_http_mime_type(lc, req->uri.ptr, req->uri.len);
         req->content_length_n = (int64_t)text.len;
-        if (code == 204 || code == 304) {
+        int sent = req->err_status ? req->err_status : code; /* an error_page's code is what goes out (nginx) */
+        if (sent == 204 || sent == 304) {
             req->header_only = true;
             req->content_length_n = -1;
-            if (code == 204)
+            if (sent == 204)
                 req->content_type = HY_STR_NULL;
         }
         if (req->method_id == HY_M_HEAD)
@@ -331,6 +332,67 @@ static void do_return(hy_req_t *req, const rw_op_t *op)
         return;
     }
     hy_req_error(req, code);
+}
+
+/* nginx's NGX_ESCAPE_ARGS: " ", "#", "%", "&", "+", ";", "?", control bytes and bytes >= 0x7f */
+static bool args_escaped(unsigned char c)
+{
+    return c <= ' ' || c >= 0x7f || c == '#' || c == '%' || c == '&' || c == '+' || c == ';' || c == '?';
+}
+
+/* The replacement of a rewrite: as hy_vars_eval, except that, as in nginx, a capture after the replacement's
+ * '?' is escaped for the arguments when the request's path was sent with a %-escape or a '+' (its decoded
+ * form could otherwise break the arguments apart). */
+static void eval_replacement(hy_req_t *req, const rw_op_t *op, hy_str_t *out)
+{
+    const hy_complex_t *cv = &op->cv;
+    hy_str_t path = req->target;
+    const char *q = path.len ? memchr(path.ptr, '?', path.len) : NULL;
+    if (q)
+        path.len = (size_t)(q - path.ptr);
+    bool quoted = path.len && (memchr(path.ptr, '%', path.len) || memchr(path.ptr, '+', path.len));
+    if (!op->has_q || !quoted || cv->nparts == 0) {
+        hy_vars_eval(req, cv, out);
+        return;
+    }
+    size_t cap = 1;
+    for (size_t i = 0; i < cv->nparts; i++) {
+        const hy_cv_part_t *part = &cv->parts[i];
+        if (part->kind == HY_CV_LITERAL)
+            cap += part->lit.len;
+        else if (part->kind == HY_CV_CAPTURE)
+            cap += 3 * hy_regex_group(&req->captures, (uint32_t)part->index).len;
+        else
+            cap += hy_var_get(req, part->index)->len;
+    }
+    char *buf = hy_palloc(req->pool, cap), *o = buf;
+    bool in_args = false;
+    for (size_t i = 0; i < cv->nparts; i++) {
+        const hy_cv_part_t *part = &cv->parts[i];
+        hy_str_t v;
+        if (part->kind == HY_CV_LITERAL) {
+            v = part->lit;
+        } else if (part->kind == HY_CV_CAPTURE) {
+            v = hy_regex_group(&req->captures, (uint32_t)part->index);
+        } else {
+            const hy_var_value_t *vv = hy_var_get(req, part->index);
+            v = (hy_str_t){vv->ptr, vv->len};
+        }
+        for (size_t k = 0; k < v.len; k++) {
+            unsigned char c = (unsigned char)v.ptr[k];
+            if (in_args && part->kind == HY_CV_CAPTURE && args_escaped(c)) {
+                *o++ = '%';
+                *o++ = "0123456789ABCDEF"[c >> 4];
+                *o++ = "0123456789ABCDEF"[c & 15];
+                continue;
+            }
+            *o++ = (char)c;
+        }
+        if (part->kind == HY_CV_LITERAL && memchr(v.ptr, '?', v.len))
+            in_args = true;
+    }
+    *o = '\0';
+    *out = (hy_str_t){buf, (size_t)(o - buf)};
 }
 
 /* returns R_* ; *changed is set when the URI was rewritten */
@@ -344,7 +406,7 @@ static int do_rewrite(hy_req_t *req, const rw_op_t *op, const rw_conf_t *rc, boo
     if (rc->log == 1)
         log_notice(req, "\"%.*s\" matches \"%.*s\"", op->rx->pattern, req->uri);
     hy_str_t result;
-    hy_vars_eval(req, &op->cv, &result);
+    eval_replacement(req, op, &result);
     if (op->redirect) {
         hy_str_t loc = hy_rewrite_redirect_location(req->pool, result, op->has_q, op->add_args, req->args);
         if (rc->log == 1)

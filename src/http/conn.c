@@ -122,6 +122,7 @@ hy_conn_t *hy_conn_open(hy_listener_t *l, int fd, const struct sockaddr_storage 
     c->id = next_id++;
     c->state = HY_CONN_NEW;
     c->start_ms = (uint64_t)hy_clock_time_ms();
+    c->debug = hy_log_debug_peer(peer);
     hy_sock_init(&c->sock, l->loop, fd);
     c->sock.peer = *peer;
     c->sock.peer_len = peer_len;

@@ -81,6 +81,7 @@ struct hy_conn {
     uint8_t state;                  /* enum hy_conn_state */
     bool is_idle;
     bool is_plain_on_tls;           /* a plain HTTP request arrived on a TLS address: answered 497 */
+    bool debug;                     /* the peer is in debug_connection: its messages go to every error_log */
     hy_conn_pp_t *pp;               /* owned: the PROXY protocol header, NULL when none was read */
     uint64_t start_ms;              /* wall-clock ms of the accept ($connection_time) */
     struct hy_conn *_prev, *_next;           /* registry: every open connection */

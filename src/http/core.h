@@ -66,6 +66,7 @@ struct hy_http_loc_conf {
     int server_tokens;
     hy_mime_map_t *types;   /* NULL → inherit */
     hy_str_t default_type;
+    hy_str_t post_action;   /* post_action URI or @name; "" (off) when none */
     int64_t open_file_cache_max;      /* 0 = off; -1 unset */
     bool open_file_cache_implicit;    /* no open_file_cache anywhere above: hayate's default cache (stat on each use) */
     int64_t open_file_cache_inactive_ms;

@@ -152,6 +152,9 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
         c->types = p->types;
     }
     hy_merge_str(c->default_type, p->default_type, "text/plain");
+    hy_merge_str(c->post_action, p->post_action, "");
+    if (hy_str_eq(c->post_action, "off"))
+        c->post_action = HY_STR("");
     if (c->open_file_cache_max == HY_UNSET) {
         if (p->open_file_cache_max == HY_UNSET) { /* nowhere configured: the implicit cache (open_file_cache.h) */
             c->open_file_cache_max = HY_OFC_IMPLICIT_MAX;
@@ -606,11 +609,17 @@ static int set_listen(hy_conf_t *cf, const hy_directive_t *d, void *conf)
             return hy_conf_error(cf, "invalid parameter \"%s\"", o.ptr);
         }
     }
-    hy_listen_spec_t *have = s->listens->elts;
-    for (size_t i = 0; i < s->listens->nelts; i++)
-        if (hy_listen_same_addr(&have[i], &spec))
-            return hy_conf_error(cf, "a duplicate listen %s", spec.text);
-    *(hy_listen_spec_t *)hy_array_push(s->listens) = spec;
+    int first = spec.port_last ? ntohs(((struct sockaddr_in *)&spec.addr)->sin_port) : 0; /* same offset in v6 */
+    for (int port = first; port <= (spec.port_last ? spec.port_last : first); port++) { /* a range: one per port */
+        hy_listen_spec_t one = spec;
+        if (spec.port_last)
+            hy_listen_set_port(&one, port);
+        hy_listen_spec_t *have = s->listens->elts;
+        for (size_t i = 0; i < s->listens->nelts; i++)
+            if (hy_listen_same_addr(&have[i], &one))
+                return hy_conf_error(cf, "a duplicate listen %s", one.text);
+        *(hy_listen_spec_t *)hy_array_push(s->listens) = one;
+    }
     return 0;
 }
 
@@ -935,6 +944,7 @@ static const hy_directive_t core_directives[] = {
     {.name = "satisfy", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_enum, LOC(satisfy),
      .post = satisfy_enum},
     {.name = "default_type", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_str, LOC(default_type)},
+    {.name = "post_action", .ctx = HY_CTX_HTTP_ANY | HY_CTX_LIF, .args = HY_ARGS_1, .set = hy_slot_str, LOC(post_action)},
     {.name = "sendfile", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag, LOC(sendfile)},
     {.name = "tcp_nopush", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag, LOC(tcp_nopush)},
     {.name = "tcp_nodelay", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag, LOC(tcp_nodelay)},

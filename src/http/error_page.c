@@ -105,7 +105,8 @@ bool hy_error_page_redirect(hy_req_t *req, int status)
     int st = hy_error_page_redirect_status(found->overwrite);
     req->location = uri;
     req->err_status = 0;
-    hy_req_special_response(req, st);
+    if (!hy_req_msie_refresh(req)) /* nginx refreshes whatever the redirect's code */
+        hy_req_special_response(req, st);
     return true;
 }
 

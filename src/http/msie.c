@@ -54,3 +54,45 @@ bool hy_http_ua_safari(const hy_str_t *ua)
         return false; /* MSIE */
     return !has(ua, "Gecko/") && !has(ua, "Chrome/") && has(ua, "Safari/") && has(ua, "Mac OS X");
 }
+
+bool hy_http_ua_msie(const hy_str_t *ua)
+{
+    if (ua == NULL || has(ua, "Opera"))
+        return false;
+    const char *m = memmem(ua->ptr, ua->len, "MSIE ", 5);
+    return m != NULL && m + 7 < ua->ptr + ua->len;
+}
+
+#define REFRESH_HEAD "<html><head><meta http-equiv=\"Refresh\" content=\"0; URL="
+#define REFRESH_TAIL "\"></head><body></body></html>\r\n"
+
+static bool refresh_escaped(unsigned char c)
+{
+    return c <= 0x20 || c >= 0x7f || c == '"' || c == '\'';
+}
+
+size_t hy_http_msie_refresh_page(char *dst, hy_str_t location)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t n = sizeof(REFRESH_HEAD) - 1;
+    if (dst)
+        memcpy(dst, REFRESH_HEAD, n);
+    for (size_t i = 0; i < location.len; i++) {
+        unsigned char c = (unsigned char)location.ptr[i];
+        if (!refresh_escaped(c)) {
+            if (dst)
+                dst[n] = (char)c;
+            n++;
+            continue;
+        }
+        if (dst) {
+            dst[n] = '%';
+            dst[n + 1] = hex[c >> 4];
+            dst[n + 2] = hex[c & 15];
+        }
+        n += 3;
+    }
+    if (dst)
+        memcpy(dst + n, REFRESH_TAIL, sizeof(REFRESH_TAIL) - 1);
+    return n + sizeof(REFRESH_TAIL) - 1;
+}

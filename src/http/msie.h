@@ -1,4 +1,4 @@
-/* msie.h — nginx's browser quirks for built-in error pages (msie_padding). */
+/* msie.h — nginx's browser quirks for built-in error pages (msie_padding, msie_refresh). */
 #ifndef HY_HTTP_MSIE_H
 #define HY_HTTP_MSIE_H
 
@@ -16,5 +16,12 @@ hy_str_t hy_http_msie_padding(bool enabled, int version, const hy_str_t *user_ag
  * nor Opera, not "Gecko/", not "Chrome/", and "Safari/" with "Mac OS X". user_agent NULL: neither. Pure. */
 bool hy_http_ua_msie6(const hy_str_t *user_agent);
 bool hy_http_ua_safari(const hy_str_t *user_agent);
+/** nginx's "msie" flag (msie_padding and msie_refresh): "MSIE " with at least three bytes after it, no "Opera". */
+bool hy_http_ua_msie(const hy_str_t *user_agent);
+
+/** msie_refresh's page (ngx_http_send_refresh): `<html><head><meta http-equiv="Refresh" content="0; URL=...">`
+ * with the location escaped as nginx's refresh escape does (space, '"', '\'', control bytes and bytes >= 0x7f
+ * become %XX). Writes into dst unless it is NULL; returns the page's length. Pure. */
+size_t hy_http_msie_refresh_page(char *dst, hy_str_t location);
 
 #endif

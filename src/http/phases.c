@@ -111,7 +111,7 @@ static int check_find_config(hy_req_t *req, const step_t *s)
     if (req->loc == NULL)
         req->loc = req->srv->loc;
     req->loc = hy_http_limit_except(req->loc, req->method);
-    if (hy_log_max_level >= HY_LOG_DEBUG) /* nginx's debug line, to the location's own error_log */
+    if (hy_log_max_level >= HY_LOG_DEBUG || req->conn->debug) /* nginx's debug line, to the location's own error_log */
         hy_req_log(req, HY_LOG_DEBUG, "using configuration \"%s%.*s\"",
                    req->loc->match == HY_LOC_EXACT ? "=" : "", (int)req->loc->name.len, req->loc->name.ptr);
     if (req->loc->internal == 1 && !req->is_internal) {
@@ -402,6 +402,7 @@ void hy_req_process(hy_req_t *req)
 {
     hy_http_srv_conf_t *dsrv = req->conn->addr->default_server;
     req->srv = dsrv;
+    req->uri_changes = HY_MAX_URI_CHANGES + 1; /* the default server's error_page applies to the 400s below (nginx) */
     /* nginx answers TRACE, and CONNECT to an authority, with 405 before anything else (a CONNECT with any other
      * target is a bad request); the connection is not kept: keep-alive is not decided yet at that point */
     if (req->method_id == HY_M_TRACE || req->method_id == HY_M_CONNECT) {
@@ -548,7 +549,8 @@ static void reset_response(hy_req_t *req)
     req->content_length_n = -1;
     req->last_modified = -1;
     req->etag = HY_STR_NULL;
-    req->location = HY_STR_NULL;
+    if (req->err_status == 0) /* an error_page redirect keeps the Location (nginx keeps headers_out) */
+        req->location = HY_STR_NULL;
     req->file = NULL;
     if (!keep)
         keep_challenge(req);
@@ -570,6 +572,30 @@ void hy_req_internal_redirect(hy_req_t *req, hy_str_t uri, hy_str_t args)
     req->is_internal = true;
     reset_response(req);
     hy_http_phases_run(req, HY_PHASE_SERVER_REWRITE);
+}
+
+bool hy_req_post_action(hy_req_t *req)
+{
+    const hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv ? req->srv->loc : NULL;
+    if (req->post_action || lc == NULL || lc->post_action.len == 0 || req->uri.ptr == NULL)
+        return false;
+    req->post_action = true;
+    req->err_status = 0;
+    req->finished = false;
+    req->filters_started = false;
+    if (req->method_id != HY_M_HEAD) {
+        req->method_id = HY_M_GET;
+        req->method = HY_STR("GET");
+    }
+    hy_str_t to = lc->post_action;
+    if (to.ptr[0] == '@') {
+        hy_req_named_redirect(req, to);
+    } else {
+        hy_str_t path, args;
+        hy_req_split_args(to, &path, &args);
+        hy_req_internal_redirect(req, path, args);
+    }
+    return true;
 }
 
 void hy_req_named_redirect(hy_req_t *req, hy_str_t name)

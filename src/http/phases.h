@@ -67,6 +67,10 @@ void hy_req_process(hy_req_t *req);
 void hy_req_internal_redirect(hy_req_t *req, hy_str_t uri, hy_str_t args);
 /** nginx's ngx_http_named_location: continue in location "@name" from its rewrite phase (500 if unknown). */
 void hy_req_named_redirect(hy_req_t *req, hy_str_t name);
+/** nginx's post_action: once the response has been written, when the request's location has a post_action (a
+ * URI or @name) and none ran yet, redirect there with req->post_action set (the protocol drops what it sends;
+ * its final send ends the request as usual) and return true; false: nothing to run. */
+bool hy_req_post_action(hy_req_t *req);
 /** Run the LOG phase once (http/phases.c); the protocol calls it when the request is over. */
 void hy_req_log_phase(hy_req_t *req);
 /** Start a request at the SERVER_REWRITE phase (POST_READ runs from hy_req_process before the server is known). */

@@ -102,7 +102,7 @@ size_t hy_req_log_ctx(hy_req_t *req, char *buf, size_t cap)
 
 void hy_req_log(hy_req_t *req, int level, const char *fmt, ...)
 {
-    if (level > hy_log_max_level)
+    if (level > hy_log_max_level && !req->conn->debug)
         return;
     char msg[2048], ctx[512];
     va_list ap;
@@ -111,7 +111,10 @@ void hy_req_log(hy_req_t *req, int level, const char *fmt, ...)
     va_end(ap);
     hy_req_log_ctx(req, ctx, sizeof(ctx));
     const hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv ? req->srv->loc : NULL;
-    hy_log_scoped(lc ? lc->error_log_scope : 0, level, req->conn->id, "%s%s", msg, ctx);
+    if (req->conn->debug) /* debug_connection: every error_log, whatever its level */
+        hy_log_scoped_all(lc ? lc->error_log_scope : 0, level, req->conn->id, "%s%s", msg, ctx);
+    else
+        hy_log_scoped(lc ? lc->error_log_scope : 0, level, req->conn->id, "%s%s", msg, ctx);
 }
 
 const hy_str_t *hy_req_out_header(hy_req_t *req, const char *name)
@@ -504,6 +507,33 @@ static const char *explain(int status)
     }
 }
 
+bool hy_req_msie_refresh(hy_req_t *req)
+{
+    hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv ? req->srv->loc : NULL;
+    if (req->location.len == 0 || lc == NULL || lc->msie_refresh != 1 || !hy_http_ua_msie(req->h_user_agent))
+        return false;
+    size_t len = hy_http_msie_refresh_page(NULL, req->location);
+    char *page = hy_palloc(req->pool, len);
+    hy_http_msie_refresh_page(page, req->location);
+    req->status = 200;
+    req->err_status = 0;
+    req->status_line = HY_STR_NULL;
+    req->location = HY_STR_NULL;
+    req->last_modified = -1;
+    req->etag = HY_STR_NULL;
+    req->accept_ranges = false;
+    req->file = NULL;
+    hy_outq_clear(&req->body);
+    req->content_type = HY_STR("text/html");
+    req->content_length_n = (int64_t)len;
+    if (req->method_id == HY_M_HEAD)
+        req->header_only = true;
+    else
+        hy_outq_push_mem(&req->body, page, len, NULL, NULL);
+    hy_req_send(req, true);
+    return true;
+}
+
 void hy_req_special_response(hy_req_t *req, int status)
 {
     switch (status) { /* nginx drops keep-alive after these (ngx_http_special_response_handler) */
@@ -535,6 +565,8 @@ void hy_req_special_response(hy_req_t *req, int status)
         hy_req_send(req, true);
         return;
     }
+    if ((status == 301 || status == 302) && hy_req_msie_refresh(req))
+        return;
     const char *reason = hy_http_reason(status);
     const char *why = explain(code);
     if (reason == NULL || (why == NULL && status < 400)) { /* codes without a page: empty body (nginx) */

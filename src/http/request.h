@@ -52,6 +52,7 @@ struct hy_req {
     bool redirect_keeps_head;       /* the next internal redirect keeps content_type and headers_out (set by
                                      * X-Accel-Redirect: the fields it carries over from the upstream) */
     bool error_page;                /* an error_page redirect happened (recursive_error_pages off: no more) */
+    bool post_action;               /* the response is out: the location's post_action runs, its output dropped */
     int uri_changes;                /* rewrite cycles and internal redirects left (nginx's 11 → 500 at 0) */
     bool uri_changed;               /* set by a REWRITE handler: POST_REWRITE searches the location again */
     uint32_t _phase;                /* the phase engine's current step (http/phases.c) */
@@ -188,6 +189,10 @@ void hy_req_filter_send(hy_req_t *req, const hy_module_t *m, bool is_final, hy_r
 void hy_req_error(hy_req_t *req, int status);
 /** The built-in response for `status` (no error_page lookup): hayate's HTML page for 3xx-5xx. */
 void hy_req_special_response(hy_req_t *req, int status);
+/** msie_refresh: when it is on for the request's location, the client is MSIE and req->location is set, answer
+ * 200 with nginx's refresh page to the location (no Location header) and return true; false: nothing sent. The
+ * built-in 301/302 responses and every error_page redirect try it first (nginx). */
+bool hy_req_msie_refresh(hy_req_t *req);
 /** Split "uri?args" at the first '?' (args empty when none). */
 void hy_req_split_args(hy_str_t in, hy_str_t *uri, hy_str_t *args);
 /** "scheme://host[:port]" + path for a redirect, nginx's way: the Host (or the first server_name with

@@ -231,7 +231,7 @@ int hy_http_parse_target(hy_str_t method, hy_str_t target, bool merge_slashes, c
 
 static inline bool uri_escaped(unsigned char c)
 {
-    return c <= ' ' || c >= 0x7f || c == '#' || c == '%' || c == '?';
+    return c <= ' ' || c >= 0x7f || c == '#' || c == '%' || c == '?' || (c != 0 && strchr("\"<>\\^`{|}", c));
 }
 
 size_t hy_uri_escape(char *dst, const char *src, size_t n)

@@ -32,7 +32,8 @@ int hy_http_parse_target(hy_str_t method, hy_str_t target, bool merge_slashes, c
 ssize_t hy_http_validate_host(char *host, size_t len);
 
 /** nginx's NGX_ESCAPE_URI, for a path sent back in a Location or to an upstream: space, '#', '%', '?', control
- * bytes and bytes >= 0x7f become %XX. Writes into dst (room for the returned length) unless dst is NULL; returns
+ * bytes, bytes >= 0x7f and, as nginx 1.25+ does, the other characters RFC 3986 does not allow in a URI
+ * ('"', '<', '>', '\\', '^', '`', '{', '|', '}') become %XX. Writes into dst (room for the returned length) unless dst is NULL; returns
  * the escaped length (n when nothing needs escaping). */
 size_t hy_uri_escape(char *dst, const char *src, size_t n);
 

@@ -190,6 +190,20 @@ static int set_events(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return rc;
 }
 
+static int set_debug_connection(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hy_core_conf_t *c = conf;
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    hy_log_debug_net_t net;
+    if (hy_log_debug_net_parse(a[1].ptr, a[1].len, &net) != 0)
+        return hy_conf_error(cf, "invalid parameter \"%s\" (hayate takes an address or a CIDR)", a[1].ptr);
+    if (c->debug_nets == NULL)
+        c->debug_nets = hy_array_create(cf->pool, 2, sizeof(hy_log_debug_net_t));
+    *(hy_log_debug_net_t *)hy_array_push(c->debug_nets) = net;
+    return 0;
+}
+
 static int set_use(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     hy_core_conf_t *c = conf;
@@ -247,6 +261,7 @@ static const hy_directive_t events_directives[] = {
     {.name = "multi_accept", .ctx = HY_CTX_EVENTS, .args = HY_ARGS_FLAG, .set = hy_slot_flag, CORE(multi_accept)},
     {.name = "accept_mutex", .ctx = HY_CTX_EVENTS, .args = HY_ARGS_FLAG, .set = hy_slot_flag, CORE(accept_mutex)},
     {.name = "use", .ctx = HY_CTX_EVENTS, .args = HY_ARGS_1, .set = set_use},
+    {.name = "debug_connection", .ctx = HY_CTX_EVENTS, .args = HY_ARGS_1, .set = set_debug_connection},
     {0},
 };
 

@@ -20,6 +20,7 @@ typedef struct hy_core_conf {
     int64_t worker_connections;      /* -1: derived from the fd limit */
     int multi_accept, accept_mutex;
     hy_str_t use;
+    hy_array_t *debug_nets;          /* debug_connection: hy_log_debug_net_t, NULL when none */
 } hy_core_conf_t;
 
 /** The core conf of a generation. */

@@ -104,6 +104,8 @@ static void apply_limits(hy_cycle_t *cycle, bool announce)
     getrlimit(RLIMIT_NOFILE, &rl);
     int64_t wc = hy_limits_worker_connections(core, (int64_t)rl.rlim_cur);
     hy_conns_set_limit(wc);
+    hy_log_set_debug_nets(core->debug_nets ? core->debug_nets->elts : NULL,
+                          core->debug_nets ? core->debug_nets->nelts : 0);
     if (announce && core->worker_connections > (int64_t)rl.rlim_cur)
         hy_log(HY_LOG_WARN, "%lld worker_connections exceed open file resource limit: %lld", (long long)wc,
                (long long)rl.rlim_cur);

@@ -401,15 +401,16 @@ static void h1_read_body(hy_req_t *req)
         hy_http_loc_conf_t *lc = req->loc ? req->loc : h->dsrv->loc;
         h->body_max = lc->client_max_body_size;
         h->body_timeout_ms = lc->client_body_timeout_ms;
-        if (!h->body_pending) {
-            hy_req__body_in(req, "", 0, true);
-            return;
-        }
-        /* RFC 9110 §10.1.1: the client waits for "100 Continue" before sending the body */
+        /* RFC 9110 §10.1.1: the client waits for "100 Continue" before sending the body; nginx answers it as
+         * the body is asked for, an empty one (Content-Length: 0) too */
         if (expects_continue(req) && h->c->sock.input.len == 0 && !h->sent_continue) {
             h->sent_continue = true;
             hy_outq_push_mem(&h->c->sock.outq, "HTTP/1.1 100 Continue\r\n\r\n", 25, NULL, NULL);
             hy_sock_write(&h->c->sock, on_written_partial);
+        }
+        if (!h->body_pending) {
+            hy_req__body_in(req, "", 0, true);
+            return;
         }
     }
     h->body_waiting = false;
@@ -488,6 +489,8 @@ static void on_written(hy_sock_t *s, const char *err)
         h->written_pending = true;
         return;
     }
+    if (h->req && hy_req_post_action(h->req))
+        return; /* its final send comes back here */
     if (h->req)
         hy_req_log_phase(h->req);
     if (!h->keepalive) {
@@ -654,7 +657,7 @@ static void h1_send(hy_req_t *req, bool is_final)
             hy_sock_set_rate(&h->c->sock, (uint64_t)req->limit_rate, (uint64_t)HY_MAX(req->limit_rate_after, 0));
         build_head(h, req);
     }
-    if (req->header_only) {
+    if (req->header_only || req->post_action) {
         hy_outq_clear(&req->body);
     } else {
         size_t n = req->body.bytes;

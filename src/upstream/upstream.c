@@ -1030,6 +1030,7 @@ int hy_upstream_start(hy_ureq_t *u)
         u->body_kept = true;
     } else if (req->content_length == 0) {
         u->body_length = 0;
+        has_body = req->h_expect != NULL; /* read (empty) all the same: nginx answers "Expect" with 100 Continue */
     }
     if (req->body_in && req->body_in->failed) {
         /* a body that failed (an error_page redirect after 400/413 came here): nginx discarded it, none is sent */
