@@ -222,6 +222,11 @@ int hy_log_debug_net_parse(const char *s, size_t n, hy_log_debug_net_t *out)
     char buf[64];
     if (n == 0 || n >= sizeof(buf))
         return -1;
+    if (n == 5 && memcmp(s, "unix:", 5) == 0) { /* every connection on a unix-domain listener */
+        memset(out, 0, sizeof(*out));
+        out->family = AF_UNIX;
+        return 0;
+    }
     memcpy(buf, s, n);
     buf[n] = '\0';
     char *slash = strchr(buf, '/');
@@ -268,13 +273,15 @@ bool hy_log_debug_peer(const void *sockaddr)
         memcpy(a, &((const struct sockaddr_in *)sa)->sin_addr, 4);
     } else if (family == AF_INET6) {
         memcpy(a, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
-    } else {
+    } else if (family != AF_UNIX) {
         return false;
     }
     for (size_t i = 0; i < num_debug_nets; i++) {
         const hy_log_debug_net_t *d = &debug_nets[i];
         if (d->family != family)
             continue;
+        if (family == AF_UNIX)
+            return true;
         size_t len = family == AF_INET ? 4 : 16, k;
         for (k = 0; k < len && (a[k] & d->mask[k]) == d->addr[k]; k++)
             ;

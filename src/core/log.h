@@ -62,7 +62,7 @@ typedef struct hy_log_debug_net {
     int family;          /* AF_INET, AF_INET6 */
     uint8_t addr[16], mask[16];
 } hy_log_debug_net_t;
-/** "192.0.2.1", "192.0.2.0/24", "::1", "2001:db8::/32" -> 0, or -1. */
+/** "192.0.2.1", "192.0.2.0/24", "::1", "2001:db8::/32", "unix:" (unix-domain connections) -> 0, or -1. */
 int hy_log_debug_net_parse(const char *s, size_t n, hy_log_debug_net_t *out);
 /** The active list (borrowed until the next call; n == 0: none). */
 void hy_log_set_debug_nets(const hy_log_debug_net_t *nets, size_t n);

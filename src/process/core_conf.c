@@ -197,7 +197,7 @@ static int set_debug_connection(hy_conf_t *cf, const hy_directive_t *d, void *co
     hy_str_t *a = hy_conf_args(cf, &n);
     hy_log_debug_net_t net;
     if (hy_log_debug_net_parse(a[1].ptr, a[1].len, &net) != 0)
-        return hy_conf_error(cf, "invalid parameter \"%s\" (hayate takes an address or a CIDR)", a[1].ptr);
+        return hy_conf_error(cf, "invalid parameter \"%s\" (hayate takes an address, a CIDR or \"unix:\")", a[1].ptr);
     if (c->debug_nets == NULL)
         c->debug_nets = hy_array_create(cf->pool, 2, sizeof(hy_log_debug_net_t));
     *(hy_log_debug_net_t *)hy_array_push(c->debug_nets) = net;

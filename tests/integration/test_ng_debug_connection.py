@@ -57,3 +57,28 @@ def test_bad_address_is_refused(prefix, run_cli):
     r = run_cli(['-t', '-c', path])
     assert r.rc == 1, r
     assert '300.1.1.1' in r.err, r.err
+
+
+def test_unix_listens_in_debug(server, prefix):
+    conf = GLOBALS + '''
+events { debug_connection unix:; }
+''' + simple('''
+        listen unix:{tmp}/d.sock;
+        location / { return 200 "ok"; }
+''', http_extra='error_log {tmp}/logs/d1.log alert;')
+    server(conf, full=True)
+    assert get('127.0.0.1', prefix.port).endswith(b'ok')
+    assert '[debug]' not in read(prefix, 'd1.log')
+    u = socket.socket(socket.AF_UNIX)
+    u.settimeout(5)
+    u.connect(prefix.path('d.sock'))
+    u.sendall(b'GET / HTTP/1.0\r\nHost: localhost\r\n\r\n')
+    data = b''
+    while True:
+        chunk = u.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    u.close()
+    assert data.endswith(b'ok')
+    assert wait_for(lambda: '[debug]' in read(prefix, 'd1.log'))
