@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include "rewrite.h"
 #include "../http/phases.h"
+#include "../http/uri.h"
 #include "../http/vars.h"
 #include "../http/limit_rate.h"
 #include "../conf/cycle.h"
@@ -378,15 +379,11 @@ static void eval_replacement(hy_req_t *req, const rw_op_t *op, hy_str_t *out)
             const hy_var_value_t *vv = hy_var_get(req, part->index);
             v = (hy_str_t){vv->ptr, vv->len};
         }
-        for (size_t k = 0; k < v.len; k++) {
-            unsigned char c = (unsigned char)v.ptr[k];
-            if (in_args && part->kind == HY_CV_CAPTURE && args_escaped(c)) {
-                *o++ = '%';
-                *o++ = "0123456789ABCDEF"[c >> 4];
-                *o++ = "0123456789ABCDEF"[c & 15];
-                continue;
-            }
-            *o++ = (char)c;
+        if (in_args && part->kind == HY_CV_CAPTURE) {
+            o += hy_pct_escape(o, v.ptr, v.len, args_escaped);
+        } else {
+            memcpy(o, v.ptr, v.len);
+            o += v.len;
         }
         if (part->kind == HY_CV_LITERAL && memchr(v.ptr, '?', v.len))
             in_args = true;

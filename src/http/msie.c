@@ -4,6 +4,7 @@
  * and the like) came first. The padding text is nginx's, so padded pages have nginx's length. */
 #include <string.h>
 #include "msie.h"
+#include "uri.h"
 
 #define PAD_LINE "<!-- a padding to disable MSIE and Chrome friendly error page -->\r\n"
 static const char padding[] = PAD_LINE PAD_LINE PAD_LINE PAD_LINE PAD_LINE PAD_LINE;
@@ -73,25 +74,10 @@ static bool refresh_escaped(unsigned char c)
 
 size_t hy_http_msie_refresh_page(char *dst, hy_str_t location)
 {
-    static const char hex[] = "0123456789ABCDEF";
     size_t n = sizeof(REFRESH_HEAD) - 1;
     if (dst)
         memcpy(dst, REFRESH_HEAD, n);
-    for (size_t i = 0; i < location.len; i++) {
-        unsigned char c = (unsigned char)location.ptr[i];
-        if (!refresh_escaped(c)) {
-            if (dst)
-                dst[n] = (char)c;
-            n++;
-            continue;
-        }
-        if (dst) {
-            dst[n] = '%';
-            dst[n + 1] = hex[c >> 4];
-            dst[n + 2] = hex[c & 15];
-        }
-        n += 3;
-    }
+    n += hy_pct_escape(dst ? dst + n : NULL, location.ptr, location.len, refresh_escaped);
     if (dst)
         memcpy(dst + n, REFRESH_TAIL, sizeof(REFRESH_TAIL) - 1);
     return n + sizeof(REFRESH_TAIL) - 1;

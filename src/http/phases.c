@@ -11,8 +11,6 @@
 #include "../core/log.h"
 #include "../event/loop.h"
 
-#define HY_MAX_URI_CHANGES 10
-
 typedef struct step step_t;
 typedef int (*checker_fn)(hy_req_t *req, const step_t *s);
 

@@ -30,6 +30,9 @@
 #include "../conf/conf.h"
 #include "../core/str.h"
 
+/* nginx's NGX_HTTP_MAX_URI_CHANGES: internal redirects and rewrites a request may make */
+#define HY_MAX_URI_CHANGES 10
+
 enum hy_phase {
     HY_PHASE_POST_READ = 0,
     HY_PHASE_SERVER_REWRITE,

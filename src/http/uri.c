@@ -234,12 +234,12 @@ static inline bool uri_escaped(unsigned char c)
     return c <= ' ' || c >= 0x7f || c == '#' || c == '%' || c == '?' || (c != 0 && strchr("\"<>\\^`{|}", c));
 }
 
-size_t hy_uri_escape(char *dst, const char *src, size_t n)
+size_t hy_pct_escape(char *dst, const char *src, size_t n, bool (*escaped)(unsigned char c))
 {
     size_t len = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)src[i];
-        if (!uri_escaped(c)) {
+        if (!escaped(c)) {
             if (dst)
                 dst[len] = (char)c;
             len++;
@@ -253,4 +253,9 @@ size_t hy_uri_escape(char *dst, const char *src, size_t n)
         len += 3;
     }
     return len;
+}
+
+size_t hy_uri_escape(char *dst, const char *src, size_t n)
+{
+    return hy_pct_escape(dst, src, n, uri_escaped);
 }

@@ -36,5 +36,7 @@ ssize_t hy_http_validate_host(char *host, size_t len);
  * ('"', '<', '>', '\\', '^', '`', '{', '|', '}') become %XX. Writes into dst (room for the returned length) unless dst is NULL; returns
  * the escaped length (n when nothing needs escaping). */
 size_t hy_uri_escape(char *dst, const char *src, size_t n);
+/** The same with the set of bytes to escape given by `escaped`: each such byte becomes %XX (upper-case hex). */
+size_t hy_pct_escape(char *dst, const char *src, size_t n, bool (*escaped)(unsigned char c));
 
 #endif

@@ -479,7 +479,7 @@ static void refuse(hy_req_t *req, const char *why)
     hy_req_log(req, HY_LOG_INFO, "%s", why);
     if (req->uri.ptr == NULL)
         req->uri = (hy_str_t){"", 0};
-    req->uri_changes = 11; /* as hy_req_process: nginx's NGX_HTTP_MAX_URI_CHANGES + 1 */
+    req->uri_changes = HY_MAX_URI_CHANGES + 1; /* as hy_req_process */
     hy_req_error(req, 400);
 }
 
