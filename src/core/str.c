@@ -166,6 +166,15 @@ size_t hy_fmt_u64(char *out, uint64_t v)
     return n;
 }
 
+size_t hy_hex_dump(char *out, const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = "0123456789abcdef"[p[i] >> 4];
+        out[2 * i + 1] = "0123456789abcdef"[p[i] & 15];
+    }
+    return 2 * n;
+}
+
 size_t hy_fmt_hex(char *out, uint64_t v)
 {
     char tmp[16];

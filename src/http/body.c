@@ -98,11 +98,17 @@ static void fail(hy_req_t *req, int status)
 
 static int buffer_in_mem(hy_req_body_t *b, const char *p, size_t n, size_t limit);
 
+/* client_body_buffer_size: how much of a body is kept in memory */
+static size_t mem_limit(const hy_http_loc_conf_t *lc)
+{
+    return lc->client_body_buffer_size > 0 ? (size_t)lc->client_body_buffer_size : 16384;
+}
+
 /* buffer mode: memory up to client_body_buffer_size, then the temp file */
 static int buffer_in(hy_req_t *req, hy_req_body_t *b, const char *p, size_t n)
 {
     const hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv->loc;
-    size_t limit = lc->client_body_buffer_size > 0 ? (size_t)lc->client_body_buffer_size : 16384;
+    size_t limit = mem_limit(lc);
     if (b->fd < 0 && (lc->client_body_in_file_only || b->mem_len + n > limit)) {
         if (open_temp(req, b) != 0 || write_all(b->fd, b->mem, b->mem_len) != 0)
             return -1;
@@ -139,8 +145,7 @@ static int buffer_in_mem(hy_req_body_t *b, const char *p, size_t n, size_t limit
  * exchange (nginx's unbuffered reader keeps the body in its buffer when it fits); dropped for good past that */
 static void stream_keep(hy_req_t *req, hy_req_body_t *b, const char *p, size_t n)
 {
-    const hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv->loc;
-    size_t limit = lc->client_body_buffer_size > 0 ? (size_t)lc->client_body_buffer_size : 16384;
+    size_t limit = mem_limit(req->loc ? req->loc : req->srv->loc);
     if (b->mem_len + n > limit || buffer_in_mem(b, p, n, limit) != 0) {
         free(b->mem);
         b->mem = NULL;

@@ -923,9 +923,8 @@ static void client_cert_var(hy_req_t *req, SSL *ssl, hy_var_value_t *v, uintptr_
         unsigned n = 0;
         X509_digest(cert, EVP_sha1(), md, &n);
         buf = hy_palloc(req->pool, (size_t)n * 2 + 1);
-        for (unsigned i = 0; i < n; i++)
-            snprintf(buf + i * 2, 3, "%02x", md[i]);
-        len = (size_t)n * 2;
+        len = hy_hex_dump(buf, md, n);
+        buf[len] = '\0';
         break;
     }
     default: { /* the PEM forms */
@@ -1043,9 +1042,8 @@ static void get_ssl_var(hy_req_t *req, hy_var_value_t *v, uintptr_t what)
         unsigned n = 0;
         const unsigned char *id = sess ? SSL_SESSION_get_id(sess, &n) : NULL;
         buf = hy_palloc(req->pool, (size_t)n * 2 + 1);
-        for (unsigned i = 0; i < n; i++)
-            snprintf(buf + i * 2, 3, "%02x", id[i]); /* nginx: ngx_hex_dump, lower case */
-        len = (size_t)n * 2;
+        len = hy_hex_dump(buf, id, n); /* nginx: ngx_hex_dump, lower case */
+        buf[len] = '\0';
         break;
     }
     case V_REUSED:

@@ -75,11 +75,9 @@ static size_t peer_id(const hy_upstream_sticky_t *s, hy_upstream_peer_t *p, char
     unsigned int mdlen = 0;
     if (EVP_Digest(a, alen, md, &mdlen, EVP_md5(), NULL) != 1)
         return 0;
-    static const char hex[] = "0123456789abcdef";
     if (mdlen != 16)
         return 0;
-    for (unsigned i = 0; i < 16; i++)
-        out[2 * i] = hex[md[i] >> 4], out[2 * i + 1] = hex[md[i] & 15];
+    hy_hex_dump(out, md, 16);
     memcpy(p->sticky_id, out, 32);
     p->sticky_id_set = true;
     return 32;

@@ -436,9 +436,10 @@ static void on_resolved(void *data, const hy_resolve_result_t *res)
 /* The first try: after resolving the host when the group is not known yet. */
 static void first_try(hy_ureq_t *u)
 {
-    if (u->prepare != NULL && !u->prepared) {
-        u->prepared = true;
-        if (u->prepare(u) != 0) {
+    if (u->prepare != NULL) {
+        int (*prepare)(hy_ureq_t *) = u->prepare;
+        u->prepare = NULL; /* once */
+        if (prepare(u) != 0) {
             u->state = HY_UREQ_DONE;
             hy_req_error(u->req, 500);
             return;

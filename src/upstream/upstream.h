@@ -249,7 +249,7 @@ struct hy_ureq {
     int64_t body_length; /* bytes of body to send, or HY_UREQ_BODY_CHUNKED (length unknown: h1 chunked)
                           * or HY_UREQ_BODY_NONE (no body, no framing field) */
     /* hooks */
-    /** Optional, called once before the first peer is tried: after the client's body was read (buffered), or as
+    /** Optional, called once (then cleared) before the first peer is tried: after the client's body was read (buffered), or as
      * its streaming begins. Builds what may depend on the body ($request_body, $request_body_file), as nginx
      * creates the upstream request only then: the proxy's header list and proxy_set_body. 0, or -1 (500). */
     int (*prepare)(hy_ureq_t *u);
@@ -272,7 +272,6 @@ struct hy_ureq {
     bool body_sent_any;    /* some body bytes left for the upstream */
     bool body_streamed;    /* the client's body goes up as it arrives (request_buffering off) */
     bool body_kept;        /* the client's body is read (for $request_body) but not sent (set_body, pass_body off) */
-    bool prepared;         /* prepare() ran */
     bool body_last_framed; /* streaming: the end of the body is queued */
     bool in_body_cb;       /* streaming: inside the body reader's callback */
     bool pumping;          /* streaming: pump_body is running */
