@@ -80,7 +80,7 @@ static void version(bool verbose, const char *prefix)
     free(p);
     for (size_t i = 0; i < HY_ARRAY_SIZE(without_modules); i++)
         fprintf(stderr, " --without-http_%s_module", without_modules[i]);
-    fprintf(stderr, " --without-http-cache\n");
+    fprintf(stderr, "\n");
 }
 
 /* The prefix: -p, else the compiled-in one (make install), else the directory above the one holding the

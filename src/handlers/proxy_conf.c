@@ -491,6 +491,12 @@ static const hy_directive_t proxy_directives[] = {
      .offset = PL(cookie_paths)},
     {.name = "proxy_cookie_flags", .ctx = LOCS, .args = HY_ARGS_1MORE, .set = hy_proxy__set_cookie_flags, .conf = HY_CONF_LOC},
     HY_UCONF_DIRECTIVES("proxy", proxy_loc_t, uc),
+    {.name = "proxy_cache_convert_head",
+     .ctx = HY_CTX_HTTP_ANY,
+     .args = HY_ARGS_FLAG,
+     .set = hy_slot_flag,
+     .conf = HY_CONF_LOC,
+     .offset = HY_UCACHE_OFF(proxy_loc_t, uc, convert_head)},
     HY_USSL_DIRECTIVES("proxy", proxy_loc_t, ssl),
     {.name = "proxy_redirect", .ctx = LOCS, .args = HY_ARGS_12, .set = set_redirect, .conf = HY_CONF_LOC},
     {.name = "health_check", .ctx = HY_CTX_LOC, .args = HY_ARGS_ANY, .set = set_health_check, .conf = HY_CONF_LOC},
@@ -513,7 +519,12 @@ static const struct {
     const char *name, *value;
 } default_headers[] = {
     {"Host", "$proxy_host"}, {"Connection", "close"}, {"TE", ""}, {"Keep-Alive", ""}, {"Expect", ""}, {"Upgrade", ""},
+    /* with proxy_cache on (the list's end): the client's conditionals and ranges stay here; a revalidation sends
+     * the stored validators */
+    {"If-Modified-Since", "$upstream_cache_last_modified"}, {"If-Unmodified-Since", ""},
+    {"If-None-Match", "$upstream_cache_etag"}, {"If-Match", ""}, {"Range", ""}, {"If-Range", ""},
 };
+#define N_PLAIN_HEADERS 6 /* default_headers without the cache's */
 
 /* nginx's hidden response fields (proxy_hide_header adds, proxy_pass_header removes: upstream/uconf.c) */
 static const char *const default_hidden[] = {"Date",
@@ -570,14 +581,18 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     /* proxy_set_header: the level's own list (or the inherited one) over nginx's defaults */
     if (c->set_headers == NULL)
         c->set_headers = p->set_headers;
-    if (c->set_headers == p->set_headers && p->headers != NULL) {
+    bool cache = hy_ucache_on(&c->uc.cache);
+    if (c->set_headers == p->set_headers && p->headers != NULL && p->headers_cache == cache) {
         c->headers = p->headers;
+        c->headers_cache = cache;
     } else {
         size_t own = c->set_headers ? c->set_headers->nelts : 0;
+        size_t ndef = cache ? HY_ARRAY_SIZE(default_headers) : N_PLAIN_HEADERS;
+        c->headers_cache = cache;
         c->headers = hy_array_create(cf->pool, own + HY_ARRAY_SIZE(default_headers), sizeof(proxy_hdr_t));
         for (size_t i = 0; i < own; i++)
             *(proxy_hdr_t *)hy_array_push(c->headers) = ((proxy_hdr_t *)c->set_headers->elts)[i];
-        for (size_t i = 0; i < HY_ARRAY_SIZE(default_headers); i++) {
+        for (size_t i = 0; i < ndef; i++) {
             hy_str_t nm = {(char *)default_headers[i].name, strlen(default_headers[i].name)};
             bool set = false;
             for (size_t k = 0; k < own; k++)

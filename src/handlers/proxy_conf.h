@@ -40,6 +40,7 @@ typedef struct proxy_loc {
     int http_version;
     hy_array_t *set_headers; /* proxy_hdr_t as written at this level; NULL: inherit */
     hy_array_t *headers;     /* merged with nginx's defaults */
+    bool headers_cache;      /* `headers` has the cache's defaults (proxy_cache on here) */
     hy_complex_t *set_body;
     hy_complex_t *method; /* proxy_method (NULL: the client's) */
     /* response */

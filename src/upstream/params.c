@@ -1,6 +1,7 @@
 /* params.c — *_param parameters and the HTTP_* fields from the client's header (see params.h). */
 #include <string.h>
 #include "params.h"
+#include "cache.h"
 #include "../http/vars.h"
 
 int hy_uparams_set(hy_conf_t *cf, const hy_directive_t *d, void *conf)
@@ -59,11 +60,32 @@ static hy_str_t http_name(hy_pool_t *pool, hy_str_t field)
     return (hy_str_t){s, field.len + 5};
 }
 
+/* With the cache on, the client's conditional and range fields do not go to the upstream: nginx's cache parameters
+ * replace them (If-Modified-Since and If-None-Match carry the stored validators while revalidating). */
+static const struct {
+    const char *field, *param, *var;
+} cache_params[] = {
+    {"If-Modified-Since", "HTTP_IF_MODIFIED_SINCE", "upstream_cache_last_modified"},
+    {"If-Unmodified-Since", "HTTP_IF_UNMODIFIED_SINCE", NULL},
+    {"If-None-Match", "HTTP_IF_NONE_MATCH", "upstream_cache_etag"},
+    {"If-Match", "HTTP_IF_MATCH", NULL},
+    {"Range", "HTTP_RANGE", NULL},
+    {"If-Range", "HTTP_IF_RANGE", NULL},
+};
+
+static bool cache_field(hy_str_t nm)
+{
+    for (size_t i = 0; i < HY_ARRAY_SIZE(cache_params); i++)
+        if (hy_str_caseeq(nm, cache_params[i].field))
+            return true;
+    return false;
+}
+
 void hy_uparams_build(hy_ureq_t *u, const hy_uparams_t *ps, bool pass_headers)
 {
     hy_req_t *req = u->req;
     size_t np = ps->list ? ps->list->nelts : 0;
-    size_t cap = np + (pass_headers ? req->num_headers : 0);
+    size_t cap = np + (pass_headers ? req->num_headers : 0) + HY_ARRAY_SIZE(cache_params);
     hy_header_t *out = hy_palloc(req->pool, (cap + 1) * sizeof(*out));
     size_t n = 0;
     const hy_uparam_t *p = np ? ps->list->elts : NULL;
@@ -74,6 +96,23 @@ void hy_uparams_build(hy_ureq_t *u, const hy_uparams_t *ps, bool pass_headers)
             continue;
         out[n++] = (hy_header_t){p[i].name, v};
     }
+    bool cache = u->cache_conf != NULL && hy_ucache_on(u->cache_conf);
+    for (size_t i = 0; cache && i < HY_ARRAY_SIZE(cache_params); i++) {
+        hy_str_t pn = {(char *)cache_params[i].param, strlen(cache_params[i].param)}, v = HY_STR_NULL;
+        bool named = false;
+        for (size_t k = 0; k < np && !named; k++)
+            named = hy_str_eq_str(p[k].name, pn);
+        if (named)
+            continue;
+        if (cache_params[i].var != NULL) {
+            hy_var_value_t vv;
+            if (hy_var_get_by_name(req, (hy_str_t){(char *)cache_params[i].var, strlen(cache_params[i].var)}, &vv) &&
+                !vv.not_found)
+                v = (hy_str_t){vv.ptr, vv.len};
+        }
+        if (v.len)
+            out[n++] = (hy_header_t){pn, v};
+    }
     if (pass_headers)
         for (size_t i = 0; i < req->num_headers; i++) {
             hy_str_t nm = req->headers[i].name;
@@ -81,7 +120,7 @@ void hy_uparams_build(hy_ureq_t *u, const hy_uparams_t *ps, bool pass_headers)
             for (size_t k = 0; k < nm.len && ok; k++) /* nginx passes only fields with a valid name */
                 ok = (nm.ptr[k] >= 'a' && nm.ptr[k] <= 'z') || (nm.ptr[k] >= 'A' && nm.ptr[k] <= 'Z') ||
                      (nm.ptr[k] >= '0' && nm.ptr[k] <= '9') || nm.ptr[k] == '-';
-            if (!ok || overridden(ps, nm))
+            if (!ok || overridden(ps, nm) || (cache && cache_field(nm)))
                 continue;
             size_t k = 0; /* a repeated field joins the first one's value (", ", "; " for Cookie), as nginx */
             while (k < i && !hy_str_caseeq_str(req->headers[k].name, nm))

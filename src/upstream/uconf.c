@@ -186,6 +186,7 @@ void hy_uconf_init(hy_uconf_t *c)
     c->next_tries = c->next_timeout = HY_UNSET;
     c->ignore_client_abort = HY_UNSET;
     c->max_temp_file_size = c->temp_file_write_size = HY_UNSET_SIZE;
+    hy_ucache_conf_init(&c->cache);
 }
 
 static bool list_has(const hy_array_t *a, hy_str_t name)
@@ -202,6 +203,8 @@ static bool list_has(const hy_array_t *a, hy_str_t name)
 int hy_uconf_merge(hy_conf_t *cf, hy_uconf_t *c, const hy_uconf_t *p, const char *module, const char *const *hidden,
                    size_t nhidden)
 {
+    if (hy_ucache_conf_merge(cf, &c->cache, &p->cache, module) != 0)
+        return -1;
     hy_merge_value(c->connect_timeout, p->connect_timeout, 60000);
     hy_merge_value(c->send_timeout, p->send_timeout, 60000);
     hy_merge_value(c->read_timeout, p->read_timeout, 60000);
@@ -252,6 +255,7 @@ int hy_uconf_merge(hy_conf_t *cf, hy_uconf_t *c, const hy_uconf_t *p, const char
     hy_merge_value(c->next_tries, p->next_tries, 0);
     hy_merge_value(c->next_timeout, p->next_timeout, 0);
     hy_merge_value(c->ignore_headers, p->ignore_headers, 0);
+    c->cache.ignore_headers = c->ignore_headers;
     if (c->bind == NULL)
         c->bind = p->bind;
     if (c->hide_names == NULL)
@@ -295,6 +299,7 @@ void hy_uconf_apply(const hy_uconf_t *c, hy_ureq_t *u)
     u->temp_levels = c->temp_levels;
     u->max_temp_file_size = c->max_temp_file_size;
     u->temp_file_write_size = c->temp_file_write_size;
+    u->cache_conf = hy_ucache_on(&c->cache) || c->cache.force_ranges == 1 ? &c->cache : NULL;
 }
 
 bool hy_uconf_hidden(const hy_uconf_t *c, hy_str_t name)

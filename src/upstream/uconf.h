@@ -8,20 +8,10 @@
 
 #include <stddef.h>
 #include "upstream.h"
+#include "cache.h"
 #include "../http/vars-t.h"
 
-/* *_ignore_headers bits */
-enum {
-    HY_UIGN_XA_REDIRECT = 0x1,
-    HY_UIGN_XA_EXPIRES = 0x2,
-    HY_UIGN_XA_LIMIT_RATE = 0x4,
-    HY_UIGN_XA_BUFFERING = 0x8,
-    HY_UIGN_XA_CHARSET = 0x10,
-    HY_UIGN_EXPIRES = 0x20,
-    HY_UIGN_CACHE_CONTROL = 0x40,
-    HY_UIGN_SET_COOKIE = 0x80,
-    HY_UIGN_VARY = 0x100,
-};
+/* *_ignore_headers bits: HY_UIGN_* (cache.h) */
 
 typedef struct hy_uconf {
     int64_t connect_timeout, send_timeout, read_timeout;
@@ -41,6 +31,7 @@ typedef struct hy_uconf {
     int temp_levels[3];           /* digits per directory level, 0 = none */
     int64_t max_temp_file_size;   /* 0: no temp file (reading the upstream pauses); default 1024m */
     int64_t temp_file_write_size; /* bytes written at once; default 2 buffers */
+    hy_ucache_conf_t cache;       /* *_cache* (upstream/cache.h) */
 } hy_uconf_t;
 
 extern const hy_enum_t hy_uconf_next_upstream_names[];
@@ -226,9 +217,107 @@ int hy_uconf_set_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf);
          .set = hy_slot_size,                                                                                          \
          .conf = HY_CONF_LOC,                                                                                          \
          .offset = HY_UCONF_OFF(T, M, max_temp_file_size)},                                                            \
+    {.name = P "_temp_file_write_size",                                                                               \
+     .ctx = HY_CTX_HTTP_ANY,                                                                                           \
+     .args = HY_ARGS_1,                                                                                                \
+     .set = hy_slot_size,                                                                                              \
+     .conf = HY_CONF_LOC,                                                                                              \
+     .offset = HY_UCONF_OFF(T, M, temp_file_write_size)},                                                              \
+        HY_UCACHE_DIRECTIVES(P, T, M)
+
+/* The table rows of the cache settings (upstream/cache.h) for prefix P. */
+#define HY_UCACHE_OFF(T, M, F) (offsetof(T, M) + offsetof(hy_uconf_t, cache) + offsetof(hy_ucache_conf_t, F))
+#define HY_UCACHE_DIRECTIVES(P, T, M)                                                                                  \
+    {.name = P "_cache_path", .ctx = HY_CTX_HTTP, .args = HY_ARGS_2MORE, .set = hy_ucache_set_path, .conf = HY_CONF_LOC}, \
+        {.name = P "_cache",                                                                                           \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1,                                                                                            \
+         .set = hy_ucache_set_cache,                                                                                   \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCACHE_OFF(T, M, zone)},                                                                         \
+        {.name = P "_cache_key",                                                                                       \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1,                                                                                            \
+         .set = hy_ucache_set_key,                                                                                     \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCACHE_OFF(T, M, key)},                                                                          \
+        {.name = P "_cache_valid",                                                                                     \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1MORE,                                                                                        \
+         .set = hy_ucache_set_valid,                                                                                   \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCACHE_OFF(T, M, valid)},                                                                        \
+        {.name = P "_cache_methods",                                                                                   \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1MORE,                                                                                        \
+         .set = hy_uconf_set_mask,                                                                                     \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCACHE_OFF(T, M, methods),                                                                       \
+         .post = hy_ucache_methods_names},                                                                             \
+        {.name = P "_cache_bypass",                                                                                    \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1MORE,                                                                                        \
+         .set = hy_ucache_set_predicates,                                                                              \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCACHE_OFF(T, M, bypass)},                                                                       \
+        {.name = P "_no_cache",                                                                                        \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1MORE,                                                                                        \
+         .set = hy_ucache_set_predicates,                                                                              \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCACHE_OFF(T, M, no_cache)},                                                                     \
+        {.name = P "_cache_min_uses",                                                                                  \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1,                                                                                            \
+         .set = hy_slot_num,                                                                                           \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCACHE_OFF(T, M, min_uses)},                                                                     \
+        {.name = P "_cache_use_stale",                                                                                 \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1MORE,                                                                                        \
+         .set = hy_uconf_set_mask,                                                                                     \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCACHE_OFF(T, M, use_stale),                                                                     \
+         .post = hy_ucache_stale_names},                                                                               \
+        {.name = P "_cache_lock",                                                                                      \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_FLAG,                                                                                         \
+         .set = hy_slot_flag,                                                                                          \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCACHE_OFF(T, M, lock)},                                                                         \
+        {.name = P "_cache_lock_timeout",                                                                              \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1,                                                                                            \
+         .set = hy_slot_msec,                                                                                          \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCACHE_OFF(T, M, lock_timeout)},                                                                 \
+        {.name = P "_cache_lock_age",                                                                                  \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1,                                                                                            \
+         .set = hy_slot_msec,                                                                                          \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCACHE_OFF(T, M, lock_age)},                                                                     \
+        {.name = P "_cache_revalidate",                                                                                \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_FLAG,                                                                                         \
+         .set = hy_slot_flag,                                                                                          \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCACHE_OFF(T, M, revalidate)},                                                                   \
+        {.name = P "_cache_background_update",                                                                         \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_FLAG,                                                                                         \
+         .set = hy_slot_flag,                                                                                          \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCACHE_OFF(T, M, background_update)},                                                            \
+        {.name = P "_cache_max_range_offset",                                                                          \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1,                                                                                            \
+         .set = hy_slot_num,                                                                                           \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCACHE_OFF(T, M, max_range_offset)},                                                             \
     {                                                                                                                  \
-        .name = P "_temp_file_write_size", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_size,             \
-        .conf = HY_CONF_LOC, .offset = HY_UCONF_OFF(T, M, temp_file_write_size)                                        \
+        .name = P "_force_ranges", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag,                  \
+        .conf = HY_CONF_LOC, .offset = HY_UCACHE_OFF(T, M, force_ranges)                                               \
     }
 
 #endif

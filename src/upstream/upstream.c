@@ -230,6 +230,8 @@ static void try_failed(hy_ureq_t *u, int ft, int status)
     }
     u->state = HY_UREQ_DONE;
     hy_timer_unlink(loop_of(u), &u->timer);
+    if (u->cache != NULL && hy_ucache_failed(u, ft)) /* *_cache_use_stale */
+        return;
     hy_req_error(u->req, status);
 }
 
@@ -765,6 +767,8 @@ static bool limited_body(hy_ureq_t *u, bool eof)
         size_t used = (size_t)allowed - tmp.len;
         hy_buf_release(&tmp);
         u->resp_bytes += (int64_t)fresh.bytes;
+        if (u->cache != NULL)
+            hy_ucache_tee(u, &fresh);
         stash(u, &fresh);
         if (rc != 0) {
             body_failed(u, rc == -2 ? "upstream sent invalid chunked response" : "upstream sent invalid body");
@@ -796,6 +800,8 @@ static void read_body(hy_ureq_t *u, bool eof)
     hy_outq_t fresh = {0};
     int rc = u->codec->process_body(u, &s->input, eof, &fresh, &done);
     u->resp_bytes += (int64_t)fresh.bytes;
+    if (u->cache != NULL)
+        hy_ucache_tee(u, &fresh);
     stash(u, &fresh);
     if (rc != 0) {
         body_failed(u, rc == -2 ? "upstream sent invalid chunked response" : "upstream prematurely closed connection");
@@ -811,6 +817,8 @@ static void read_body(hy_ureq_t *u, bool eof)
         hy_upstream_metrics_try(u->group, u->peer, false, l->response_ms);
         if (u->group->sticky)
             hy_upstream__sticky_response(u, true);
+        if (u->cache != NULL && rc == 0)
+            hy_ucache_store_end(u, true);
         release_conn(u, u->codec->reusable(u) && s->input.len == 0);
         deliver(u);
         return;
@@ -865,6 +873,10 @@ static void got_head(hy_ureq_t *u)
         try_failed(u, ft, u->status);
         return;
     }
+    if (u->cache != NULL && hy_ucache_head(u)) { /* revalidated (304), or a stale response instead of this one */
+        release_conn(u, false);
+        return;
+    }
     if (u->intercept_errors && u->status >= 300) {
         if (hy_error_page_applies(req, u->status)) {
             if (u->status == 401) { /* the challenge goes with the intercepted 401 (nginx) */
@@ -908,6 +920,8 @@ static void got_head(hy_ureq_t *u)
     }
     if (req->method_id == HY_M_HEAD || u->status == 204 || u->status == 304)
         req->header_only = true;
+    if (u->cache != NULL)
+        hy_ucache_store_begin(u);
     u->state = HY_UREQ_BODY_OUT;
     u->body_start_ms = hy_clock_now_ms();
     read_body(u, u->conn->sock.is_eof);
@@ -1014,12 +1028,23 @@ static bool client_chunked(hy_req_t *req)
     return false;
 }
 
+static void start_exchange(hy_ureq_t *u);
+
 int hy_upstream_start(hy_ureq_t *u)
 {
     hy_req_t *req = u->req;
     *hy_req_ctx(req, &hy_http_upstream_module) = u;
     hy_pool_on_clear(req->pool, cleanup, u);
     u->start_ms = hy_clock_now_ms();
+    if (u->cache_conf != NULL && hy_ucache_start(u, start_exchange)) /* answered from the cache, or waits */
+        return HY_DONE;
+    start_exchange(u);
+    return HY_DONE;
+}
+
+static void start_exchange(hy_ureq_t *u)
+{
+    hy_req_t *req = u->req;
     bool has_body = req->content_length > 0 || client_chunked(req) || (req->body_follows && req->content_length < 0);
     /* as nginx, the client's body is read even when it is not sent (proxy_set_body, proxy_pass_request_body
      * off): $request_body may be used in what is sent instead */
@@ -1041,7 +1066,7 @@ int hy_upstream_start(hy_ureq_t *u)
     }
     if (!has_body) { /* a body not passed on is discarded by the protocol */
         first_try(u);
-        return HY_DONE;
+        return;
     }
     /* a body read already (mirror_request_body) is passed buffered */
     if (!u->request_buffering && !u->body_kept && !(req->body_in && req->body_in->complete)) {
@@ -1056,5 +1081,5 @@ int hy_upstream_start(hy_ureq_t *u)
         u->state = HY_UREQ_CONNECT;
         first_try(u);
     }
-    return HY_DONE;
+    return;
 }

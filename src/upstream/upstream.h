@@ -299,6 +299,10 @@ struct hy_ureq {
     hy_str_t resolve_host;
     uint16_t resolve_port;
     hy_resolve_t *resolving; /* the pending wait */
+    /* the response cache (upstream/cache.h): the location's settings (NULL: none), the request's state (NULL: the
+     * cache is not used for this request) */
+    const struct hy_ucache_conf *cache_conf;
+    void *cache;
     /* $upstream_* (one entry per try, joined with ", ") */
     hy_array_t *log;    /* hy_upstream_log_t */
     int64_t resp_bytes; /* body bytes received ($upstream_response_length) */
@@ -353,4 +357,21 @@ const hy_str_t *hy_upstream_header(hy_ureq_t *u, hy_str_t name);
 /** A trailer field of the upstream's chunked response (same matching), or NULL ($upstream_trailer_NAME). */
 const hy_str_t *hy_upstream_trailer(hy_ureq_t *u, hy_str_t name);
 
+/* ---- the response cache's hooks for the engine (upstream/cache.c; the settings: upstream/cache.h) */
+
+/** Before the exchange starts: 1 when the request was answered from the cache (or waits for a lock and will be
+ * answered or continue by itself), 0 to go on to the upstream now. */
+int hy_ucache_start(hy_ureq_t *u, void (*go)(hy_ureq_t *u));
+/** The upstream's head arrived (before the module's on_head): true when the cache answered instead (a 304 that
+ * revalidated the stored response, or a status *_cache_use_stale names with a stale file at hand): the caller
+ * drops the upstream connection and stops. */
+bool hy_ucache_head(hy_ureq_t *u);
+/** A try failed with ft (HY_UPS_FT_*) and no retry follows: true when a stale response was served instead. */
+bool hy_ucache_failed(hy_ureq_t *u, int ft);
+/** After the module's on_head accepted the response: decide whether to store it, begin the file. */
+void hy_ucache_store_begin(hy_ureq_t *u);
+/** Decoded body bytes (memory segments of q) for the file being stored. */
+void hy_ucache_tee(hy_ureq_t *u, const hy_outq_t *q);
+/** The body is complete (ok) or the exchange failed: rename the file into place, or drop it. */
+void hy_ucache_store_end(hy_ureq_t *u, bool ok);
 #endif

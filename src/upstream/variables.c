@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 #include "upstream.h"
+#include "cache.h"
 #include "../http/vars.h"
 
 enum { V_ADDR, V_STATUS, V_RESPONSE_TIME, V_CONNECT_TIME, V_HEADER_TIME, V_BYTES_RECEIVED, V_BYTES_SENT, V_LENGTH };
@@ -159,5 +160,5 @@ int hy_upstream__define_vars(hy_conf_t *cf)
         hy_vars_define_prefix(cf, "upstream_cookie_", get_cookie, HY_VAR_NOCACHE) < 0 ||
         hy_vars_define_prefix(cf, "upstream_trailer_", get_trailer, HY_VAR_NOCACHE) < 0)
         return -1;
-    return 0;
+    return hy_ucache__define_vars(cf);
 }
