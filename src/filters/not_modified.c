@@ -78,7 +78,7 @@ static int check_conditions(hy_req_t *req, const hy_http_loc_conf_t *lc)
 
 static void header_filter(hy_req_t *req)
 {
-    if (req->status != 200 || req->loc == NULL)
+    if (req->status != 200 || req->loc == NULL || req->disable_not_modified)
         return;
     if (!req->h_if_unmodified_since && !req->h_if_match && !req->h_if_modified_since && !req->h_if_none_match)
         return;

@@ -32,6 +32,7 @@ static uint64_t boundary_seq;
 /* "Content-Range: bytes S-E/SIZE" for r, or "bytes * /SIZE" (416) when r is NULL */
 static void add_content_range(hy_req_t *req, const hy_range_t *r, int64_t size)
 {
+    hy_req_del_header(req, "Content-Range"); /* a proxied one is replaced (nginx) */
     char *cr = hy_palloc(req->pool, 64);
     size_t l = r ? hy_range_content_range(cr, 64, r, size) : (size_t)snprintf(cr, 64, "bytes */%lld", (long long)size);
     hy_req_add_header(req, HY_STR("Content-Range"), (hy_str_t){cr, l});
@@ -67,6 +68,7 @@ static void header_filter(hy_req_t *req)
     ctx->size = size;
     *hy_req_ctx(req, &hy_http_range_module) = ctx;
     req->status = 206;
+    req->status_line = HY_STR_NULL; /* a proxied "200 OK" is not this response's */
     if (n == 1) {
         add_content_range(req, &rs[0], size);
         req->content_length_n = rs[0].end - rs[0].start + 1;
@@ -80,6 +82,7 @@ static void header_filter(hy_req_t *req)
     char *ct = hy_palloc(req->pool, 64);
     int l = snprintf(ct, 64, "multipart/byteranges; boundary=%s", ctx->boundary);
     req->content_type = (hy_str_t){ct, (size_t)l};
+    hy_req_del_header(req, "Content-Range");
 }
 
 static int64_t seg_len(const hy_seg_t *s)

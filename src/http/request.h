@@ -89,6 +89,8 @@ struct hy_req {
                                      * they can follow it (h1: chunked, Content-Length dropped; h2: a last HEADERS) */
     bool trailers_made;             /* hy_req_trailers ran */
     bool accept_ranges;
+    bool disable_not_modified;      /* the not_modified filter leaves the response alone (nginx: a proxied response
+                                     * the cache does not store) */
     bool header_only;               /* HEAD, 304, 204: no body on the wire */
     bool head_sent;
     bool finished;

@@ -244,6 +244,17 @@ static void file_done(hy_file_t *f)
     free(f);
 }
 
+/* Ranges of a proxied response (nginx): served when the upstream said "Accept-Ranges" and the response comes
+ * from the cache or is being stored, or always with *_force_ranges; the upstream's field gives way to the range
+ * filter's own. */
+static void ranges(cache_req_t *cr, hy_ureq_t *u, hy_req_t *req)
+{
+    if (cr->conf->force_ranges == 1 || hy_upstream_header(u, HY_STR("Accept-Ranges")) != NULL) {
+        req->accept_ranges = true;
+        hy_req_del_header(req, "Accept-Ranges");
+    }
+}
+
 /* Answer the request from the stored response in fd (its header hdr, meta: key .. head). */
 static void serve(cache_req_t *cr, int fd, const file_hdr_t *hdr, char *meta, int status)
 {
@@ -271,7 +282,7 @@ static void serve(cache_req_t *cr, int fd, const file_hdr_t *hdr, char *meta, in
             hy_req_error(req, rc);
         return;
     }
-    req->accept_ranges = true; /* a stored response has a known length: ranges are offered (nginx) */
+    ranges(cr, u, req);
     if (req->method_id == HY_M_HEAD || u->status == 204 || u->status == 304)
         req->header_only = true;
     hy_file_t *f = hy_calloc(sizeof(*f));
@@ -584,10 +595,11 @@ void hy_ucache_store_begin(hy_ureq_t *u)
     hy_req_t *req = u->req;
     if (cr == NULL)
         return;
-    if (cr->conf->force_ranges == 1)
-        req->accept_ranges = true;
-    if (!cr->active)
+    if (!cr->active) {
+        if (cr->conf->force_ranges == 1)
+            ranges(cr, u, req);
         return;
+    }
     bool unc = false;
     int64_t sec = validity(u, u->status, false, &unc);
     if (cr->no_store || unc || sec <= 0 || hy_str_eq(u->method, "HEAD") || predicates_true(req, cr->conf->no_cache) ||
@@ -648,6 +660,8 @@ void hy_ucache_store_begin(hy_ureq_t *u)
     }
     cr->fd = fd;
     cr->written = 0;
+    req->disable_not_modified = false;
+    ranges(cr, u, req);
     if (!write_all(fd, &hdr, sizeof(hdr)) || !write_all(fd, cr->key.ptr, cr->key.len) ||
         (vv.len && !write_all(fd, vv.ptr, vv.len)) || (etag.len && !write_all(fd, etag.ptr, etag.len)) ||
         !write_all(fd, head, (size_t)(o - head)))

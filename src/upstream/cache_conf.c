@@ -69,10 +69,10 @@ int hy_ucache_conf_merge(hy_conf_t *cf, hy_ucache_conf_t *c, const hy_ucache_con
     hy_merge_value(c->background_update, p->background_update, 0);
     hy_merge_value(c->force_ranges, p->force_ranges, 0);
     if (c->zone != NULL && c->key == NULL) {
-        if (strcmp(module, "proxy") != 0)
-            return hy_conf_error(cf, "no \"%s_cache_key\" for \"%s_cache\"", module, module);
         hy_complex_t *k = hy_pcalloc(cf->pool, sizeof(*k));
-        if (hy_vars_compile(cf, HY_STR("$scheme$proxy_host$request_uri"), k) != 0)
+        if (strcmp(module, "proxy") != 0) /* nginx warns, and every request then has the empty key */
+            hy_conf_warn(cf, "no \"%s_cache_key\" for \"%s_cache\"", module, module);
+        else if (hy_vars_compile(cf, HY_STR("$scheme$proxy_host$request_uri"), k) != 0)
             return -1;
         c->key = k;
     }

@@ -920,6 +920,7 @@ static void got_head(hy_ureq_t *u)
     }
     if (req->method_id == HY_M_HEAD || u->status == 204 || u->status == 304)
         req->header_only = true;
+    req->disable_not_modified = true; /* unless the cache stores it (nginx: !u->cacheable) */
     if (u->cache != NULL)
         hy_ucache_store_begin(u);
     u->state = HY_UREQ_BODY_OUT;
