@@ -415,7 +415,21 @@ int hy_ucache_start(hy_ureq_t *u, void (*go)(hy_ureq_t *u))
                                           : 0;
     if (!(c->methods & m))
         return 0;
-    cr->path = c->zone->data;
+    if (c->zone_cv != NULL) {
+        hy_str_t name;
+        hy_vars_eval(req, c->zone_cv, &name);
+        if (name.len == 0)
+            return 0;
+        cr->path = hy_ucache_path_find(name);
+        if (cr->path == NULL) {
+            hy_req_log(req, HY_LOG_ERR, "cache \"%.*s\" not found", (int)name.len, name.ptr);
+            u->state = HY_UREQ_DONE;
+            hy_req_error(req, 500);
+            return 1;
+        }
+    } else {
+        cr->path = c->zone->data;
+    }
     if (cr->path == NULL)
         return 0;
     cr->active = true;

@@ -59,6 +59,7 @@ typedef struct hy_ucache_valid {
 /** The location's cache settings (inside hy_uconf_t). */
 typedef struct hy_ucache_conf {
     struct hy_zone *zone;       /* *_cache NAME (NULL with off, or unset) */
+    hy_complex_t *zone_cv;      /* *_cache with variables: the zone's name at run time ("" no cache) */
     int set;                    /* HY_UNSET, 0 off, 1 a zone */
     hy_complex_t *key;          /* *_cache_key; NULL: inherit (proxy's default at merge) */
     hy_array_t *valid;          /* hy_ucache_valid_t; NULL: inherit */
@@ -83,8 +84,10 @@ int hy_ucache_conf_merge(hy_conf_t *cf, hy_ucache_conf_t *c, const hy_ucache_con
 /** Is the cache on for these settings? */
 static inline bool hy_ucache_on(const hy_ucache_conf_t *c)
 {
-    return c != NULL && c->zone != NULL;
+    return c != NULL && (c->zone != NULL || c->zone_cv != NULL);
 }
+/** The *_cache_path whose keys zone is `name` (run time: *_cache with variables), or NULL. */
+const hy_ucache_path_t *hy_ucache_path_find(hy_str_t name);
 
 int hy_ucache_set_path(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_ucache_set_cache(hy_conf_t *cf, const hy_directive_t *d, void *conf);

@@ -7,6 +7,9 @@
 #include "../http/vars.h"
 
 static const char cache_tag; /* the keys zones' owner */
+/* the cache paths of the newest configuration parsed (in a worker: its own), for *_cache with variables */
+static const hy_cycle_t *paths_cycle;
+static hy_array_t *paths;
 
 const hy_enum_t hy_ucache_methods_names[] = {
     {"GET", HY_UCACHE_GET},
@@ -46,6 +49,7 @@ int hy_ucache_conf_merge(hy_conf_t *cf, hy_ucache_conf_t *c, const hy_ucache_con
     if (c->set == HY_UNSET) {
         c->set = p->set == HY_UNSET ? 0 : p->set;
         c->zone = p->zone;
+        c->zone_cv = p->zone_cv;
     }
     if (c->key == NULL)
         c->key = p->key;
@@ -68,7 +72,7 @@ int hy_ucache_conf_merge(hy_conf_t *cf, hy_ucache_conf_t *c, const hy_ucache_con
     hy_merge_value(c->convert_head, p->convert_head, strcmp(module, "proxy") == 0);
     hy_merge_value(c->background_update, p->background_update, 0);
     hy_merge_value(c->force_ranges, p->force_ranges, 0);
-    if (c->zone != NULL && c->key == NULL) {
+    if (hy_ucache_on(c) && c->key == NULL) {
         hy_complex_t *k = hy_pcalloc(cf->pool, sizeof(*k));
         if (strcmp(module, "proxy") != 0) /* nginx warns, and every request then has the empty key */
             hy_conf_warn(cf, "no \"%s_cache_key\" for \"%s_cache\"", module, module);
@@ -146,7 +150,22 @@ int hy_ucache_set_path(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         return hy_conf_error(cf, "duplicate zone \"%.*s\"", (int)cp->name.len, cp->name.ptr);
     cp->name = z->name;
     z->data = cp;
+    if (paths_cycle != cf->cycle) { /* the first path of this configuration */
+        paths_cycle = cf->cycle;
+        paths = hy_array_create(cf->pool, 4, sizeof(hy_ucache_path_t *));
+    }
+    *(hy_ucache_path_t **)hy_array_push(paths) = cp;
     return 0;
+}
+
+const hy_ucache_path_t *hy_ucache_path_find(hy_str_t name)
+{
+    for (size_t i = 0; paths && i < paths->nelts; i++) {
+        const hy_ucache_path_t *cp = ((hy_ucache_path_t **)paths->elts)[i];
+        if (hy_str_eq_str(cp->name, name))
+            return cp;
+    }
+    return NULL;
 }
 
 /* P_cache zone | off */
@@ -161,8 +180,11 @@ int hy_ucache_set_cache(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         c->set = 0;
         return 0;
     }
-    if (memchr(a[1].ptr, '$', a[1].len))
-        return hy_conf_error(cf, "\"%s\" with variables is not supported by hayate yet", d->name);
+    c->set = 1;
+    if (memchr(a[1].ptr, '$', a[1].len)) {
+        c->zone_cv = hy_pcalloc(cf->pool, sizeof(*c->zone_cv));
+        return hy_vars_compile(cf, a[1], c->zone_cv);
+    }
     c->zone = hy_zone_claim(cf, a[1], 0, &cache_tag);
     if (c->zone == NULL)
         return -1;
