@@ -461,8 +461,21 @@ int hy_ucache_start(hy_ureq_t *u, void (*go)(hy_ureq_t *u))
 
 /* ---------------------------------------------------------------- the upstream's answer */
 
-/* How long the response may be kept, from its fields (X-Accel-Expires, Cache-Control, Expires unless ignored) or
- * *_cache_valid: seconds; 0 not to be stored. */
+/* A delta-seconds value: a number too large for us is "very long" (nginx caches on max-age overflow). */
+static int64_t delta(const char *p, size_t n)
+{
+    size_t k = 0;
+    while (k < n && p[k] >= '0' && p[k] <= '9')
+        k++;
+    if (k == 0)
+        return 0;
+    int64_t v = hy_parse_int(p, k);
+    return v < 0 || v > (int64_t)1 << 31 ? (int64_t)1 << 31 : v;
+}
+
+/* Until when (unix seconds) the response may be kept, from its fields (X-Accel-Expires, Cache-Control, Expires
+ * unless ignored) or *_cache_valid; 0: not to be stored; -1 (fields_only) when no field says. A past time from
+ * "X-Accel-Expires: @t" is kept (stored, and expired at once, as nginx). */
 static int64_t validity(hy_ureq_t *u, int status, bool fields_only, bool *uncacheable)
 {
     int ign = u->cache_conf->ignore_headers;
@@ -473,13 +486,13 @@ static int64_t validity(hy_ureq_t *u, int status, bool fields_only, bool *uncach
     for (size_t i = 0; h && i < u->headers_in->nelts; i++) {
         hy_str_t nm = h[i].name, v = h[i].value;
         if (hy_str_caseeq(nm, "X-Accel-Expires") && !(ign & HY_UIGN_XA_EXPIRES)) {
-            if (v.len && v.ptr[0] == '@') {
-                int64_t t = hy_parse_int(v.ptr + 1, v.len - 1);
-                xa = t > now ? t - now : 0;
-            } else {
-                int64_t t = hy_parse_int(v.ptr, v.len);
-                xa = t > 0 ? t : 0;
-            }
+            if (xa >= 0)
+                continue; /* the first one counts */
+            if (v.len && v.ptr[0] == '@')
+                xa = delta(v.ptr + 1, v.len - 1);
+            else
+                xa = (v.len && v.ptr[0] >= '0' && v.ptr[0] <= '9' && delta(v.ptr, v.len) > 0) ? now + delta(v.ptr, v.len)
+                                                                                             : 0;
         } else if (hy_str_caseeq(nm, "Cache-Control") && !(ign & HY_UIGN_CACHE_CONTROL)) {
             const char *p = v.ptr, *e = v.ptr + v.len;
             while (p < e) {
@@ -495,13 +508,13 @@ static int64_t validity(hy_ureq_t *u, int status, bool fields_only, bool *uncach
                     (n == 7 && hy_mem_caseeq(s, "private", 7)))
                     no = true;
                 else if (n > 9 && hy_mem_caseeq(s, "s-maxage=", 9))
-                    cc = hy_parse_int(s + 9, n - 9) > 0 ? hy_parse_int(s + 9, n - 9) : 0;
+                    cc = delta(s + 9, n - 9);
                 else if (n > 8 && hy_mem_caseeq(s, "max-age=", 8) && cc < 0)
-                    cc = hy_parse_int(s + 8, n - 8) > 0 ? hy_parse_int(s + 8, n - 8) : 0;
+                    cc = delta(s + 8, n - 8);
             }
         } else if (hy_str_caseeq(nm, "Expires") && !(ign & HY_UIGN_EXPIRES) && ex < 0) {
             int64_t t = hy_httpdate_parse(v.ptr, v.len);
-            ex = t > now ? t - now : 0;
+            ex = t > now ? t : 0;
         } else if (hy_str_caseeq(nm, "Set-Cookie") && !(ign & HY_UIGN_SET_COOKIE)) {
             *uncacheable = true;
         } else if (hy_str_caseeq(nm, "Vary") && !(ign & HY_UIGN_VARY) && v.len == 1 && v.ptr[0] == '*') {
@@ -515,7 +528,7 @@ static int64_t validity(hy_ureq_t *u, int status, bool fields_only, bool *uncach
         return 0;
     }
     if (cc >= 0)
-        return cc;
+        return cc > 0 ? now + cc : 0;
     if (ex >= 0)
         return ex;
     if (fields_only)
@@ -526,10 +539,10 @@ static int64_t validity(hy_ureq_t *u, int status, bool fields_only, bool *uncach
     const hy_ucache_valid_t *e = va->elts;
     for (size_t i = 0; i < va->nelts; i++)
         if (e[i].status == status)
-            return e[i].sec;
+            return e[i].sec > 0 ? now + e[i].sec : 0;
     for (size_t i = 0; i < va->nelts; i++)
         if (e[i].status == 0)
-            return e[i].sec;
+            return e[i].sec > 0 ? now + e[i].sec : 0;
     return 0;
 }
 
@@ -562,14 +575,12 @@ bool hy_ucache_head(hy_ureq_t *u)
         return false;
     if (u->status == 304 && cr->revalidating) {
         bool unc = false;
-        int64_t sec = validity(u, 304, true, &unc);
-        if (sec < 0) {
+        int64_t until = validity(u, 304, true, &unc); /* the 304's fields, else *_cache_valid of the stored status */
+        if (until < 0) {
             unc = false;
-            sec = validity(u, cr->hdr.status, false, &unc);
-            /* the stored response's own fields do not count: only 304's and *_cache_valid */
+            until = validity(u, cr->hdr.status, false, &unc);
         }
-        if (sec > 0 && !cr->no_store) {
-            int64_t until = hy_clock_time() + sec;
+        if (until > 0 && !cr->no_store) {
             int wfd = open(cr->file, O_WRONLY | O_CLOEXEC);
             if (wfd >= 0) {
                 if (pwrite(wfd, &until, sizeof(until), offsetof(file_hdr_t, valid_until)) != (ssize_t)sizeof(until))
@@ -615,9 +626,8 @@ void hy_ucache_store_begin(hy_ureq_t *u)
         return;
     }
     bool unc = false;
-    int64_t sec = validity(u, u->status, false, &unc);
-    if (cr->no_store || unc || sec <= 0 || hy_str_eq(u->method, "HEAD") || predicates_true(req, cr->conf->no_cache) ||
-        u->resp_length < -1) {
+    int64_t until = validity(u, u->status, false, &unc);
+    if (cr->no_store || unc || until <= 0 || predicates_true(req, cr->conf->no_cache)) {
         lock_release(cr);
         return;
     }
@@ -650,7 +660,7 @@ void hy_ucache_store_begin(hy_ureq_t *u)
         append(&o, "\r\n", 2);
     }
     hy_str_t vv = vary.len ? vary_values(req, vary) : HY_STR_NULL;
-    file_hdr_t hdr = {.valid_until = hy_clock_time() + sec,
+    file_hdr_t hdr = {.valid_until = until,
                       .stored = hy_clock_time(),
                       .last_modified = lm,
                       .body_len = -1,
@@ -702,7 +712,8 @@ void hy_ucache_store_end(hy_ureq_t *u, bool ok)
     if (cr == NULL)
         return;
     if (cr->fd >= 0) {
-        ok = ok && (u->resp_length < 0 || cr->written == u->resp_length);
+        /* a HEAD sent as HEAD (*_cache_convert_head off) is stored without a body, as nginx */
+        ok = ok && (u->resp_length < 0 || cr->written == u->resp_length || hy_str_eq(u->method, "HEAD"));
         int64_t len = cr->written;
         if (ok && pwrite(cr->fd, &len, sizeof(len), offsetof(file_hdr_t, body_len)) != (ssize_t)sizeof(len))
             ok = false;

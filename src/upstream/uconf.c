@@ -72,6 +72,8 @@ int hy_uconf_set_mask(hy_conf_t *cf, const hy_directive_t *d, void *conf)
             return hy_conf_error(cf, "invalid value \"%s\"", a[i].ptr);
         mask |= e->value;
     }
+    if (*slot != HY_UNSET) /* a repeated directive adds its names (nginx's bitmask slot) */
+        mask |= *slot;
     if (d->post == (const void *)hy_uconf_next_upstream_names && (mask & HY_UPS_FT_OFF))
         mask = HY_UPS_FT_OFF;
     *slot = mask;
