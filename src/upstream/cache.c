@@ -627,10 +627,18 @@ void hy_ucache_store_begin(hy_ureq_t *u)
     }
     bool unc = false;
     int64_t until = validity(u, u->status, false, &unc);
-    if (cr->no_store || unc || until <= 0 || predicates_true(req, cr->conf->no_cache)) {
+    if (unc || until <= 0 || predicates_true(req, cr->conf->no_cache)) {
         lock_release(cr);
         return;
     }
+    /* cacheable (nginx's u->cacheable): ranges and not_modified apply even when min_uses keeps it from the disk */
+    req->disable_not_modified = false;
+    ranges(cr, u, req);
+    if (cr->no_store) {
+        lock_release(cr);
+        return;
+    }
+    bool validators = u->status == 200 || u->status == 206; /* only those are revalidated (nginx) */
     /* the head as stored: the status line, then the fields without framing ones */
     size_t cap = 64;
     hy_header_t *h = u->headers_in->elts;
@@ -648,9 +656,9 @@ void hy_ucache_store_begin(hy_ureq_t *u)
         if (hy_str_caseeq(nm, "Transfer-Encoding") || hy_str_caseeq(nm, "Connection") ||
             hy_str_caseeq(nm, "Keep-Alive") || hy_str_caseeq(nm, "Content-Length"))
             continue;
-        if (hy_str_caseeq(nm, "ETag") && etag.len == 0)
+        if (hy_str_caseeq(nm, "ETag") && etag.len == 0 && validators)
             etag = h[i].value;
-        else if (hy_str_caseeq(nm, "Last-Modified") && lm < 0)
+        else if (hy_str_caseeq(nm, "Last-Modified") && lm < 0 && validators)
             lm = hy_httpdate_parse(h[i].value.ptr, h[i].value.len);
         else if (hy_str_caseeq(nm, "Vary") && !(cr->conf->ignore_headers & HY_UIGN_VARY) && vary.len == 0)
             vary = h[i].value;
@@ -684,8 +692,6 @@ void hy_ucache_store_begin(hy_ureq_t *u)
     }
     cr->fd = fd;
     cr->written = 0;
-    req->disable_not_modified = false;
-    ranges(cr, u, req);
     if (!write_all(fd, &hdr, sizeof(hdr)) || !write_all(fd, cr->key.ptr, cr->key.len) ||
         (vv.len && !write_all(fd, vv.ptr, vv.len)) || (etag.len && !write_all(fd, etag.ptr, etag.len)) ||
         !write_all(fd, head, (size_t)(o - head)))
