@@ -68,8 +68,8 @@ int hy_ucache_conf_merge(hy_conf_t *cf, hy_ucache_conf_t *c, const hy_ucache_con
     hy_merge_value(c->lock_timeout, p->lock_timeout, 5000);
     hy_merge_value(c->lock_age, p->lock_age, 5000);
     hy_merge_value(c->revalidate, p->revalidate, 0);
-    /* nginx converts HEAD to GET for the proxy's cache only */
-    hy_merge_value(c->convert_head, p->convert_head, strcmp(module, "proxy") == 0);
+    /* a HEAD is passed as GET to fill the cache (proxy_cache_convert_head; always for the other modules) */
+    hy_merge_value(c->convert_head, p->convert_head, 1);
     hy_merge_value(c->background_update, p->background_update, 0);
     hy_merge_value(c->force_ranges, p->force_ranges, 0);
     if (hy_ucache_on(c) && c->key == NULL) {

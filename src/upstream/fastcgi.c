@@ -29,6 +29,8 @@ typedef struct fcgi {
     size_t err_len, err_cap;
     bool ended, failed;
     hy_outq_t *out; /* process_body's output */
+    int64_t got;    /* body bytes taken (a Content-Length bounds them, as nginx) */
+    bool warned;
 } fcgi_t;
 
 static fcgi_t *st(hy_ureq_t *u)
@@ -315,16 +317,28 @@ static int process_head(hy_ureq_t *u, hy_buf_t *in)
 
 /* ---------------------------------------------------------------- response body */
 
+/* With a Content-Length from the application, what comes past it is dropped (nginx warns once) */
 static size_t body_sink(hy_ureq_t *u, const char *p, size_t n)
 {
-    hy_outq_push_copy(((fcgi_t *)u->codec_state)->out, p, n);
+    fcgi_t *s = u->codec_state;
+    size_t keep = n;
+    if (u->resp_length >= 0 && s->got + (int64_t)n > u->resp_length) {
+        keep = s->got < u->resp_length ? (size_t)(u->resp_length - s->got) : 0;
+        if (!s->warned)
+            hy_req_log(u->req, HY_LOG_WARN, "upstream sent more data than specified in \"Content-Length\" header "
+                       "while reading upstream");
+        s->warned = true;
+    }
+    if (keep)
+        hy_outq_push_copy(s->out, p, keep);
+    s->got += (int64_t)keep;
     return n;
 }
 
 static int process_body(hy_ureq_t *u, hy_buf_t *in, bool eof, hy_outq_t *out, bool *done)
 {
     fcgi_t *s = st(u);
-    if (u->req->method_id == HY_M_HEAD) { /* the body is not read (nginx): the connection cannot be reused */
+    if (hy_str_eq(u->method, "HEAD")) { /* the body is not read (nginx): the connection cannot be reused */
         s->o.keep_conn = false;
         *done = true;
         return 0;
@@ -334,6 +348,8 @@ static int process_body(hy_ureq_t *u, hy_buf_t *in, bool eof, hy_outq_t *out, bo
     if (w < 0)
         return -1;
     hy_buf_consume(in, (size_t)w);
+    if (s->ended && u->resp_length >= 0 && s->got < u->resp_length) /* shorter than its Content-Length */
+        return -1;
     *done = s->ended;
     if (s->ended && in->len) /* bytes after END_REQUEST: not reusable, dropped */
         s->o.keep_conn = false, hy_buf_consume(in, in->len);

@@ -710,6 +710,8 @@ static void on_client_drained(hy_req_t *req)
     deliver(u);
 }
 
+static void on_failed_drained(hy_req_t *req);
+
 static void body_failed(hy_ureq_t *u, const char *what)
 {
     log_error(u, HY_LOG_ERR, what, 0, "reading upstream");
@@ -725,8 +727,24 @@ static void body_failed(hy_ureq_t *u, const char *what)
     hy_outq_move(&u->req->body, &u->ahead);
     u->ahead_mem = 0;
     u->req->keepalive = false;
+    if (!u->client_waiting && !client_gone(u) && (!u->req->head_sent || !hy_outq_empty(&u->req->body))) {
+        /* as nginx, the client gets the head and what came of the body, then the connection closes */
+        u->client_waiting = true;
+        hy_req_send_more(u->req, on_failed_drained);
+        return;
+    }
     if (hy_req_ops(u->req)->abort)
         hy_req_ops(u->req)->abort(u->req);
+}
+
+static void on_failed_drained(hy_req_t *req)
+{
+    hy_ureq_t *u = hy_upstream_of(req);
+    if (u == NULL || u->finished || req->finished)
+        return;
+    u->client_waiting = false;
+    if (hy_req_ops(req)->abort)
+        hy_req_ops(req)->abort(req);
 }
 
 static void read_body(hy_ureq_t *u, bool eof);
