@@ -28,8 +28,10 @@ typedef struct file_hdr {
     int64_t body_len;    /* -1 while being written */
     int32_t status;
     uint32_t key_len, vary_len, etag_len, head_len;
-    uint32_t pad;
+    uint32_t flags;      /* FLAG_ERROR: the status alone (an intercepted error) */
 } file_hdr_t;
+
+#define FLAG_ERROR 1u
 
 enum { ST_NONE = 0, ST_MISS, ST_BYPASS, ST_EXPIRED, ST_STALE, ST_UPDATING, ST_REVALIDATED, ST_HIT };
 static const char *const status_names[] = {"", "MISS", "BYPASS", "EXPIRED", "STALE", "UPDATING", "REVALIDATED", "HIT"};
@@ -262,6 +264,11 @@ static void serve(cache_req_t *cr, int fd, const file_hdr_t *hdr, char *meta, in
     hy_req_t *req = u->req;
     cr->status = status;
     u->state = HY_UREQ_DONE;
+    if (hdr->flags & FLAG_ERROR) {
+        close(fd);
+        hy_req_error(req, hdr->status);
+        return;
+    }
     char *head = meta + hdr->key_len + hdr->vary_len + hdr->etag_len, *end = head + hdr->head_len;
     u->headers_in = hy_array_create(req->pool, 8, sizeof(hy_header_t));
     u->status = hdr->status;
@@ -614,6 +621,27 @@ static void append(char **o, const char *p, size_t n)
     *o += n;
 }
 
+/* The file being written: "<entry>.<pid>.<n>" beside the entry (renamed into place when complete). 0 or -1. */
+static int open_tmp(cache_req_t *cr)
+{
+    static unsigned seq;
+    hy_req_t *req = cr->u->req;
+    size_t fl = strlen(cr->file);
+    cr->tmp = hy_palloc(req->pool, fl + 32);
+    snprintf(cr->tmp, fl + 32, "%s.%d.%u", cr->file, (int)getpid(), ++seq);
+    int fd = open(cr->tmp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == ENOENT && mkdirs_for(cr->tmp) == 0)
+        fd = open(cr->tmp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        hy_req_log(req, HY_LOG_CRIT, "open() \"%s\" failed (%d: %s)", cr->tmp, errno, strerror(errno));
+        lock_release(cr);
+        return -1;
+    }
+    cr->fd = fd;
+    cr->written = 0;
+    return 0;
+}
+
 void hy_ucache_store_begin(hy_ureq_t *u)
 {
     cache_req_t *cr = cr_of(u);
@@ -678,24 +706,42 @@ void hy_ucache_store_begin(hy_ureq_t *u)
                       .etag_len = (uint32_t)etag.len,
                       .head_len = (uint32_t)(o - head)};
     memcpy(hdr.magic, MAGIC, 8);
-    static unsigned seq;
-    size_t fl = strlen(cr->file);
-    cr->tmp = hy_palloc(req->pool, fl + 32);
-    snprintf(cr->tmp, fl + 32, "%s.%d.%u", cr->file, (int)getpid(), ++seq);
-    int fd = open(cr->tmp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
-    if (fd < 0 && errno == ENOENT && mkdirs_for(cr->tmp) == 0)
-        fd = open(cr->tmp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        hy_req_log(req, HY_LOG_CRIT, "open() \"%s\" failed (%d: %s)", cr->tmp, errno, strerror(errno));
-        lock_release(cr);
+    if (open_tmp(cr) != 0)
         return;
-    }
-    cr->fd = fd;
-    cr->written = 0;
+    int fd = cr->fd;
     if (!write_all(fd, &hdr, sizeof(hdr)) || !write_all(fd, cr->key.ptr, cr->key.len) ||
         (vv.len && !write_all(fd, vv.ptr, vv.len)) || (etag.len && !write_all(fd, etag.ptr, etag.len)) ||
         !write_all(fd, head, (size_t)(o - head)))
         hy_ucache_store_end(u, false);
+}
+
+void hy_ucache_store_error(hy_ureq_t *u)
+{
+    cache_req_t *cr = cr_of(u);
+    if (cr == NULL || !cr->active || cr->no_store)
+        return;
+    bool unc = false;
+    int64_t until = validity(u, u->status, false, &unc);
+    if (unc || until <= 0 || predicates_true(u->req, cr->conf->no_cache)) {
+        lock_release(cr);
+        return;
+    }
+    file_hdr_t hdr = {.valid_until = until, .stored = hy_clock_time(), .last_modified = -1, .body_len = 0,
+                      .status = u->status, .key_len = (uint32_t)cr->key.len, .head_len = 6, .flags = FLAG_ERROR};
+    memcpy(hdr.magic, MAGIC, 8);
+    char head[8];
+    snprintf(head, sizeof(head), "%03d \r\n", u->status);
+    if (open_tmp(cr) != 0)
+        return;
+    if (!write_all(cr->fd, &hdr, sizeof(hdr)) || !write_all(cr->fd, cr->key.ptr, cr->key.len) ||
+        !write_all(cr->fd, head, 6)) {
+        hy_ucache_store_end(u, false);
+        return;
+    }
+    int64_t rl = u->resp_length;
+    u->resp_length = -1;
+    hy_ucache_store_end(u, true);
+    u->resp_length = rl;
 }
 
 void hy_ucache_tee(hy_ureq_t *u, const hy_outq_t *q)

@@ -906,6 +906,8 @@ static void got_head(hy_ureq_t *u)
             release_conn(u, false);
             u->state = HY_UREQ_DONE;
             hy_timer_unlink(loop_of(u), &u->timer);
+            if (u->cache != NULL) /* a cacheable intercepted status is stored as such (nginx) */
+                hy_ucache_store_error(u);
             hy_req_error(req, u->status);
             return;
         }

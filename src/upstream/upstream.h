@@ -370,6 +370,9 @@ bool hy_ucache_head(hy_ureq_t *u);
 bool hy_ucache_failed(hy_ureq_t *u, int ft);
 /** After the module's on_head accepted the response: decide whether to store it, begin the file. */
 void hy_ucache_store_begin(hy_ureq_t *u);
+/** *_intercept_errors took the upstream's status: store the status alone when it is cacheable (a HIT then answers
+ * it with the error_page, as nginx). */
+void hy_ucache_store_error(hy_ureq_t *u);
 /** Decoded body bytes (memory segments of q) for the file being stored. */
 void hy_ucache_tee(hy_ureq_t *u, const hy_outq_t *q);
 /** The body is complete (ok) or the exchange failed: rename the file into place, or drop it. */
