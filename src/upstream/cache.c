@@ -44,7 +44,11 @@ typedef struct cache_req {
     int status;           /* ST_* */
     hy_str_t key;
     char md5[33];
-    char *file;           /* the entry's path */
+    char *file;           /* the entry's path (the main one, or a variant's) */
+    char *main_file;      /* md5(key) */
+    bool main_exists;
+    hy_str_t main_vary;   /* the main entry's Vary names and values when they differ from the request's */
+    hy_str_t req_vary;    /* the request's values for those names */
     bool no_store;        /* min_uses not reached, lock timed out */
     /* a stored entry that expired (kept for revalidation and use_stale) */
     int stale_fd;
@@ -146,7 +150,47 @@ static char *entry_path(hy_pool_t *pool, const hy_ucache_path_t *cp, const char 
     return p;
 }
 
-/* "Vary names\n" then the request's values of those fields, one a line */
+/* Append the comma-separated elements of v to *o, trimmed, empties dropped (nginx's whitespace normalization);
+ * lower: in lower case (field names). */
+static void elements(char **o, bool *first, hy_str_t v, bool lower)
+{
+    const char *p = v.ptr, *e = v.ptr + v.len;
+    while (p < e) {
+        while (p < e && (*p == ' ' || *p == '\t' || *p == ','))
+            p++;
+        const char *s = p;
+        while (p < e && *p != ',')
+            p++;
+        const char *t = p;
+        while (t > s && (t[-1] == ' ' || t[-1] == '\t'))
+            t--;
+        if (t == s)
+            continue;
+        if (!*first)
+            *(*o)++ = ',';
+        *first = false;
+        for (const char *c = s; c < t; c++)
+            *(*o)++ = lower && *c >= 'A' && *c <= 'Z' ? (char)(*c | 0x20) : *c;
+    }
+}
+
+/* The normalized Vary names (lower case, ',' between) of the response's Vary fields. */
+static hy_str_t vary_names(hy_ureq_t *u)
+{
+    size_t cap = 1;
+    hy_header_t *h = u->headers_in->elts;
+    for (size_t i = 0; i < u->headers_in->nelts; i++)
+        if (hy_str_caseeq(h[i].name, "Vary"))
+            cap += h[i].value.len + 1;
+    char *buf = hy_palloc(u->req->pool, cap), *o = buf;
+    bool first = true;
+    for (size_t i = 0; i < u->headers_in->nelts; i++)
+        if (hy_str_caseeq(h[i].name, "Vary"))
+            elements(&o, &first, h[i].value, true);
+    return (hy_str_t){buf, (size_t)(o - buf)};
+}
+
+/* "names\n" then the request's values of those fields (normalized; repeated fields joined), one a line */
 static hy_str_t vary_values(hy_req_t *req, hy_str_t names)
 {
     size_t cap = names.len + 2;
@@ -158,23 +202,36 @@ static hy_str_t vary_values(hy_req_t *req, hy_str_t names)
     *o++ = '\n';
     const char *p = names.ptr, *e = names.ptr + names.len;
     while (p < e) {
-        while (p < e && (*p == ' ' || *p == ','))
-            p++;
         const char *s = p;
-        while (p < e && *p != ' ' && *p != ',')
+        while (p < e && *p != ',')
             p++;
-        if (p == s)
-            break;
         hy_str_t nm = {(char *)s, (size_t)(p - s)};
+        if (p < e)
+            p++;
+        bool first = true;
         for (size_t i = 0; i < req->num_headers; i++)
-            if (hy_str_caseeq_str(req->headers[i].name, nm)) {
-                memcpy(o, req->headers[i].value.ptr, req->headers[i].value.len);
-                o += req->headers[i].value.len;
-                break;
-            }
+            if (hy_str_caseeq_str(req->headers[i].name, nm))
+                elements(&o, &first, req->headers[i].value, false);
         *o++ = '\n';
     }
     return (hy_str_t){buf, (size_t)(o - buf)};
+}
+
+/* A variant's entry (the response for other values of the Vary fields than the main entry's): md5(key, vv). */
+static char *variant_path(cache_req_t *cr, hy_str_t vv)
+{
+    hy_req_t *req = cr->u->req;
+    char *buf = hy_palloc(req->pool, cr->key.len + vv.len + 1);
+    memcpy(buf, cr->key.ptr, cr->key.len);
+    buf[cr->key.len] = '\n';
+    memcpy(buf + cr->key.len + 1, vv.ptr, vv.len);
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned mdlen = 0;
+    char hex[33];
+    EVP_Digest(buf, cr->key.len + 1 + vv.len, md, &mdlen, EVP_md5(), NULL);
+    hy_hex_dump(hex, md, 16);
+    hex[32] = '\0';
+    return entry_path(req->pool, cr->path, hex);
 }
 
 /* ---------------------------------------------------------------- min_uses (per worker) */
@@ -327,8 +384,14 @@ static int open_entry(cache_req_t *cr, int *fdp, file_hdr_t *hdr, char **meta)
         hy_str_t now = vary_values(req, (hy_str_t){vs, nl ? (size_t)(nl - vs) : 0});
         if (now.len != hdr->vary_len || memcmp(now.ptr, vs, now.len) != 0) {
             close(fd);
-            return 0;
+            if (cr->file == cr->main_file) { /* the main entry is another variant: remember it for the store */
+                cr->main_vary = (hy_str_t){vs, hdr->vary_len};
+                cr->req_vary = now;
+            }
+            return 2;
         }
+    } else if (cr->file == cr->main_file) {
+        cr->main_vary = HY_STR_NULL;
     }
     *fdp = fd;
     *meta = m;
@@ -360,7 +423,16 @@ static int lookup(cache_req_t *cr)
         close(cr->stale_fd);
         cr->stale_fd = -1;
     }
-    if (open_entry(cr, &fd, &hdr, &meta)) {
+    cr->file = cr->main_file;
+    cr->main_vary = HY_STR_NULL;
+    cr->main_exists = false;
+    int found = open_entry(cr, &fd, &hdr, &meta);
+    cr->main_exists = found != 0;
+    if (found == 2) { /* look for this request's variant */
+        cr->file = variant_path(cr, cr->req_vary);
+        found = open_entry(cr, &fd, &hdr, &meta);
+    }
+    if (found == 1) {
         if (hdr.valid_until > hy_clock_time()) {
             serve(cr, fd, &hdr, meta, ST_HIT);
             return 1;
@@ -449,7 +521,7 @@ int hy_ucache_start(hy_ureq_t *u, void (*go)(hy_ureq_t *u))
     EVP_Digest(cr->key.ptr, cr->key.len, md, &mdlen, EVP_md5(), NULL);
     hy_hex_dump(cr->md5, md, 16);
     cr->md5[32] = '\0';
-    cr->file = entry_path(req->pool, cr->path, cr->md5);
+    cr->file = cr->main_file = entry_path(req->pool, cr->path, cr->md5);
     if (predicates_true(req, c->bypass)) {
         cr->status = ST_BYPASS;
         return 0;
@@ -688,14 +760,22 @@ void hy_ucache_store_begin(hy_ureq_t *u)
             etag = h[i].value;
         else if (hy_str_caseeq(nm, "Last-Modified") && lm < 0 && validators)
             lm = hy_httpdate_parse(h[i].value.ptr, h[i].value.len);
-        else if (hy_str_caseeq(nm, "Vary") && !(cr->conf->ignore_headers & HY_UIGN_VARY) && vary.len == 0)
-            vary = h[i].value;
         append(&o, nm.ptr, nm.len);
         append(&o, ": ", 2);
         append(&o, h[i].value.ptr, h[i].value.len);
         append(&o, "\r\n", 2);
     }
+    if (!(cr->conf->ignore_headers & HY_UIGN_VARY))
+        vary = vary_names(u);
     hy_str_t vv = vary.len ? vary_values(req, vary) : HY_STR_NULL;
+    /* where it goes: the main entry, unless that holds another variant with the same Vary names */
+    cr->file = cr->main_file;
+    if (vv.len && cr->main_vary.len) {
+        const char *nl = memchr(cr->main_vary.ptr, '\n', cr->main_vary.len);
+        size_t nlen = nl ? (size_t)(nl - cr->main_vary.ptr) : 0;
+        if (nlen == vary.len && memcmp(cr->main_vary.ptr, vary.ptr, nlen) == 0)
+            cr->file = variant_path(cr, vv);
+    }
     file_hdr_t hdr = {.valid_until = until,
                       .stored = hy_clock_time(),
                       .last_modified = lm,

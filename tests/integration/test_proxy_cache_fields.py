@@ -179,3 +179,17 @@ def test_fastcgi_body_shorter_than_content_length_is_cut(server):
     srv.ignore_log = True
     data = raw_get(srv.port, '/x')
     assert data.startswith(b'HTTP/1.1 200') and data.endswith(b'SHORT')
+
+
+def test_vary_keeps_one_entry_per_variant(server, be):
+    be.handler = lambda r: be.reply(200, ('n=%d ae=%s' % (len(be.requests), r.header('Accept-Encoding'))).encode(),
+                                    [('Vary', 'Accept-Encoding')])
+    srv = start(server, be, LOC % 'proxy_cache_valid 1m;')
+    for ae in ('gzip', 'deflate', 'foo, bar'):
+        assert srv.get('/x', headers={'Accept-Encoding': ae}).header('X-Cache') == 'MISS'
+        assert srv.get('/x', headers={'Accept-Encoding': ae}).header('X-Cache') == 'HIT'
+    r = srv.get('/x', headers={'Accept-Encoding': 'gzip'})
+    assert r.header('X-Cache') == 'HIT' and r.body.endswith(b'ae=gzip')
+    r = srv.get('/x', headers={'Accept-Encoding': 'foo,bar'})  # whitespace does not make another variant
+    assert r.header('X-Cache') == 'HIT' and r.body.endswith(b'ae=foo, bar')
+    assert len(be.requests) == 3
