@@ -99,7 +99,9 @@ static void build_headers(hy_req_t *req, const proxy_loc_t *pl, hy_ureq_t *u)
     if (pl->uc.pass_request_headers)
         for (size_t i = 0; i < req->num_headers; i++) {
             hy_str_t nm = req->headers[i].name;
-            if (name_in(set, nm) || hy_str_caseeq(nm, "Transfer-Encoding"))
+            bool cache_range = pl->headers_cache && (hy_str_caseeq(nm, "Range") || hy_str_caseeq(nm, "If-Range")) &&
+                               !name_in(pl->set_headers, nm) && hy_ucache_passes_range(u);
+            if ((name_in(set, nm) && !cache_range) || hy_str_caseeq(nm, "Transfer-Encoding"))
                 continue;
             /* nginx sends the client's Content-Length even with proxy_pass_request_body off (configs clear it
              * with proxy_set_header Content-Length ""); otherwise the codec frames the body itself */

@@ -476,6 +476,31 @@ static void on_lock_timer(hy_timer_t *t)
     cr->go(u);
 }
 
+/* Does the Range ask from beyond max (a suffix "-N" counts as beyond; max 0: every range)? */
+static bool range_too_far(const hy_str_t *v, int64_t max)
+{
+    if (max == 0)
+        return true;
+    const char *p = v->ptr, *e = v->ptr + v->len;
+    if (v->len < 6 || memcmp(p, "bytes=", 6) != 0)
+        return false;
+    p += 6;
+    while (p < e && *p == ' ')
+        p++;
+    if (p < e && *p == '-')
+        return true;
+    int64_t off = 0;
+    while (p < e && *p >= '0' && *p <= '9' && off < INT64_MAX / 10)
+        off = off * 10 + (*p++ - '0');
+    return off > max;
+}
+
+bool hy_ucache_passes_range(hy_ureq_t *u)
+{
+    const cache_req_t *cr = cr_of(u);
+    return cr == NULL || !cr->active || cr->no_store;
+}
+
 int hy_ucache_start(hy_ureq_t *u, void (*go)(hy_ureq_t *u))
 {
     hy_req_t *req = u->req;
@@ -511,6 +536,8 @@ int hy_ucache_start(hy_ureq_t *u, void (*go)(hy_ureq_t *u))
     }
     if (cr->path == NULL)
         return 0;
+    if (req->h_range != NULL && range_too_far(req->h_range, c->max_range_offset))
+        return 0; /* *_cache_max_range_offset: to the upstream with its Range, not stored */
     cr->active = true;
     hy_pool_on_clear(req->pool, cleanup, cr);
     if (req->method_id == HY_M_HEAD && c->convert_head == 1)
@@ -727,7 +754,7 @@ void hy_ucache_store_begin(hy_ureq_t *u)
     }
     bool unc = false;
     int64_t until = validity(u, u->status, false, &unc);
-    if (unc || until <= 0 || predicates_true(req, cr->conf->no_cache)) {
+    if (unc || until <= 0 || u->status == 206 || predicates_true(req, cr->conf->no_cache)) {
         lock_release(cr);
         return;
     }

@@ -120,7 +120,8 @@ void hy_uparams_build(hy_ureq_t *u, const hy_uparams_t *ps, bool pass_headers)
             for (size_t k = 0; k < nm.len && ok; k++) /* nginx passes only fields with a valid name */
                 ok = (nm.ptr[k] >= 'a' && nm.ptr[k] <= 'z') || (nm.ptr[k] >= 'A' && nm.ptr[k] <= 'Z') ||
                      (nm.ptr[k] >= '0' && nm.ptr[k] <= '9') || nm.ptr[k] == '-';
-            if (!ok || overridden(ps, nm) || (cache && cache_field(nm)))
+            bool range = hy_str_caseeq(nm, "Range") || hy_str_caseeq(nm, "If-Range");
+            if (!ok || overridden(ps, nm) || (cache && cache_field(nm) && !(range && hy_ucache_passes_range(u))))
                 continue;
             size_t k = 0; /* a repeated field joins the first one's value (", ", "; " for Cookie), as nginx */
             while (k < i && !hy_str_caseeq_str(req->headers[k].name, nm))

@@ -373,6 +373,9 @@ void hy_ucache_store_begin(hy_ureq_t *u);
 /** *_intercept_errors took the upstream's status: store the status alone when it is cacheable (a HIT then answers
  * it with the error_page, as nginx). */
 void hy_ucache_store_error(hy_ureq_t *u);
+/** Does the client's Range (and If-Range) go to the upstream? Yes unless the response may be stored (below
+ * *_cache_min_uses, past *_cache_max_range_offset, bypassed, or no cache: nginx passes it). */
+bool hy_ucache_passes_range(hy_ureq_t *u);
 /** Decoded body bytes (memory segments of q) for the file being stored. */
 void hy_ucache_tee(hy_ureq_t *u, const hy_outq_t *q);
 /** The body is complete (ok) or the exchange failed: rename the file into place, or drop it. */

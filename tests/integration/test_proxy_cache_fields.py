@@ -193,3 +193,16 @@ def test_vary_keeps_one_entry_per_variant(server, be):
     r = srv.get('/x', headers={'Accept-Encoding': 'foo,bar'})  # whitespace does not make another variant
     assert r.header('X-Cache') == 'HIT' and r.body.endswith(b'ae=foo, bar')
     assert len(be.requests) == 3
+
+
+def test_max_range_offset_and_min_uses_pass_the_range(server, be):
+    be.handler = lambda r: be.reply(200, ('range=%s' % r.header('Range')).encode())
+    srv = start(server, be, '''
+        location / { proxy_pass http://127.0.0.1:{be}; proxy_cache one; proxy_cache_valid 1m;
+                     proxy_cache_max_range_offset 2; }
+        location /mu/ { proxy_pass http://127.0.0.1:{be}; proxy_cache one; proxy_cache_valid 1m;
+                        proxy_cache_min_uses 3; }''')
+    assert srv.get('/a', headers={'Range': 'bytes=1-'}).body == b'range=None'   # below: cached, Range cleared
+    assert srv.get('/b', headers={'Range': 'bytes=3-'}).body == b'range=bytes=3-'  # beyond: passed
+    assert srv.get('/c', headers={'Range': 'bytes=-1'}).body == b'range=bytes=-1'  # a suffix: passed
+    assert srv.get('/mu/d', headers={'Range': 'bytes=0-1'}).body == b'range=bytes=0-1'  # not to be stored: passed
