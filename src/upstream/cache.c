@@ -433,7 +433,7 @@ static int lookup(cache_req_t *cr)
         found = open_entry(cr, &fd, &hdr, &meta);
     }
     if (found == 1) {
-        if (hdr.valid_until > hy_clock_time()) {
+        if (hdr.valid_until >= hy_clock_time()) { /* valid through its last second, as nginx */
             serve(cr, fd, &hdr, meta, ST_HIT);
             return 1;
         }
