@@ -16,6 +16,7 @@
 #include "../core/httpdate.h"
 #include "../core/log.h"
 #include "../http/vars.h"
+#include "../http/subrequest.h"
 
 #define MAGIC "HYCACHE1"
 #define LOCK_POLL_MS 500
@@ -29,6 +30,8 @@ typedef struct file_hdr {
     int32_t status;
     uint32_t key_len, vary_len, etag_len, head_len;
     uint32_t flags;      /* FLAG_ERROR: the status alone (an intercepted error) */
+    int64_t swr_until;   /* Cache-Control stale-while-revalidate: may be served stale while updated until then */
+    int64_t sie_until;   /* Cache-Control stale-if-error: may be served stale on an error until then */
 } file_hdr_t;
 
 #define FLAG_ERROR 1u
@@ -413,6 +416,43 @@ static void cleanup(void *arg)
     lock_release(cr);
 }
 
+/* May the expired entry be served while it is being updated (use_stale updating, or its stale-while-revalidate)? */
+static bool stale_while_updating(const cache_req_t *cr)
+{
+    return (cr->conf->use_stale & HY_UCACHE_STALE_UPDATING) || cr->hdr.swr_until >= hy_clock_time();
+}
+
+/* *_cache_background_update: keys whose update a background subrequest was started for (per worker); the
+ * subrequest's own lookup finds its key here and goes to the upstream to store the fresh response. */
+#define BG_MAX 64
+static char bg_keys[BG_MAX][32];
+static size_t bg_n;
+
+static bool bg_claim(const char *md5)
+{
+    for (size_t i = 0; i < bg_n; i++)
+        if (memcmp(bg_keys[i], md5, 32) == 0) {
+            memmove(bg_keys[i], bg_keys[i + 1], (bg_n - i - 1) * 32);
+            bg_n--;
+            return true;
+        }
+    return false;
+}
+
+static bool background_update(cache_req_t *cr)
+{
+    hy_req_t *req = cr->u->req;
+    if (hy_req_is_subrequest(req) || bg_n == BG_MAX || (cr->conf->lock == 1 && !lock_take(cr)))
+        return false;
+    lock_release(cr); /* the subrequest takes it again */
+    memcpy(bg_keys[bg_n++], cr->md5, 32);
+    if (hy_subrequest(req, req->uri, req->args, HY_SR_BACKGROUND, NULL, NULL) == NULL) {
+        bg_claim(cr->md5);
+        return false;
+    }
+    return true;
+}
+
 /* Look the key up: 1 answered (HIT, or UPDATING with a stale one), 0 go to the upstream, 2 wait for the lock. */
 static int lookup(cache_req_t *cr)
 {
@@ -442,11 +482,16 @@ static int lookup(cache_req_t *cr)
         cr->meta = meta;
         cr->status = ST_EXPIRED;
         cr->revalidating = cr->conf->revalidate == 1 && (hdr.last_modified >= 0 || hdr.etag_len > 0);
+        if (cr->conf->background_update == 1 && stale_while_updating(cr) && background_update(cr)) {
+            cr->stale_fd = -1;
+            serve(cr, fd, &cr->hdr, cr->meta, ST_STALE);
+            return 1;
+        }
     } else {
         cr->status = ST_MISS;
     }
     if (cr->conf->lock == 1 && !cr->no_store && !lock_take(cr)) {
-        if (cr->stale_fd >= 0 && (cr->conf->use_stale & HY_UCACHE_STALE_UPDATING)) {
+        if (cr->stale_fd >= 0 && stale_while_updating(cr)) {
             int sfd = cr->stale_fd;
             cr->stale_fd = -1;
             serve(cr, sfd, &cr->hdr, cr->meta, ST_UPDATING);
@@ -553,6 +598,12 @@ int hy_ucache_start(hy_ureq_t *u, void (*go)(hy_ureq_t *u))
         cr->status = ST_BYPASS;
         return 0;
     }
+    if (hy_req_is_subrequest(req) && bg_claim(cr->md5)) { /* the background update: to the upstream, stored */
+        cr->status = ST_EXPIRED;
+        if (c->lock == 1)
+            lock_take(cr);
+        return 0;
+    }
     if ((int64_t)count_use(cr->md5) < c->min_uses)
         cr->no_store = true;
     int rc = lookup(cr);
@@ -582,11 +633,14 @@ static int64_t delta(const char *p, size_t n)
 /* Until when (unix seconds) the response may be kept, from its fields (X-Accel-Expires, Cache-Control, Expires
  * unless ignored) or *_cache_valid; 0: not to be stored; -1 (fields_only) when no field says. A past time from
  * "X-Accel-Expires: @t" is kept (stored, and expired at once, as nginx). */
+static int64_t swr_sec, sie_sec; /* validity()'s findings of the stale-* extensions (seconds, 0: none) */
+
 static int64_t validity(hy_ureq_t *u, int status, bool fields_only, bool *uncacheable)
 {
     int ign = u->cache_conf->ignore_headers;
     int64_t now = hy_clock_time();
     int64_t xa = -1, cc = -1, ex = -1;
+    swr_sec = sie_sec = 0;
     bool no = false;
     hy_header_t *h = u->headers_in ? u->headers_in->elts : NULL;
     for (size_t i = 0; h && i < u->headers_in->nelts; i++) {
@@ -617,6 +671,10 @@ static int64_t validity(hy_ureq_t *u, int status, bool fields_only, bool *uncach
                     cc = delta(s + 9, n - 9);
                 else if (n > 8 && hy_mem_caseeq(s, "max-age=", 8) && cc < 0)
                     cc = delta(s + 8, n - 8);
+                else if (n > 23 && hy_mem_caseeq(s, "stale-while-revalidate=", 23))
+                    swr_sec = delta(s + 23, n - 23);
+                else if (n > 15 && hy_mem_caseeq(s, "stale-if-error=", 15))
+                    sie_sec = delta(s + 15, n - 15);
             }
         } else if (hy_str_caseeq(nm, "Expires") && !(ign & HY_UIGN_EXPIRES) && ex < 0) {
             int64_t t = hy_httpdate_parse(v.ptr, v.len);
@@ -698,7 +756,10 @@ bool hy_ucache_head(hy_ureq_t *u)
         return true;
     }
     int ft = stale_ft(u->status);
-    if (ft && (cr->conf->use_stale & ft)) {
+    /* stale-if-error covers a 5xx only with *_cache_use_stale updating (nginx since 1.19.3) */
+    bool sie = cr->hdr.sie_until >= hy_clock_time() && u->status >= 500 && u->status <= 504 &&
+               (cr->conf->use_stale & HY_UCACHE_STALE_UPDATING);
+    if (ft && ((cr->conf->use_stale & ft) || sie)) {
         serve_stale(cr, ST_STALE);
         return true;
     }
@@ -708,7 +769,9 @@ bool hy_ucache_head(hy_ureq_t *u)
 bool hy_ucache_failed(hy_ureq_t *u, int ft)
 {
     cache_req_t *cr = cr_of(u);
-    if (cr == NULL || !cr->active || cr->stale_fd < 0 || !(cr->conf->use_stale & ft) || u->req->head_sent)
+    if (cr == NULL || !cr->active || cr->stale_fd < 0 || u->req->head_sent)
+        return false;
+    if (!(cr->conf->use_stale & ft) && cr->hdr.sie_until < hy_clock_time())
         return false;
     serve_stale(cr, ST_STALE);
     return true;
@@ -803,7 +866,9 @@ void hy_ucache_store_begin(hy_ureq_t *u)
         if (nlen == vary.len && memcmp(cr->main_vary.ptr, vary.ptr, nlen) == 0)
             cr->file = variant_path(cr, vv);
     }
-    file_hdr_t hdr = {.valid_until = until,
+    file_hdr_t hdr = {.swr_until = swr_sec ? until + swr_sec : 0,
+                      .sie_until = sie_sec ? until + sie_sec : 0,
+                      .valid_until = until,
                       .stored = hy_clock_time(),
                       .last_modified = lm,
                       .body_len = -1,
@@ -833,7 +898,9 @@ void hy_ucache_store_error(hy_ureq_t *u)
         lock_release(cr);
         return;
     }
-    file_hdr_t hdr = {.valid_until = until, .stored = hy_clock_time(), .last_modified = -1, .body_len = 0,
+    file_hdr_t hdr = {.swr_until = swr_sec ? until + swr_sec : 0,
+                      .sie_until = sie_sec ? until + sie_sec : 0,
+                      .valid_until = until, .stored = hy_clock_time(), .last_modified = -1, .body_len = 0,
                       .status = u->status, .key_len = (uint32_t)cr->key.len, .head_len = 6, .flags = FLAG_ERROR};
     memcpy(hdr.magic, MAGIC, 8);
     char head[8];

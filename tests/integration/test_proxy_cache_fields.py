@@ -206,3 +206,35 @@ def test_max_range_offset_and_min_uses_pass_the_range(server, be):
     assert srv.get('/b', headers={'Range': 'bytes=3-'}).body == b'range=bytes=3-'  # beyond: passed
     assert srv.get('/c', headers={'Range': 'bytes=-1'}).body == b'range=bytes=-1'  # a suffix: passed
     assert srv.get('/mu/d', headers={'Range': 'bytes=0-1'}).body == b'range=bytes=0-1'  # not to be stored: passed
+
+
+def wait_status(srv, path, want, timeout=8.0):
+    import time
+    deadline = time.monotonic() + timeout
+    while True:
+        r = srv.get(path)
+        if r.header('X-Cache') == want or time.monotonic() > deadline:
+            return r
+        time.sleep(0.2)
+
+
+def test_background_update_serves_stale_then_fresh(server, be):
+    reply_with(be, [])
+    srv = start(server, be, LOC % '''proxy_cache_valid 1s; proxy_cache_use_stale updating;
+                                     proxy_cache_background_update on;''')
+    first = srv.get('/x').body
+    r = wait_status(srv, '/x', 'STALE')
+    assert r.header('X-Cache') == 'STALE' and r.body == first  # the stale one at once
+    r = wait_status(srv, '/x', 'HIT')
+    assert r.header('X-Cache') == 'HIT' and r.body != first  # the background update stored the fresh one
+
+
+def test_stale_if_error_extension(server, be):
+    reply_with(be, [('Cache-Control', 'max-age=1, stale-if-error=60')])
+    srv = start(server, be, LOC % '')
+    srv.get('/x')
+    assert wait_status(srv, '/x', 'EXPIRED').header('X-Cache') == 'EXPIRED'
+    be.stop()
+    r = wait_status(srv, '/x', 'STALE')
+    assert r.header('X-Cache') == 'STALE' and r.body != b'' and r.status == 200
+    srv.ignore_log = True
