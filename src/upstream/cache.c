@@ -153,73 +153,6 @@ static char *entry_path(hy_pool_t *pool, const hy_ucache_path_t *cp, const char 
     return p;
 }
 
-/* Append the comma-separated elements of v to *o, trimmed, empties dropped (nginx's whitespace normalization);
- * lower: in lower case (field names). */
-static void elements(char **o, bool *first, hy_str_t v, bool lower)
-{
-    const char *p = v.ptr, *e = v.ptr + v.len;
-    while (p < e) {
-        while (p < e && (*p == ' ' || *p == '\t' || *p == ','))
-            p++;
-        const char *s = p;
-        while (p < e && *p != ',')
-            p++;
-        const char *t = p;
-        while (t > s && (t[-1] == ' ' || t[-1] == '\t'))
-            t--;
-        if (t == s)
-            continue;
-        if (!*first)
-            *(*o)++ = ',';
-        *first = false;
-        for (const char *c = s; c < t; c++)
-            *(*o)++ = lower && *c >= 'A' && *c <= 'Z' ? (char)(*c | 0x20) : *c;
-    }
-}
-
-/* The normalized Vary names (lower case, ',' between) of the response's Vary fields. */
-static hy_str_t vary_names(hy_ureq_t *u)
-{
-    size_t cap = 1;
-    hy_header_t *h = u->headers_in->elts;
-    for (size_t i = 0; i < u->headers_in->nelts; i++)
-        if (hy_str_caseeq(h[i].name, "Vary"))
-            cap += h[i].value.len + 1;
-    char *buf = hy_palloc(u->req->pool, cap), *o = buf;
-    bool first = true;
-    for (size_t i = 0; i < u->headers_in->nelts; i++)
-        if (hy_str_caseeq(h[i].name, "Vary"))
-            elements(&o, &first, h[i].value, true);
-    return (hy_str_t){buf, (size_t)(o - buf)};
-}
-
-/* "names\n" then the request's values of those fields (normalized; repeated fields joined), one a line */
-static hy_str_t vary_values(hy_req_t *req, hy_str_t names)
-{
-    size_t cap = names.len + 2;
-    for (size_t i = 0; i < req->num_headers; i++)
-        cap += req->headers[i].value.len + 2;
-    char *buf = hy_palloc(req->pool, cap), *o = buf;
-    memcpy(o, names.ptr, names.len);
-    o += names.len;
-    *o++ = '\n';
-    const char *p = names.ptr, *e = names.ptr + names.len;
-    while (p < e) {
-        const char *s = p;
-        while (p < e && *p != ',')
-            p++;
-        hy_str_t nm = {(char *)s, (size_t)(p - s)};
-        if (p < e)
-            p++;
-        bool first = true;
-        for (size_t i = 0; i < req->num_headers; i++)
-            if (hy_str_caseeq_str(req->headers[i].name, nm))
-                elements(&o, &first, req->headers[i].value, false);
-        *o++ = '\n';
-    }
-    return (hy_str_t){buf, (size_t)(o - buf)};
-}
-
 /* A variant's entry (the response for other values of the Vary fields than the main entry's): md5(key, vv). */
 static char *variant_path(cache_req_t *cr, hy_str_t vv)
 {
@@ -384,7 +317,7 @@ static int open_entry(cache_req_t *cr, int *fdp, file_hdr_t *hdr, char **meta)
     }
     if (hdr->vary_len) {
         char *vs = m + hdr->key_len, *nl = memchr(vs, '\n', hdr->vary_len);
-        hy_str_t now = vary_values(req, (hy_str_t){vs, nl ? (size_t)(nl - vs) : 0});
+        hy_str_t now = hy_ucache__vary_values(req, (hy_str_t){vs, nl ? (size_t)(nl - vs) : 0});
         if (now.len != hdr->vary_len || memcmp(now.ptr, vs, now.len) != 0) {
             close(fd);
             if (cr->file == cr->main_file) { /* the main entry is another variant: remember it for the store */
@@ -618,98 +551,6 @@ int hy_ucache_start(hy_ureq_t *u, void (*go)(hy_ureq_t *u))
 
 /* ---------------------------------------------------------------- the upstream's answer */
 
-/* A delta-seconds value: a number too large for us is "very long" (nginx caches on max-age overflow). */
-static int64_t delta(const char *p, size_t n)
-{
-    size_t k = 0;
-    while (k < n && p[k] >= '0' && p[k] <= '9')
-        k++;
-    if (k == 0)
-        return 0;
-    int64_t v = hy_parse_int(p, k);
-    return v < 0 || v > (int64_t)1 << 31 ? (int64_t)1 << 31 : v;
-}
-
-/* Until when (unix seconds) the response may be kept, from its fields (X-Accel-Expires, Cache-Control, Expires
- * unless ignored) or *_cache_valid; 0: not to be stored; -1 (fields_only) when no field says. A past time from
- * "X-Accel-Expires: @t" is kept (stored, and expired at once, as nginx). */
-static int64_t swr_sec, sie_sec; /* validity()'s findings of the stale-* extensions (seconds, 0: none) */
-
-static int64_t validity(hy_ureq_t *u, int status, bool fields_only, bool *uncacheable)
-{
-    int ign = u->cache_conf->ignore_headers;
-    int64_t now = hy_clock_time();
-    int64_t xa = -1, cc = -1, ex = -1;
-    swr_sec = sie_sec = 0;
-    bool no = false;
-    hy_header_t *h = u->headers_in ? u->headers_in->elts : NULL;
-    for (size_t i = 0; h && i < u->headers_in->nelts; i++) {
-        hy_str_t nm = h[i].name, v = h[i].value;
-        if (hy_str_caseeq(nm, "X-Accel-Expires") && !(ign & HY_UIGN_XA_EXPIRES)) {
-            if (xa >= 0)
-                continue; /* the first one counts */
-            if (v.len && v.ptr[0] == '@')
-                xa = delta(v.ptr + 1, v.len - 1);
-            else
-                xa = (v.len && v.ptr[0] >= '0' && v.ptr[0] <= '9' && delta(v.ptr, v.len) > 0) ? now + delta(v.ptr, v.len)
-                                                                                             : 0;
-        } else if (hy_str_caseeq(nm, "Cache-Control") && !(ign & HY_UIGN_CACHE_CONTROL)) {
-            const char *p = v.ptr, *e = v.ptr + v.len;
-            while (p < e) {
-                while (p < e && (*p == ' ' || *p == ','))
-                    p++;
-                const char *s = p;
-                while (p < e && *p != ',')
-                    p++;
-                size_t n = (size_t)(p - s);
-                while (n && s[n - 1] == ' ')
-                    n--;
-                if ((n == 8 && hy_mem_caseeq(s, "no-cache", 8)) || (n == 8 && hy_mem_caseeq(s, "no-store", 8)) ||
-                    (n == 7 && hy_mem_caseeq(s, "private", 7)))
-                    no = true;
-                else if (n > 9 && hy_mem_caseeq(s, "s-maxage=", 9))
-                    cc = delta(s + 9, n - 9);
-                else if (n > 8 && hy_mem_caseeq(s, "max-age=", 8) && cc < 0)
-                    cc = delta(s + 8, n - 8);
-                else if (n > 23 && hy_mem_caseeq(s, "stale-while-revalidate=", 23))
-                    swr_sec = delta(s + 23, n - 23);
-                else if (n > 15 && hy_mem_caseeq(s, "stale-if-error=", 15))
-                    sie_sec = delta(s + 15, n - 15);
-            }
-        } else if (hy_str_caseeq(nm, "Expires") && !(ign & HY_UIGN_EXPIRES) && ex < 0) {
-            int64_t t = hy_httpdate_parse(v.ptr, v.len);
-            ex = t > now ? t : 0;
-        } else if (hy_str_caseeq(nm, "Set-Cookie") && !(ign & HY_UIGN_SET_COOKIE)) {
-            *uncacheable = true;
-        } else if (hy_str_caseeq(nm, "Vary") && !(ign & HY_UIGN_VARY) && v.len == 1 && v.ptr[0] == '*') {
-            *uncacheable = true;
-        }
-    }
-    if (xa >= 0)
-        return xa;
-    if (no) {
-        *uncacheable = true;
-        return 0;
-    }
-    if (cc >= 0)
-        return cc > 0 ? now + cc : 0;
-    if (ex >= 0)
-        return ex;
-    if (fields_only)
-        return -1;
-    const hy_array_t *va = u->cache_conf->valid;
-    if (va == NULL)
-        return 0;
-    const hy_ucache_valid_t *e = va->elts;
-    for (size_t i = 0; i < va->nelts; i++)
-        if (e[i].status == status)
-            return e[i].sec > 0 ? now + e[i].sec : 0;
-    for (size_t i = 0; i < va->nelts; i++)
-        if (e[i].status == 0)
-            return e[i].sec > 0 ? now + e[i].sec : 0;
-    return 0;
-}
-
 static int stale_ft(int status)
 {
     switch (status) {
@@ -739,10 +580,10 @@ bool hy_ucache_head(hy_ureq_t *u)
         return false;
     if (u->status == 304 && cr->revalidating) {
         bool unc = false;
-        int64_t until = validity(u, 304, true, &unc); /* the 304's fields, else *_cache_valid of the stored status */
+        int64_t until = hy_ucache__validity(u, 304, true, &unc, NULL); /* the 304's fields, else *_cache_valid of the stored status */
         if (until < 0) {
             unc = false;
-            until = validity(u, cr->hdr.status, false, &unc);
+            until = hy_ucache__validity(u, cr->hdr.status, false, &unc, NULL);
         }
         if (until > 0 && !cr->no_store) {
             int wfd = open(cr->file, O_WRONLY | O_CLOEXEC);
@@ -816,7 +657,8 @@ void hy_ucache_store_begin(hy_ureq_t *u)
         return;
     }
     bool unc = false;
-    int64_t until = validity(u, u->status, false, &unc);
+    hy_ucache_stale_t ext;
+    int64_t until = hy_ucache__validity(u, u->status, false, &unc, &ext);
     if (unc || until <= 0 || u->status == 206 || predicates_true(req, cr->conf->no_cache)) {
         lock_release(cr);
         return;
@@ -856,8 +698,8 @@ void hy_ucache_store_begin(hy_ureq_t *u)
         append(&o, "\r\n", 2);
     }
     if (!(cr->conf->ignore_headers & HY_UIGN_VARY))
-        vary = vary_names(u);
-    hy_str_t vv = vary.len ? vary_values(req, vary) : HY_STR_NULL;
+        vary = hy_ucache__vary_names(u);
+    hy_str_t vv = vary.len ? hy_ucache__vary_values(req, vary) : HY_STR_NULL;
     /* where it goes: the main entry, unless that holds another variant with the same Vary names */
     cr->file = cr->main_file;
     if (vv.len && cr->main_vary.len) {
@@ -866,8 +708,8 @@ void hy_ucache_store_begin(hy_ureq_t *u)
         if (nlen == vary.len && memcmp(cr->main_vary.ptr, vary.ptr, nlen) == 0)
             cr->file = variant_path(cr, vv);
     }
-    file_hdr_t hdr = {.swr_until = swr_sec ? until + swr_sec : 0,
-                      .sie_until = sie_sec ? until + sie_sec : 0,
+    file_hdr_t hdr = {.swr_until = ext.swr_sec ? until + ext.swr_sec : 0,
+                      .sie_until = ext.sie_sec ? until + ext.sie_sec : 0,
                       .valid_until = until,
                       .stored = hy_clock_time(),
                       .last_modified = lm,
@@ -893,14 +735,12 @@ void hy_ucache_store_error(hy_ureq_t *u)
     if (cr == NULL || !cr->active || cr->no_store)
         return;
     bool unc = false;
-    int64_t until = validity(u, u->status, false, &unc);
+    int64_t until = hy_ucache__validity(u, u->status, false, &unc, NULL);
     if (unc || until <= 0 || predicates_true(u->req, cr->conf->no_cache)) {
         lock_release(cr);
         return;
     }
-    file_hdr_t hdr = {.swr_until = swr_sec ? until + swr_sec : 0,
-                      .sie_until = sie_sec ? until + sie_sec : 0,
-                      .valid_until = until, .stored = hy_clock_time(), .last_modified = -1, .body_len = 0,
+    file_hdr_t hdr = {.valid_until = until, .stored = hy_clock_time(), .last_modified = -1, .body_len = 0,
                       .status = u->status, .key_len = (uint32_t)cr->key.len, .head_len = 6, .flags = FLAG_ERROR};
     memcpy(hdr.magic, MAGIC, 8);
     char head[8];

@@ -98,6 +98,21 @@ extern const hy_enum_t hy_ucache_methods_names[];
 extern const hy_enum_t hy_ucache_stale_names[];
 
 /* the engine's hooks are declared in upstream.h (hy_ucache_start ...) */
+
+/* ---- for cache.c (cache_fields.c) */
+typedef struct hy_ucache_stale {
+    int64_t swr_sec, sie_sec; /* Cache-Control stale-while-revalidate=, stale-if-error= (0: none) */
+} hy_ucache_stale_t;
+/** Until when (unix seconds) u's response may be kept: its fields (X-Accel-Expires, Cache-Control, Expires, unless
+ * ignored) or *_cache_valid for status; 0 not to be stored (*uncacheable: a field forbids it); -1 with fields_only
+ * when no field says. A past "X-Accel-Expires: @t" is kept (stored, expired at once, as nginx). ext (optional):
+ * the stale-* extensions. */
+int64_t hy_ucache__validity(hy_ureq_t *u, int status, bool fields_only, bool *uncacheable, hy_ucache_stale_t *ext);
+/** The response's Vary names, normalized (lower case, trimmed, empties dropped, ',' between; several Vary fields
+ * joined). */
+hy_str_t hy_ucache__vary_names(hy_ureq_t *u);
+/** "names\n" then the request's values of those fields (whitespace-normalized, repeated fields joined), one a line. */
+hy_str_t hy_ucache__vary_values(hy_req_t *req, hy_str_t names);
 /** $upstream_cache_status, $upstream_cache_last_modified, $upstream_cache_etag. */
 int hy_ucache__define_vars(hy_conf_t *cf);
 
