@@ -265,11 +265,13 @@ void hy_req_finalize_head(hy_req_t *req)
     hy_array_t *a = hy_array_create(req->pool, 8 + HY_RESP_FRAMING_SLOTS + extra, sizeof(hy_header_t));
     hy_header_t *h = a->elts;
     size_t n = 0;
-    h[n++] = (hy_header_t){HY_STR("Server"),
-                           lc && lc->server_tokens == HY_TOKENS_OFF ? HY_STR("hayate") : HY_STR("hayate/" HY_VERSION)};
+    if (!req->no_own_server)
+        h[n++] = (hy_header_t){HY_STR("Server"),
+                               lc && lc->server_tokens == HY_TOKENS_OFF ? HY_STR("hayate") : HY_STR("hayate/" HY_VERSION)};
     char *buf = hy_palloc(req->pool, 29 + 20 + 32);
     memcpy(buf, hy_clock_http_date(), 29);
-    h[n++] = (hy_header_t){HY_STR("Date"), {buf, 29}};
+    if (!req->no_own_date)
+        h[n++] = (hy_header_t){HY_STR("Date"), {buf, 29}};
     /* Content-Type and ETag come from the configuration (types, default_type, charset) and the file system, never
      * from request data: only Location and the extras (add_header with variables, handlers) are cleaned */
     if (req->content_type.len)

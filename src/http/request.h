@@ -91,6 +91,8 @@ struct hy_req {
     bool accept_ranges;
     bool disable_not_modified;      /* the not_modified filter leaves the response alone (nginx: a proxied response
                                      * the cache does not store) */
+    bool no_own_date, no_own_server; /* a proxied response passes the upstream's Date / Server (*_pass_header):
+                                      * the server's own field is not added, even when the upstream sent none */
     bool header_only;               /* HEAD, 304, 204: no body on the wire */
     bool head_sent;
     bool finished;

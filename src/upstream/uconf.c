@@ -396,6 +396,9 @@ void hy_uconf_head_status(hy_ureq_t *u)
 {
     hy_req_t *req = u->req;
     req->status = u->status;
+    const hy_uconf_t *c = u->data; /* the module's location settings begin with their hy_uconf_t */
+    req->no_own_date = !hy_uconf_hidden(c, HY_STR("Date"));
+    req->no_own_server = !hy_uconf_hidden(c, HY_STR("Server"));
     if (u->status_line.len) {
         char *p = hy_palloc(req->pool, u->status_line.len + 5);
         p[0] = (char)('0' + u->status / 100), p[1] = (char)('0' + u->status / 10 % 10);
@@ -484,6 +487,7 @@ int hy_uconf_accel_redirect(hy_ureq_t *u, hy_str_t accel_redirect)
 {
     hy_req_t *req = u->req;
     hy_str_t uri = hy_str_dup(req->pool, accel_redirect);
+    req->no_own_date = req->no_own_server = false;
     req->headers_out = NULL;
     req->content_type = HY_STR_NULL;
     req->location = HY_STR_NULL;

@@ -238,3 +238,14 @@ def test_stale_if_error_extension(server, be):
     r = wait_status(srv, '/x', 'STALE')
     assert r.header('X-Cache') == 'STALE' and r.body != b'' and r.status == 200
     srv.ignore_log = True
+
+
+def test_pass_header_date_and_server_replace_the_own(server, be):
+    be.handler = lambda r: (be.reply(200, b'x') if 'no' in r.target else
+                            be.reply(200, b'x', [('Date', 'passed'), ('Server', 'passed')]))
+    srv = start(server, be, '''location / { proxy_pass http://127.0.0.1:{be};
+                                           proxy_pass_header Date; proxy_pass_header Server; }''')
+    r = srv.get('/yes')
+    assert r.header_all('Date') == ['passed'] and r.header_all('Server') == ['passed']
+    r = srv.get('/no')
+    assert r.header_all('Date') == [] and r.header_all('Server') == []
