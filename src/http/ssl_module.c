@@ -20,6 +20,7 @@
 #include "request.h"
 #include "phases.h"
 #include "vars.h"
+#include "uri.h"
 #include "../conf/cycle.h"
 #include "../core/log.h"
 #include "../event/tls.h"
@@ -944,17 +945,8 @@ static void client_cert_var(hy_req_t *req, SSL *ssl, hy_var_value_t *v, uintptr_
             while (len && buf[len - 1] == '\n')
                 len--; /* nginx drops the last newline */
         } else {       /* escaped: a URI component */
-            static const char hex[] = "0123456789ABCDEF";
             buf = hy_palloc(req->pool, n * 3 + 1);
-            for (size_t i = 0; i < n; i++) {
-                unsigned char ch = (unsigned char)pem[i];
-                if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' ||
-                    ch == '.' || ch == '_' || ch == '~') {
-                    buf[len++] = (char)ch;
-                } else {
-                    buf[len++] = '%', buf[len++] = hex[ch >> 4], buf[len++] = hex[ch & 15];
-                }
-            }
+            len = hy_pct_escape(buf, pem, n, hy_pct_not_unreserved);
         }
         break;
     }

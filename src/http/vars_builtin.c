@@ -395,7 +395,6 @@ static void get_hostname(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 
 static void get_request_id(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 {
-    static const char hex[] = "0123456789abcdef";
     static uint64_t s0, s1;
     if (s0 == 0 && s1 == 0) {
         if (getrandom(&s0, sizeof(s0), 0) != sizeof(s0) || getrandom(&s1, sizeof(s1), 0) != sizeof(s1)) {
@@ -413,15 +412,15 @@ static void get_request_id(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
     }
     char *p = hy_palloc(top->pool, 32);
     top->request_id = p;
+    uint64_t r[2];
     for (int k = 0; k < 2; k++) { /* xorshift128+ */
         uint64_t x = s0, y = s1;
         s0 = y;
         x ^= x << 23;
         s1 = x ^ y ^ (x >> 17) ^ (y >> 26);
-        uint64_t r = s1 + y;
-        for (int i = 0; i < 16; i++)
-            p[k * 16 + i] = hex[(r >> (i * 4)) & 0xf];
+        r[k] = s1 + y;
     }
+    hy_hex_dump(p, (const unsigned char *)r, sizeof(r));
     set_val(v, p, 32);
 }
 
