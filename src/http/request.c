@@ -185,10 +185,10 @@ hy_str_t hy_http_absolute_url(hy_req_t *req, hy_str_t path)
         const struct sockaddr_storage *ss = hy_conn_local_addr(req->conn, NULL);
         host = HY_STR("localhost");
         if (ss && ss->ss_family == AF_INET &&
-            inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, ip, sizeof(ip))) {
+            hy_inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, ip, sizeof(ip))) {
             host = (hy_str_t){ip, strlen(ip)};
         } else if (ss && ss->ss_family == AF_INET6 &&
-                   inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, ip + 1, sizeof(ip) - 2)) {
+                   hy_inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, ip + 1, sizeof(ip) - 2)) {
             ip[0] = '[';
             size_t l = strlen(ip);
             ip[l] = ']';

@@ -274,9 +274,9 @@ static void get_server_addr(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
     size_t cap = INET6_ADDRSTRLEN + sizeof(((struct sockaddr_un *)0)->sun_path) + 5;
     char *p = hy_palloc(req->pool, cap);
     if (ss.ss_family == AF_INET)
-        inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, p, INET6_ADDRSTRLEN);
+        hy_inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, p, INET6_ADDRSTRLEN);
     else if (ss.ss_family == AF_INET6)
-        inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, p, INET6_ADDRSTRLEN);
+        hy_inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, p, INET6_ADDRSTRLEN);
     else /* nginx: the listening socket's path */
         snprintf(p, cap, "unix:%.*s", (int)sizeof(((struct sockaddr_un *)0)->sun_path),
                  ((struct sockaddr_un *)&ss)->sun_path);

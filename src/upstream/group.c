@@ -128,11 +128,11 @@ static hy_str_t addr_text(hy_pool_t *pool, const struct sockaddr_storage *sa)
     int n;
     if (sa->ss_family == AF_INET) {
         const struct sockaddr_in *s4 = (const void *)sa;
-        inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip));
+        hy_inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip));
         n = snprintf(buf, sizeof(buf), "%s:%u", ip, ntohs(s4->sin_port));
     } else if (sa->ss_family == AF_INET6) {
         const struct sockaddr_in6 *s6 = (const void *)sa;
-        inet_ntop(AF_INET6, &s6->sin6_addr, ip, sizeof(ip));
+        hy_inet_ntop(AF_INET6, &s6->sin6_addr, ip, sizeof(ip));
         n = snprintf(buf, sizeof(buf), "[%s]:%u", ip, ntohs(s6->sin6_port));
     } else {
         const struct sockaddr_un *su = (const void *)sa;
