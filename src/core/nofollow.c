@@ -11,8 +11,9 @@
  * following a link whose owner is the owner of what it points to. */
 static int open_component(int at, const char *name, int mode, int flags)
 {
-    struct stat st, lst;
+    struct stat st;
     if (mode == HY_SYMLINKS_NOTOWNER) {
+        struct stat lst;
         int fd = openat(at, name, flags);
         if (fd < 0)
             return -errno;
@@ -27,14 +28,11 @@ static int open_component(int at, const char *name, int mode, int flags)
         }
         return fd;
     }
+    /* a link as a directory component fails with ENOTDIR (O_DIRECTORY), as the last one with ELOOP: nginx's
+     * errors too (404 and 403) */
     int fd = openat(at, name, flags | O_NOFOLLOW);
-    if (fd < 0) {
-        int e = errno;
-        /* O_DIRECTORY on a link fails with ENOTDIR before O_NOFOLLOW's ELOOP: tell a link from a file */
-        if (e == ENOTDIR && fstatat(at, name, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode))
-            e = ELOOP;
-        return -e;
-    }
+    if (fd < 0)
+        return -errno;
     if ((flags & O_PATH) && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) { /* O_PATH|O_NOFOLLOW opens the link */
         close(fd);
         return -ELOOP;
