@@ -11,6 +11,7 @@
 #include "../http/phases.h"
 #include "../http/uri.h"
 #include "../http/vars.h"
+#include "../http/open_file_cache.h"
 #include "../http/limit_rate.h"
 #include "../conf/cycle.h"
 #include "../conf/conf_regex.h"
@@ -438,19 +439,19 @@ static bool file_test(hy_req_t *req, const rw_op_t *op)
     hy_vars_eval(req, &op->cv, &path);
     char *p = hy_pstrndup(req->pool, path.ptr, path.len);
     struct stat st;
-    bool ok;
+    bool ok, found = hy_http_stat(req, req->loc, p, path.len, &st) == 0; /* disable_symlinks applies */
     switch (op->file_op) {
     case 'f':
-        ok = stat(p, &st) == 0 && !S_ISDIR(st.st_mode);
+        ok = found && !S_ISDIR(st.st_mode);
         break;
     case 'd':
-        ok = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+        ok = found && S_ISDIR(st.st_mode);
         break;
     case 'e':
-        ok = stat(p, &st) == 0;
+        ok = found;
         break;
     default: /* 'x': nginx tests the owner's execute bit (ngx_is_exec), so a searchable directory counts */
-        ok = stat(p, &st) == 0 && (st.st_mode & S_IXUSR);
+        ok = found && (st.st_mode & S_IXUSR);
         break;
     }
     return ok != op->negate;

@@ -542,6 +542,7 @@ static void start_request(h2conn_t *h, h2stream_t *st, const nghttp2_frame *fram
         hy_header_t *x = hy_array_push(st->headers);
         x->name = HY_STR("host");
         x->value = st->authority;
+        req->implied_headers = 1;
     }
     req->headers = st->headers->elts;
     req->num_headers = st->headers->nelts;

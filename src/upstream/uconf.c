@@ -172,6 +172,20 @@ int hy_uconf_bind(const hy_uconf_t *c, hy_ureq_t *u)
     return 0;
 }
 
+int hy_uconf_set_limit_rate(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hy_uconf_t *c = (hy_uconf_t *)((char *)conf + d->offset - offsetof(hy_uconf_t, limit_rate));
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (memchr(a[1].ptr, '$', a[1].len) == NULL)
+        return hy_slot_size(cf, d, conf);
+    if (c->limit_rate != HY_UNSET_SIZE)
+        return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
+    c->limit_rate = 0;
+    c->limit_rate_cv = hy_pcalloc(cf->pool, sizeof(*c->limit_rate_cv));
+    return hy_vars_compile(cf, a[1], c->limit_rate_cv);
+}
+
 /* ---------------------------------------------------------------- levels */
 
 void hy_uconf_init(hy_uconf_t *c)
@@ -212,6 +226,8 @@ int hy_uconf_merge(hy_conf_t *cf, hy_uconf_t *c, const hy_uconf_t *p, const char
     hy_merge_value(c->pass_request_headers, p->pass_request_headers, 1);
     hy_merge_value(c->pass_request_body, p->pass_request_body, 1);
     hy_merge_value(c->buffer_size, p->buffer_size, 4096);
+    if (c->limit_rate == HY_UNSET_SIZE)
+        c->limit_rate_cv = p->limit_rate_cv;
     hy_merge_value(c->limit_rate, p->limit_rate, 0);
     if (c->bufs_num == HY_UNSET) {
         c->bufs_num = p->bufs_num == HY_UNSET ? 8 : p->bufs_num;
@@ -287,6 +303,7 @@ void hy_uconf_apply(const hy_uconf_t *c, hy_ureq_t *u)
     u->intercept_errors = c->intercept_errors;
     u->socket_keepalive = c->socket_keepalive;
     u->limit_rate = c->limit_rate;
+    u->limit_rate_cv = c->limit_rate_cv;
     u->next_upstream = c->next_upstream;
     u->next_upstream_tries = c->next_tries;
     u->next_upstream_timeout_ms = c->next_timeout;

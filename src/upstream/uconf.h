@@ -29,6 +29,7 @@ typedef struct hy_uconf {
     int pass_request_headers, pass_request_body;
     int64_t buffer_size, bufs_num, bufs_size;
     int64_t limit_rate; /* bytes/s read from the upstream (0: no limit) */
+    hy_complex_t *limit_rate_cv; /* *_limit_rate with variables (evaluated when the response body starts), or NULL */
     hy_complex_t *bind; /* *_bind (NULL: inherit; the value "": off) */
     int next_upstream;
     int64_t next_tries, next_timeout;
@@ -83,6 +84,8 @@ int hy_uconf_set_mask(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_uconf_set_names(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_uconf_set_temp_path(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_uconf_set_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf);
+/** *_limit_rate: a size, or (nginx 1.27) a value with variables evaluated once the upstream's header is in. */
+int hy_uconf_set_limit_rate(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 
 #define HY_UCONF_OFF(T, M, F) (offsetof(T, M) + offsetof(hy_uconf_t, F))
 /* The table rows of the shared settings for module prefix P ("fastcgi"), location type T, member M. */
@@ -205,7 +208,7 @@ int hy_uconf_set_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf);
         {.name = P "_limit_rate",                                                                                      \
          .ctx = HY_CTX_HTTP_ANY,                                                                                       \
          .args = HY_ARGS_1,                                                                                            \
-         .set = hy_slot_size,                                                                                          \
+         .set = hy_uconf_set_limit_rate,                                                                               \
          .conf = HY_CONF_LOC,                                                                                          \
          .offset = HY_UCONF_OFF(T, M, limit_rate)},                                                                    \
         {.name = P "_ignore_client_abort",                                                                            \

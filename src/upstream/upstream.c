@@ -13,6 +13,7 @@
 #include "../http/core.h"
 #include "../http/error_page.h"
 #include "../http/phases.h"
+#include "../http/vars.h"
 #include "../core/clock.h"
 #include "../core/file.h"
 #include "../core/log.h"
@@ -852,6 +853,20 @@ static int ft_of_status(int status)
     }
 }
 
+/* proxy_limit_rate's value with variables: a size; empty is no limit, an invalid one is logged and no limit */
+static int64_t eval_limit_rate(hy_ureq_t *u)
+{
+    hy_str_t v;
+    if (hy_vars_eval(u->req, u->limit_rate_cv, &v) != 0 || v.len == 0)
+        return 0;
+    int64_t r = hy_parse_size(v.ptr, v.len);
+    if (r < 0) {
+        hy_req_log(u->req, HY_LOG_ERR, "invalid limit rate \"%.*s\"", (int)v.len, v.ptr);
+        return 0;
+    }
+    return r;
+}
+
 static void got_head(hy_ureq_t *u)
 {
     hy_req_t *req = u->req;
@@ -910,6 +925,8 @@ static void got_head(hy_ureq_t *u)
         req->header_only = true;
     u->state = HY_UREQ_BODY_OUT;
     u->body_start_ms = hy_clock_now_ms();
+    if (u->limit_rate_cv) /* nginx 1.27: evaluated now, so $upstream_http_* can set it */
+        u->limit_rate = eval_limit_rate(u);
     read_body(u, u->conn->sock.is_eof);
 }
 

@@ -226,6 +226,7 @@ struct hy_ureq {
     bool intercept_errors;
     bool socket_keepalive;            /* proxy_socket_keepalive: SO_KEEPALIVE on upstream TCP connections */
     int64_t limit_rate;               /* proxy_limit_rate: bytes/s read from the upstream (0: no limit) */
+    const struct hy_complex *limit_rate_cv; /* proxy_limit_rate with variables: sets limit_rate as the body starts */
     const struct hy_ussl *ssl;        /* TLS to the upstream (upstream/ussl.h: proxy_ssl_*), NULL: plain */
     hy_str_t ssl_host;                /* the default name to send and check: the host of *_pass */
     hy_str_t ssl_name;                /* the name used for this connection (ussl.c) */

@@ -32,7 +32,7 @@ http {
         ssl_ocsp on;
         location / {
             proxy_cache z;
-            disable_symlinks on;
+            memcached_bind 127.0.0.1;
         }
         location /x {
             return 200 "$request_uri $uir";
@@ -47,7 +47,7 @@ http {
         ('"proxy_cache_path" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'proxy_cache_path')),
         ('"ssl_ocsp" directive is not supported by hayate yet (TLS)', line_of(conf, 'ssl_ocsp')),
         ('"proxy_cache" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'proxy_cache z')),
-        ('"disable_symlinks" directive is not supported by hayate yet', line_of(conf, 'disable_symlinks')),
+        ('"memcached_bind" directive is not supported by hayate yet (not planned)', line_of(conf, 'memcached_bind')),
         ('"$gzip_ratio" variable is not supported by hayate yet', line_of(conf, 'log_format')),
         ('"$geoip_country_code" variable is not supported by hayate yet', line_of(conf, 'log_format')),
         ('unknown "uir" variable (did you mean "$uri"?)', line_of(conf, '$uir')),
