@@ -655,10 +655,12 @@ static void rebuild(ups_group_ext_t *e)
             hy_upstream_peer_t *p = &all[k++];
             const ups_raddr_t *ra = &ds[i].addrs[j];
             *p = ds[i].tpl;
-            if (ra->weight)
-                p->weight = ra->weight;
-            p->backup = ra->backup != 0;
-            p->salen = sockaddr_of(&ra->addr, ra->port, &p->sa);
+            if (ds[i].srv) { /* a plain name's peers take port, weight and backup from the server as it is now
+                              * (the zone may hold what an earlier configuration resolved) */
+                p->weight = ra->weight ? ra->weight : p->weight;
+                p->backup = ra->backup != 0;
+            }
+            p->salen = sockaddr_of(&ra->addr, ds[i].srv ? ra->port : ds[i].port, &p->sa);
             p->name = addr_text(e->wpool, &p->sa);
             p->server = ds[i].spec;
             p->stats_base = HY_STATS_SINK;
