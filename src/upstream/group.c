@@ -481,6 +481,14 @@ static int set_method(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         if (hy_vars_compile(cf, a[1], g->hash_key) != 0)
             return -1;
         g->balancer = n == 3 ? HY_UPS_HASH_CONSISTENT : HY_UPS_HASH;
+    } else if (strcmp(d->name, "least_time") == 0) { /* least_time header | last_byte [inflight] */
+        if (!hy_str_eq(a[1], "header") && !hy_str_eq(a[1], "last_byte"))
+            return hy_conf_error(cf, "invalid parameter \"%s\"", a[1].ptr);
+        if (n == 3 && !hy_str_eq(a[2], "inflight"))
+            return hy_conf_error(cf, "invalid parameter \"%s\"", a[2].ptr);
+        g->balancer = HY_UPS_LEAST_TIME;
+        g->lt_header = hy_str_eq(a[1], "header");
+        g->lt_inflight = n == 3;
     } else { /* random [two [least_conn]] */
         g->balancer = HY_UPS_RANDOM;
         if (n >= 2) {
@@ -685,6 +693,9 @@ static void rebuild(ups_group_ext_t *e)
                     p->accessed_ms = old->accessed_ms;
                     p->stats_base = old->stats_base;
                     p->hc_down = old->hc_down;
+                    p->lt_avg_ms = old->lt_avg_ms;
+                    p->lt_stamp_ms = old->lt_stamp_ms;
+                    p->lt_busy_ms = old->lt_busy_ms;
                     break;
                 }
             nbackup += backup;
@@ -985,6 +996,7 @@ static const hy_directive_t ups_directives[] = {
     {.name = "keepalive_time", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_1, .set = set_keepalive},
     {.name = "keepalive_timeout", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_1, .set = set_keepalive},
     {.name = "least_conn", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_0, .set = set_method},
+    {.name = "least_time", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_12, .set = set_method},
     {.name = "ip_hash", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_0, .set = set_method},
     {.name = "hash", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_12, .set = set_method},
     {.name = "random", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_0 | HY_ARGS_12, .set = set_method},
