@@ -106,8 +106,9 @@ static hy_upstream_peer_t *least_conn(hy_upstream_group_t *g, size_t from, size_
  * again (nginx-tests' "decay", with fail_timeout=0; the default 10s keeps it out that long): the new time then
  * averages with the time as it was, not as it faded, so one fast answer does not make a slow peer first at once.
  * An average below LT_FLOOR_MS counts as 0 (fast peers are equal), and with `inflight` the average age of the
- * tries in flight counts when larger. The cost (connections + 1) * (time + LT_FLOOR_MS) / weight is compared;
- * equal costs go to round robin among them, as least_conn. */
+ * tries in flight counts when larger. The cost (connections * (time + LT_FLOOR_MS) + time) / weight is compared:
+ * idle fast peers cost 0 (weighted round robin among them), busy ones count their connections as least_conn, and
+ * an idle slow peer takes a request once the fast ones have time / (time + LT_FLOOR_MS) connections each. */
 #define LT_HALF_MS 500
 #define LT_FLOOR_MS 20
 
@@ -138,7 +139,8 @@ void hy_upstream__lt_sample(hy_upstream_group_t *g, hy_upstream_peer_t *p, bool 
 
 static int64_t lt_cost(const hy_upstream_group_t *g, const hy_upstream_peer_t *p, uint64_t now)
 {
-    return ((int64_t)p->conns + 1) * (lt_time(g, p, now) + LT_FLOOR_MS);
+    int64_t t = lt_time(g, p, now);
+    return (int64_t)p->conns * (t + LT_FLOOR_MS) + t;
 }
 
 static hy_upstream_peer_t *least_time(hy_upstream_group_t *g, size_t from, size_t to, uint64_t *tried)
