@@ -129,8 +129,10 @@ static void release_conn(hy_ureq_t *u, bool keep)
         l->bytes_received = c->sock.bytes_in;
         l->bytes_sent = c->sock.bytes_out;
     }
-    if (u->peer)
+    if (u->peer) {
         u->peer->conns--;
+        u->peer->lt_busy_ms -= u->try_start_ms;
+    }
     c->sock.bytes_in = c->sock.bytes_out = 0;
     hy_sock_read_stop(&c->sock);
     c->sock.on_write = NULL;
@@ -364,6 +366,7 @@ static void try_next(hy_ureq_t *u)
     l->connect_ms = l->header_ms = l->response_ms = -1;
     l->response_length = -1;
     u->peer->conns++;
+    u->peer->lt_busy_ms += u->try_start_ms;
     const void *tls_key = hy_ussl_key(u->ssl);
     /* An idempotent request that meets a connection the backend has just closed is retried on a fresh one
      * (try_failed: the keep-alive race), so only the others pay for the peek that finds such a close first. */
@@ -810,6 +813,7 @@ static void read_body(hy_ureq_t *u, bool eof)
         l->response_length = u->resp_bytes;
         hy_upstream_peer_free(u->group, u->peer, false);
         hy_upstream_metrics_try(u->group, u->peer, false, l->response_ms);
+        hy_upstream__lt_sample(u->group, u->peer, false, l->response_ms);
         if (u->group->sticky)
             hy_upstream__sticky_response(u, true);
         release_conn(u, u->codec->reusable(u) && s->input.len == 0);
@@ -873,6 +877,7 @@ static void got_head(hy_ureq_t *u)
     hy_upstream_log_t *l = cur_log(u);
     l->status = u->status;
     l->header_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);
+    hy_upstream__lt_sample(u->group, u->peer, true, l->header_ms);
     int ft = ft_of_status(u->status);
     if (ft && (u->next_upstream & ft) && u->tries < max_tries(u) &&
         (u->next_upstream_timeout_ms == 0 || hy_clock_now_ms() - u->start_ms < (uint64_t)u->next_upstream_timeout_ms) &&

@@ -94,6 +94,10 @@ typedef struct hy_upstream_peer {
     void *ssl_session;      /* the last TLS session (DER, malloc), for *_ssl_session_reuse (upstream/ussl.c) */
     const volatile uint32_t *hc_down; /* health checks (health.c): non-zero while a check holds it down (in the
                                        * group's zone, shared by the workers); NULL: not checked */
+    /* least_time (balancer.c): the average response time, when it was last updated, and the sum of the start
+     * times of the tries in flight (the engine adds and takes try_start_ms with conns) */
+    int64_t lt_avg_ms;
+    uint64_t lt_stamp_ms, lt_busy_ms;
 } hy_upstream_peer_t;
 
 typedef struct hy_upstream_idle hy_upstream_idle_t;
@@ -106,6 +110,7 @@ enum hy_upstream_balancer {
     HY_UPS_HASH_CONSISTENT,
     HY_UPS_RANDOM,
     HY_UPS_RANDOM_TWO, /* random two [least_conn]: the less loaded of two random picks */
+    HY_UPS_LEAST_TIME, /* least_time header|last_byte [inflight] (balancer.c) */
 };
 
 typedef struct hy_upstream_point {
@@ -137,6 +142,7 @@ typedef struct hy_upstream_group {
     uint32_t stats_idle;        /* its idle-pool gauge in the stats segment (upstream/metrics.c) */
     struct hy_upstream_hc_group *hc; /* its active health checks (health.c), NULL: none */
     struct hy_upstream_sticky *sticky; /* `sticky` (upstream/sticky.h), NULL: none */
+    bool lt_header, lt_inflight; /* least_time: header (else last_byte); inflight */
 } hy_upstream_group_t;
 
 /** A connection to a peer (outlives requests when kept alive). */
@@ -171,6 +177,9 @@ void hy_upstream__build_ring(hy_pool_t *pool, hy_upstream_group_t *g);
  * before it goes to the client; true: its body is all in): cookie mode sets the cookie at the head, learn mode
  * remembers the session the response creates (at the head with `header`, else when complete). */
 void hy_upstream__sticky_response(hy_ureq_t *u, bool complete);
+/** least_time: a try on p took ms to its response head (header true) or to its last byte; the group's
+ * least_time measures one of them (the other call is ignored), other methods ignore both. */
+void hy_upstream__lt_sample(hy_upstream_group_t *g, hy_upstream_peer_t *p, bool header, int64_t ms);
 /** The outcome of a try: failed counts toward max_fails. */
 void hy_upstream_peer_free(hy_upstream_group_t *g, hy_upstream_peer_t *p, bool failed);
 /** Keep-alive pool: an idle connection to peer p made with the same TLS context (tls_key, NULL: plain), or NULL.
