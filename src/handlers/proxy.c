@@ -13,6 +13,7 @@
 #include "../core/log.h"
 #include "../http/phases.h"
 #include "../upstream/h1client.h"
+#include "../upstream/h2client.h"
 
 typedef struct proxy_ctx {
     hy_str_t host, port;
@@ -227,7 +228,7 @@ static int proxy_handler(hy_req_t *req)
         if (rc != 0)
             return rc;
     }
-    u->codec = &hy_upstream_h1_codec;
+    u->codec = pl->http_version == 20 ? &hy_upstream_h2_codec : &hy_upstream_h1_codec;
     u->group = g;
     u->data = (void *)pl;
     u->on_head = on_head;

@@ -448,7 +448,7 @@ static int register_health_checks(hy_conf_t *cf, proxy_loc_t *c)
     return 0;
 }
 
-static const hy_enum_t http_versions[] = {{"1.0", 10}, {"1.1", 11}, {NULL, 0}};
+static const hy_enum_t http_versions[] = {{"1.0", 10}, {"1.1", 11}, {"2", 20}, {NULL, 0}};
 
 #define LOCS (HY_CTX_HTTP_ANY)
 static const hy_directive_t proxy_directives[] = {
