@@ -32,6 +32,8 @@ typedef struct h2stream {
     bool remote_end; /* END_STREAM from the upstream */
     bool closed;     /* the stream is closed (close_err: its error code) */
     bool too_big;    /* the head did not fit in buffer_size */
+    int rst;         /* RST_STREAM frames received for it (a second one is a protocol error, as nginx) */
+    uint32_t rst_err;
     uint32_t close_err;
     hy_outq_t resp;    /* response DATA not handed to the engine yet */
     size_t head_bytes; /* the response head's size as nginx counts it (name + value + 4 per field) */
@@ -132,6 +134,13 @@ static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *f, void *ud)
     if (rs == NULL)
         return 0;
     hy_ureq_t *u = cs->u;
+    if (f->hd.type == NGHTTP2_RST_STREAM) { /* also after END_STREAM: an error code still fails the response */
+        if (++rs->rst > 1)
+            cs->failed = true;
+        if (f->rst_stream.error_code != NGHTTP2_NO_ERROR)
+            rs->rst_err = f->rst_stream.error_code;
+        return 0;
+    }
     if (f->hd.type == NGHTTP2_HEADERS && !rs->head_done) {
         if (u->status >= 100 && u->status < 200) { /* an interim response (100, 103): dropped */
             u->status = 0;
@@ -329,7 +338,8 @@ static void frame_body(hy_ureq_t *u, hy_outq_t *out, const char *p, size_t n, bo
         hy_outq_push_copy(&rs->body, p, n);
     if (last)
         rs->body_last = true;
-    frame_more(u, out, rs);
+    if (last || u->body_streamed) /* a buffered body goes whole: its last DATA frame carries END_STREAM */
+        frame_more(u, out, rs);
 }
 
 static void frame_file(hy_ureq_t *u, hy_outq_t *out, hy_file_t *f, int64_t size)
@@ -337,8 +347,8 @@ static void frame_file(hy_ureq_t *u, hy_outq_t *out, hy_file_t *f, int64_t size)
     h2stream_t *rs = st(u);
     if (rs->body_none || size <= 0)
         return;
+    (void)out; /* framed with the end of the body (frame_body) */
     hy_outq_push_file(&rs->body, f, 0, size);
-    frame_more(u, out, rs);
 }
 
 static size_t pending(const hy_ureq_t *u)
@@ -390,9 +400,11 @@ static int process_body(hy_ureq_t *u, hy_buf_t *in, bool eof, hy_outq_t *out, bo
     *done = false;
     int rc = cs ? feed(u, cs, in) : -1;
     hy_buf_consume(in, in->len);
-    hy_outq_move(out, &rs->resp);
-    if (rc != 0)
+    if (rc != 0 || rs->rst_err != NGHTTP2_NO_ERROR) { /* what came with the error is not passed on (nginx) */
+        hy_outq_clear(&rs->resp);
         return -1;
+    }
+    hy_outq_move(out, &rs->resp);
     if (rs->remote_end && rs->close_err == NGHTTP2_NO_ERROR) {
         *done = true;
         return 0;
@@ -405,6 +417,7 @@ static bool reusable(const hy_ureq_t *u)
     const h2stream_t *rs = u->codec_state;
     const h2conn_t *cs = u->conn ? u->conn->proto_state : NULL;
     return rs != NULL && cs != NULL && !cs->goaway && !cs->failed && rs->closed && rs->close_err == NGHTTP2_NO_ERROR &&
+           rs->rst == 0 &&
            nghttp2_session_want_read(cs->session) && nghttp2_session_get_next_stream_id(cs->session) < (1u << 30);
 }
 
