@@ -821,6 +821,11 @@ static void read_body(hy_ureq_t *u, bool eof)
     }
     if (done) {
         u->body_done = true;
+        if (u->pass_trailers && u->trailers_in) { /* sent if the response is framed for them */
+            hy_header_t *t = u->trailers_in->elts;
+            for (size_t i = 0; i < u->trailers_in->nelts; i++)
+                hy_req_add_trailer(u->req, t[i].name, t[i].value);
+        }
         towrite_to_memory(u); /* less than one write's worth: the client gets it from memory */
         hy_upstream_log_t *l = cur_log(u);
         l->response_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);

@@ -246,6 +246,8 @@ struct hy_ureq {
     int64_t next_upstream_tries;      /* 0: no limit */
     int64_t next_upstream_timeout_ms; /* 0: no limit */
     bool ignore_client_abort;         /* proxy_ignore_client_abort: a client gone does not end the exchange */
+    bool pass_trailers;               /* proxy_pass_trailers: the upstream's trailer fields end the client's response
+                                       * (sent when it is framed for trailers: req->expect_trailers) */
     /* buffering: what the memory buffers cannot hold while the client is slower goes to a temp file */
     hy_str_t temp_path;           /* proxy_temp_path (absolute) */
     const int *temp_levels;       /* its levels (3 entries, 0 ends) */

@@ -37,6 +37,20 @@ def conf(port, extra='', http_extra='', keepalive=''):
     %s''' % (port, keepalive, http_extra))
 
 
+def read_all(port, data, c=None):
+    """Send data (on a new connection to port, or on c) and read until the server closes."""
+    c = c or socket.create_connection(('127.0.0.1', port), timeout=10)
+    c.sendall(data)
+    resp = b''
+    while True:
+        d = c.recv(65536)
+        if not d:
+            break
+        resp += d
+    c.close()
+    return resp
+
+
 def wait_for(cond, timeout=5.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -98,14 +112,7 @@ def test_unbuffered_chunked_request_body(server, be):
         part = bytes([65 + i]) * 30000
         body += part
         c.sendall(b'%x\r\n%s\r\n' % (len(part), part))
-    c.sendall(b'0\r\n\r\n')
-    resp = b''
-    while True:
-        d = c.recv(65536)
-        if not d:
-            break
-        resp += d
-    c.close()
+    resp = read_all(None, b'0\r\n\r\n', c)
     assert resp.startswith(b'HTTP/1.1 200') and b'\r\ngot 150000\r\n' in resp, resp
     req = b.requests[-1]
     assert req.body == body and req.header('content-length') is None
@@ -175,15 +182,7 @@ def test_reset_after_body_with_error_fails_response(server, be):
     b.handler = lambda req: (H2Reply(200, b'PARTIAL', action='rst', code=8, after_body=True)
                              if req.header(':path') == '/e' else H2Reply(200, b'fine'))
     srv = server(conf(b.port, keepalive='keepalive 4;'))
-    c = socket.create_connection(('127.0.0.1', srv.port), timeout=10)
-    c.sendall(b'GET /e HTTP/1.1\r\nHost: localhost\r\n\r\n')
-    resp = b''
-    while True:
-        d = c.recv(65536)
-        if not d:
-            break
-        resp += d
-    c.close()
+    resp = read_all(srv.port, b'GET /e HTTP/1.1\r\nHost: localhost\r\n\r\n')
     assert not resp.endswith(b'0\r\n\r\n')  # no end of the chunked body: the client sees it cut
     ok = srv.get('/e2')  # the reset stream's connection is not reused
     assert ok.status == 200 and ok.body == b'fine' and b.connections == 2
@@ -222,3 +221,22 @@ def test_tls_with_alpn_h2(server, be, tmp_path):
     r = srv.get('/s')
     assert r.status == 200 and r.body == b'over tls https'
     assert b.alpn == ['h2']
+
+
+@pytest.mark.parametrize('version', ['2', '1.1'])
+def test_proxy_pass_trailers(server, be, version):
+    b = be()
+    b.handler = lambda req: H2Reply(200, b'SEE-THIS', trailers=[('x-trailer', 'foo'), ('x-another', 'bar')])
+    srv = server(simple('''
+        location /on { proxy_pass http://127.0.0.1:%d; proxy_http_version 2; proxy_pass_trailers on; }
+        location /off { proxy_pass http://127.0.0.1:%d; proxy_http_version 2; }
+        location /h1 { proxy_pass http://127.0.0.1:{port2}; proxy_http_version 1.1; proxy_pass_trailers on; }'''
+                        % (b.port, b.port), http_extra='''
+    server { listen 127.0.0.1:{port2}; root {html}; add_trailer X-Trailer foo; add_trailer X-Another bar; }'''),
+                 files={'html/h1': 'SEE-THIS'})
+    path = '/on' if version == '2' else '/h1'
+    on = read_all(srv.port, b'GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n' % path.encode())
+    assert b'\r\n8\r\nsee-this\r\n0\r\nx-trailer: foo\r\nx-another: bar\r\n\r\n' in on.lower(), on
+    off = read_all(srv.port, b'GET /off HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')
+    assert off.endswith(b'SEE-THIS') or off.endswith(b'0\r\n\r\n')
+    assert b'X-Trailer' not in off
