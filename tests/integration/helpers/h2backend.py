@@ -11,14 +11,15 @@ accepted connections. The handler returns an H2Reply; its `action` makes edge ca
 (close the connection without answering). `window` sets the initial stream window it announces (SETTINGS), so
 a request body must wait for its WINDOW_UPDATEs; `chunk` splits the response body into DATA frames of that size.
 """
-import socket
 import ssl
-import threading
 
 import h2.config
 import h2.connection
 import h2.events
+import h2.exceptions
 import h2.settings
+
+from helpers.backend import Backend
 
 
 class H2Req:
@@ -44,13 +45,9 @@ class H2Reply:
         self.action, self.code, self.after_body, self.chunk = action, code, after_body, chunk
 
 
-class H2Backend:
+class H2Backend(Backend):
     def __init__(self, tls=None, window=None):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(('127.0.0.1', 0))
-        self.port = self.sock.getsockname()[1]
-        self.sock.listen(64)
+        super().__init__()
         self.tls = None
         if tls:
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -58,40 +55,10 @@ class H2Backend:
             ctx.set_alpn_protocols(['h2'])
             self.tls = ctx
         self.window = window
-        self.requests = []
-        self.connections = 0
         self.alpn = []
         self.handler = lambda req: H2Reply(200, b'ok')
-        self.lock = threading.Lock()
-        self.stopping = False
-        self.threads = []
 
-    def start(self):
-        t = threading.Thread(target=self._accept, daemon=True)
-        t.start()
-        self.threads.append(t)
-        return self
-
-    def stop(self):
-        self.stopping = True
-        try:
-            self.sock.close()
-        except OSError:
-            pass
-
-    def _accept(self):
-        while not self.stopping:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            with self.lock:
-                self.connections += 1
-                n = self.connections
-            t = threading.Thread(target=self._serve, args=(c, n), daemon=True)
-            t.start()
-
-    def _serve(self, c, conn_no):
+    def _serve(self, c, conn_no):  # Backend's accept loop counts the connection and calls this
         try:
             if self.tls:
                 c = self.tls.wrap_socket(c, server_side=True)
@@ -101,10 +68,11 @@ class H2Backend:
         except (OSError, ssl.SSLError, h2.exceptions.ProtocolError):
             pass
         finally:
-            try:
-                c.close()
-            except OSError:
-                pass
+            c.close()
+            with self.cond:
+                self.live.discard(c)
+                self.open_connections -= 1
+                self.cond.notify_all()
 
     def _run(self, c, conn_no):
         conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False, header_encoding='utf-8'))
