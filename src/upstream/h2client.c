@@ -390,7 +390,8 @@ static int process_head(hy_ureq_t *u, hy_buf_t *in)
         return (int)n; /* the engine consumes them */
     }
     hy_buf_consume(in, n);
-    return rs->closed ? -1 : 0;
+    /* a connection error the session answered with GOAWAY itself (a HPACK error ...) leaves it reading nothing */
+    return rs->closed || !nghttp2_session_want_read(cs->session) ? -1 : 0;
 }
 
 static int process_body(hy_ureq_t *u, hy_buf_t *in, bool eof, hy_outq_t *out, bool *done)
@@ -409,7 +410,7 @@ static int process_body(hy_ureq_t *u, hy_buf_t *in, bool eof, hy_outq_t *out, bo
         *done = true;
         return 0;
     }
-    return rs->closed || eof ? -1 : 0;
+    return rs->closed || eof || !nghttp2_session_want_read(cs->session) ? -1 : 0;
 }
 
 static bool reusable(const hy_ureq_t *u)
