@@ -418,7 +418,7 @@ static bool reusable(const hy_ureq_t *u)
     const h2stream_t *rs = u->codec_state;
     const h2conn_t *cs = u->conn ? u->conn->proto_state : NULL;
     return rs != NULL && cs != NULL && !cs->goaway && !cs->failed && rs->closed && rs->close_err == NGHTTP2_NO_ERROR &&
-           rs->rst == 0 &&
+           rs->rst_err == NGHTTP2_NO_ERROR && /* a RST_STREAM NO_ERROR ends an unread request body: still reusable */
            nghttp2_session_want_read(cs->session) && nghttp2_session_get_next_stream_id(cs->session) < (1u << 30);
 }
 

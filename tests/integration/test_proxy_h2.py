@@ -240,3 +240,58 @@ def test_proxy_pass_trailers(server, be, version):
     off = read_all(srv.port, b'GET /off HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')
     assert off.endswith(b'SEE-THIS') or off.endswith(b'0\r\n\r\n')
     assert b'X-Trailer' not in off
+
+
+@pytest.fixture
+def nginx_h2(tmp_path):
+    """Debian's nginx as a real HTTP/2 backend (h2c with prior knowledge): a static root and an access log that
+    names the connection of each request."""
+    if not os.path.exists('/usr/sbin/nginx'):
+        pytest.skip('no /usr/sbin/nginx')
+    from conftest import free_port
+    d = tmp_path / 'nginx-up'
+    (d / 'logs').mkdir(parents=True)
+    (d / 'html').mkdir()
+    port = free_port()
+    (d / 'nginx.conf').write_text('''
+daemon off; master_process off; error_log %(d)s/logs/error.log; pid %(d)s/logs/nginx.pid;
+events { worker_connections 64; }
+http {
+    log_format c "$request_uri $connection $server_protocol";
+    access_log %(d)s/logs/access.log c;
+    client_body_temp_path %(d)s; proxy_temp_path %(d)s; fastcgi_temp_path %(d)s; uwsgi_temp_path %(d)s;
+    scgi_temp_path %(d)s;
+    server { listen 127.0.0.1:%(port)d http2; root %(d)s/html;
+             location /echo { return 200 "$http_x_sent $request_method"; } }
+}''' % {'d': d, 'port': port})
+    import subprocess
+    p = subprocess.Popen(['/usr/sbin/nginx', '-p', str(d) + '/', '-c', str(d / 'nginx.conf')],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ok = wait_for(lambda: socket.socket().connect_ex(('127.0.0.1', port)) == 0, 5)
+    if not ok:
+        p.kill()
+        pytest.skip('nginx backend did not start')
+    yield port, d
+    p.terminate()
+    p.wait(5)
+
+
+def test_real_nginx_http2_backend(server, nginx_h2):
+    port, d = nginx_h2
+    data = os.urandom(300000)
+    (d / 'html' / 'big.bin').write_bytes(data)
+    srv = server(simple('''
+        proxy_http_version 2;
+        location / { proxy_pass http://up; proxy_set_header X-Sent "hello"; }''', http_extra='''
+    upstream up { server 127.0.0.1:%d; keepalive 2; }''' % port))
+    r = srv.get('/big.bin')
+    assert r.status == 200 and r.body == data
+    e = srv.get('/echo', method='POST', body=b'x' * 100000)
+    assert e.status == 200 and e.body == b'hello POST'
+    assert srv.get('/missing').status == 404
+    log = d / 'logs' / 'access.log'
+    assert wait_for(lambda: log.exists() and len(log.read_text().splitlines()) == 3)
+    lines = [l.split() for l in log.read_text().splitlines()]
+    assert [l[0] for l in lines] == ['/big.bin', '/echo', '/missing']
+    assert {l[2] for l in lines} == {'HTTP/2.0'}
+    assert len({l[1] for l in lines}) == 1  # one kept-alive connection carried the three
