@@ -78,7 +78,7 @@ static h2stream_t *ours(h2conn_t *cs, int32_t sid)
     if (cs->u == NULL || cs->u->codec_state == NULL)
         return NULL;
     h2stream_t *rs = cs->u->codec_state;
-    return rs->sid == sid ? rs : NULL;
+    return sid > 0 && rs->sid == sid ? rs : NULL; /* 0: the connection's frames, or no stream yet */
 }
 
 static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *name, size_t namelen,
