@@ -65,6 +65,15 @@ typedef struct h1conn {
 } h1conn_t;
 
 
+
+/* Whether v contains w (n bytes), case-insensitively (nginx reads "Connection: te, close" as close). */
+static bool has_word(hy_str_t v, const char *w, size_t n)
+{
+    for (size_t i = 0; i + n <= v.len; i++)
+        if (hy_mem_caseeq(v.ptr + i, w, n))
+            return true;
+    return false;
+}
 static void on_read(hy_sock_t *s, const char *err);
 static void on_written_partial(hy_sock_t *s, const char *err);
 static void on_timer(hy_timer_t *t);
@@ -915,10 +924,10 @@ static void try_parse(h1conn_t *h, const char *err)
     /* keep-alive by default on 1.1, on request on 1.0 (RFC 9112 §9.3) */
     req->keepalive = req->version >= 11;
     for (size_t i = 0; i < nh; i++) {
-        if (hy_str_caseeq(headers[i].name, "connection")) {
-            if (hy_str_caseeq(headers[i].value, "close"))
+        if (hy_str_caseeq(headers[i].name, "connection")) { /* as nginx: the words anywhere in the value */
+            if (has_word(headers[i].value, "close", 5))
                 req->keepalive = false;
-            else if (hy_str_caseeq(headers[i].value, "keep-alive"))
+            else if (has_word(headers[i].value, "keep-alive", 10))
                 req->keepalive = true;
         }
     }

@@ -199,7 +199,7 @@ void hy_uconf_init(hy_uconf_t *c)
     c->next_upstream = c->ignore_headers = HY_UNSET;
     c->next_tries = c->next_timeout = HY_UNSET;
     c->ignore_client_abort = HY_UNSET;
-    c->max_temp_file_size = c->temp_file_write_size = HY_UNSET_SIZE;
+    c->max_temp_file_size = c->temp_file_write_size = c->temp_file_write_size_conf = HY_UNSET_SIZE;
 }
 
 static bool list_has(const hy_array_t *a, hy_str_t name)
@@ -249,7 +249,11 @@ int hy_uconf_merge(hy_conf_t *cf, hy_uconf_t *c, const hy_uconf_t *p, const char
     }
     /* nginx's checks against the larger of one buffer and buffer_size */
     int64_t one = c->buffer_size > c->bufs_size ? c->buffer_size : c->bufs_size;
-    hy_merge_value(c->temp_file_write_size, p->temp_file_write_size, 2 * one);
+    /* as nginx: what was written is inherited, the default is computed at each level from its own buffers */
+    if (c->temp_file_write_size_conf == HY_UNSET_SIZE)
+        c->temp_file_write_size_conf = c->temp_file_write_size != HY_UNSET_SIZE ? c->temp_file_write_size
+                                                                                : p->temp_file_write_size_conf;
+    c->temp_file_write_size = c->temp_file_write_size_conf != HY_UNSET_SIZE ? c->temp_file_write_size_conf : 2 * one;
     if (c->temp_file_write_size < one)
         return hy_conf_error(cf,
                              "\"%s_temp_file_write_size\" must be equal to or greater than the maximum of the value "

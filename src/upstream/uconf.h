@@ -42,6 +42,7 @@ typedef struct hy_uconf {
     int temp_levels[3];           /* digits per directory level, 0 = none */
     int64_t max_temp_file_size;   /* 0: no temp file (reading the upstream pauses); default 1024m */
     int64_t temp_file_write_size; /* bytes written at once; default 2 buffers */
+    int64_t temp_file_write_size_conf; /* as written (HY_UNSET_SIZE: none): the default is of each level's buffers */
 } hy_uconf_t;
 
 extern const hy_enum_t hy_uconf_next_upstream_names[];

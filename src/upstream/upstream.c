@@ -370,7 +370,8 @@ static void try_next(hy_ureq_t *u)
     const void *tls_key = hy_ussl_key(u->ssl);
     /* An idempotent request that meets a connection the backend has just closed is retried on a fresh one
      * (try_failed: the keep-alive race), so only the others pay for the peek that finds such a close first. */
-    hy_upstream_conn_t *c = fresh ? NULL : hy_upstream_pool_get(u->group, u->peer, tls_key, !idempotent(u));
+    const void *proto = u->codec->conn_state ? u->codec : NULL;
+    hy_upstream_conn_t *c = fresh ? NULL : hy_upstream_pool_get(u->group, u->peer, tls_key, proto, !idempotent(u));
     if (c != NULL) {
         u->conn = c;
         u->reused = true;
@@ -385,6 +386,7 @@ static void try_next(hy_ureq_t *u)
     c->peer = u->peer;
     c->created_ms = hy_clock_now_ms();
     c->tls_key = tls_key;
+    c->proto = proto;
     u->conn = c;
     u->state = HY_UREQ_CONNECT;
     bool bind = u->bind_len && u->bind.ss_family == u->peer->sa.ss_family;
@@ -503,13 +505,14 @@ static void pump_body(hy_ureq_t *u)
     if (u->conn == NULL || u->state != HY_UREQ_SEND || b == NULL || u->pumping)
         return;
     hy_outq_t *out = &u->conn->sock.outq;
+    size_t queued = out->bytes + (u->codec->pending ? u->codec->pending(u) : 0);
     if (!u->in_body_cb) {
-        if (!b->complete && out->bytes < BODY_AHEAD)
+        if (!b->complete && queued < BODY_AHEAD)
             hy_req_body_resume(u->req);
         return;
     }
     u->pumping = true;
-    if (b->data_len > 0 && out->bytes < BODY_AHEAD) {
+    if (b->data_len > 0 && queued < BODY_AHEAD) {
         u->codec->frame_body(u, out, b->data, b->data_len, false);
         u->body_sent_any = true;
         hy_req_body_consume(u->req, b->data_len);
@@ -523,6 +526,21 @@ static void pump_body(hy_ureq_t *u)
         hy_sock_write(&u->conn->sock, on_sent);
     else if (u->body_last_framed)
         on_sent(&u->conn->sock, NULL);
+}
+
+/* A write error is left to the read side (it may fire inside the codec's hooks, where the connection must stay). */
+static void on_codec_sent(hy_sock_t *s, const char *err)
+{
+    hy_ureq_t *u = s->data;
+    if (err == NULL && u != NULL && u->conn != NULL && &u->conn->sock == s && u->state == HY_UREQ_SEND)
+        on_sent(s, NULL);
+}
+
+void hy_upstream_codec_flush(hy_ureq_t *u)
+{
+    if (u->conn == NULL || hy_outq_empty(&u->conn->sock.outq))
+        return;
+    hy_sock_write(&u->conn->sock, on_codec_sent);
 }
 
 static void send_request(hy_ureq_t *u)
@@ -807,6 +825,11 @@ static void read_body(hy_ureq_t *u, bool eof)
     }
     if (done) {
         u->body_done = true;
+        if (u->pass_trailers && u->trailers_in) { /* sent if the response is framed for them */
+            hy_header_t *t = u->trailers_in->elts;
+            for (size_t i = 0; i < u->trailers_in->nelts; i++)
+                hy_req_add_trailer(u->req, t[i].name, t[i].value);
+        }
         towrite_to_memory(u); /* less than one write's worth: the client gets it from memory */
         hy_upstream_log_t *l = cur_log(u);
         l->response_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);

@@ -27,6 +27,11 @@
  *   reinit          forget the parse state before a retry on another connection (optional).
  *   frame_file      wrap a request body the client's reader kept in a file (size bytes) into `out` (optional;
  *                   without it the file goes up as it is: h1, uwsgi, SCGI; FastCGI: STDIN records around it).
+ *   pending         request body bytes the codec holds back (h2: flow control), counted with the connection's
+ *                   queue against the streaming bound (optional).
+ * A codec with conn_state keeps state on the connection (h2: the session, in hy_upstream_conn_t.proto_state):
+ * pooled connections are only handed to exchanges of the same codec; what it queues on u->conn outside its hooks'
+ * `out` (h2: WINDOW_UPDATE, SETTINGS ACK, DATA a window update released) it sends with hy_upstream_codec_flush.
  * Codecs keep their state in u->codec_state (request pool). */
 #ifndef HY_UPSTREAM_UPSTREAM_H
 #define HY_UPSTREAM_UPSTREAM_H
@@ -54,6 +59,8 @@ typedef struct hy_upstream_codec {
     /* process_head's count includes records that are no part of the head (FastCGI's stderr): the engine does not
      * hold it to *_buffer_size (the codec bounds its head itself) */
     bool head_in_records;
+    size_t (*pending)(const hy_ureq_t *u);
+    bool conn_state;
 } hy_upstream_codec_t;
 
 /* ---- peers and groups (upstream/group.c) */
@@ -154,6 +161,9 @@ typedef struct hy_upstream_conn {
     uint64_t requests;        /* requests sent on it */
     hy_upstream_idle_t *idle; /* set while in the pool */
     const void *tls_key;      /* the TLS context it was made with (upstream/ussl.h), NULL: plain */
+    const void *proto;        /* the codec whose state it carries (conn_state codecs: h2), NULL: none */
+    void *proto_state;        /* that state, freed with proto_free(proto_state) when the connection closes */
+    void (*proto_free)(void *state);
 } hy_upstream_conn_t;
 
 /** The group proxy_pass names: an upstream{} block of this http{} with that name, else (implicit) a group
@@ -182,12 +192,13 @@ void hy_upstream__sticky_response(hy_ureq_t *u, bool complete);
 void hy_upstream__lt_sample(hy_upstream_group_t *g, hy_upstream_peer_t *p, bool header, int64_t ms);
 /** The outcome of a try: failed counts toward max_fails. */
 void hy_upstream_peer_free(hy_upstream_group_t *g, hy_upstream_peer_t *p, bool failed);
-/** Keep-alive pool: an idle connection to peer p made with the same TLS context (tls_key, NULL: plain), or NULL.
+/** Keep-alive pool: an idle connection to peer p made with the same TLS context (tls_key, NULL: plain) carrying
+ * the same codec state (proto, NULL: none), or NULL.
  * probe: also check it alive with a one-byte peek (a close by the backend that arrived since the loop last
  * polled). Without it a dead connection shows as an error on the first read or write, which the caller must
  * then be free to retry on a fresh connection (the keep-alive race). */
 hy_upstream_conn_t *hy_upstream_pool_get(hy_upstream_group_t *g, hy_upstream_peer_t *p, const void *tls_key,
-                                         bool probe);
+                                         const void *proto, bool probe);
 /** Keep-alive pool: park a connection (or close it when the pool is full or its limits are reached). */
 void hy_upstream_pool_put(hy_upstream_conn_t *c);
 /** Close and free an upstream connection. */
@@ -245,6 +256,8 @@ struct hy_ureq {
     int64_t next_upstream_tries;      /* 0: no limit */
     int64_t next_upstream_timeout_ms; /* 0: no limit */
     bool ignore_client_abort;         /* proxy_ignore_client_abort: a client gone does not end the exchange */
+    bool pass_trailers;               /* proxy_pass_trailers: the upstream's trailer fields end the client's response
+                                       * (sent when it is framed for trailers: req->expect_trailers) */
     /* buffering: what the memory buffers cannot hold while the client is slower goes to a temp file */
     hy_str_t temp_path;           /* proxy_temp_path (absolute) */
     const int *temp_levels;       /* its levels (3 entries, 0 ends) */
@@ -340,6 +353,9 @@ void hy_ussl_free_sessions(void *g);
 /** After a 101 to an Upgrade request: take the client's socket over and tunnel (tunnel.c). false when the client's
  * protocol cannot switch (nothing was sent then). */
 bool hy_upstream__tunnel(hy_ureq_t *u);
+/** For conn_state codecs: send what they queued on u->conn's output outside their hooks; the engine's send path
+ * goes on when it is written (a streamed body's next piece). */
+void hy_upstream_codec_flush(hy_ureq_t *u);
 /** A fresh exchange for req (request pool), settings zeroed; the module fills it. */
 hy_ureq_t *hy_upstream_create(hy_req_t *req);
 /** The exchange goes to host:port, resolved with the location's resolver (resolver, resolver_timeout) when the

@@ -371,6 +371,10 @@ const char *hy_ussl_connect(hy_ureq_t *u, hy_sock_cb cb)
     if (ssl == NULL)
         return "SSL_new() failed";
     u->ssl_name = ssl_name(u);
+    if (u->version == 20 && SSL_set_alpn_protos(ssl, (const unsigned char *)"\x02h2", 3) != 0) { /* HTTP/2 */
+        ERR_clear_error();
+        return "SSL_set_alpn_protos() failed";
+    }
     if (c->server_name && !is_address(u->ssl_name) && SSL_set_tlsext_host_name(ssl, u->ssl_name.ptr) != 1) {
         ERR_clear_error();
         return "SSL_set_tlsext_host_name() failed";
