@@ -342,8 +342,10 @@ static bool args_escaped(unsigned char c)
 }
 
 /* The replacement of a rewrite: as hy_vars_eval, except that, as in nginx, a capture after the replacement's
- * '?' is escaped for the arguments when the request's path was sent with a %-escape or a '+' (its decoded
- * form could otherwise break the arguments apart). */
+ * '?' -- or anywhere in a redirect's replacement -- is escaped for the arguments when the request's path was
+ * sent with a %-escape or a '+' (its decoded form could otherwise break the arguments or the Location apart;
+ * a redirect then unescapes what nginx's redirect unescaping takes back, so "/a%20%3Fb" captured gives
+ * "/a%20?b" as in nginx). */
 static void eval_replacement(hy_req_t *req, const rw_op_t *op, hy_str_t *out)
 {
     const hy_complex_t *cv = &op->cv;
@@ -352,7 +354,7 @@ static void eval_replacement(hy_req_t *req, const rw_op_t *op, hy_str_t *out)
     if (q)
         path.len = (size_t)(q - path.ptr);
     bool quoted = path.len && (memchr(path.ptr, '%', path.len) || memchr(path.ptr, '+', path.len));
-    if (!op->has_q || !quoted || cv->nparts == 0) {
+    if ((!op->has_q && !op->redirect) || !quoted || cv->nparts == 0) {
         hy_vars_eval(req, cv, out);
         return;
     }
@@ -379,7 +381,7 @@ static void eval_replacement(hy_req_t *req, const rw_op_t *op, hy_str_t *out)
             const hy_var_value_t *vv = hy_var_get(req, part->index);
             v = (hy_str_t){vv->ptr, vv->len};
         }
-        if (in_args && part->kind == HY_CV_CAPTURE) {
+        if ((in_args || op->redirect) && part->kind == HY_CV_CAPTURE) {
             o += hy_pct_escape(o, v.ptr, v.len, args_escaped);
         } else {
             memcpy(o, v.ptr, v.len);

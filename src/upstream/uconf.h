@@ -41,6 +41,9 @@ typedef struct hy_uconf {
     int temp_levels[3];           /* digits per directory level, 0 = none */
     int64_t max_temp_file_size;   /* 0: no temp file (reading the upstream pauses); default 1024m */
     int64_t temp_file_write_size; /* bytes written at once; default 2 buffers */
+    int store;                    /* *_store: 0 off, 1 on (the root/alias path), 2 store_path; HY_UNSET */
+    hy_complex_t *store_path;     /* *_store with a string */
+    int store_access;             /* *_store_access: the mode, default 0600 */
 } hy_uconf_t;
 
 extern const hy_enum_t hy_uconf_next_upstream_names[];
@@ -83,6 +86,8 @@ int hy_uconf_set_mask(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_uconf_set_names(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_uconf_set_temp_path(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_uconf_set_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf);
+int hy_uconf_set_store(hy_conf_t *cf, const hy_directive_t *d, void *conf);
+int hy_uconf_set_store_access(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 
 #define HY_UCONF_OFF(T, M, F) (offsetof(T, M) + offsetof(hy_uconf_t, F))
 /* The table rows of the shared settings for module prefix P ("fastcgi"), location type T, member M. */
@@ -220,6 +225,18 @@ int hy_uconf_set_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf);
          .set = hy_uconf_set_temp_path,                                                                                \
          .conf = HY_CONF_LOC,                                                                                          \
          .offset = HY_UCONF_OFF(T, M, temp_path)},                                                                     \
+        {.name = P "_store",                                                                                           \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1,                                                                                            \
+         .set = hy_uconf_set_store,                                                                                    \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = offsetof(T, M)},                                                                                    \
+        {.name = P "_store_access",                                                                                    \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1 | HY_ARGS_2 | HY_ARGS_3,                                                                    \
+         .set = hy_uconf_set_store_access,                                                                             \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, store_access)},                                                                  \
         {.name = P "_max_temp_file_size",                                                                              \
          .ctx = HY_CTX_HTTP_ANY,                                                                                       \
          .args = HY_ARGS_1,                                                                                            \
