@@ -61,6 +61,7 @@ typedef struct rw_ctx {
     size_t n;
     uint32_t named_nmatch; /* req->captures.nmatch whose named captures were set */
     bool uri_kept_location; /* "rewrite ... break" changed the URI in the location (nginx's !valid_location) */
+    bool handler_lost;      /* an `if` with its own content handler (proxy_pass) matched, then one without */
 } rw_ctx_t;
 
 /* ---------------------------------------------------------------- pure helpers */
@@ -516,6 +517,12 @@ static int run_ops(hy_req_t *req, const rw_conf_t *rc, bool *changed)
             return R_BREAK;
         case OP_IF:
             if (condition(req, op)) {
+                /* nginx keeps the content handler an earlier `if` set (a later block without one does not reset
+                 * it) but takes this block's settings: proxy_pass in one `if`, a second `if` without is a 500 */
+                if (req->loc->handler && !op->if_loc->handler)
+                    req_ctx(req)->handler_lost = true;
+                else if (op->if_loc->handler)
+                    req_ctx(req)->handler_lost = false;
                 req->loc = op->if_loc;
                 const rw_conf_t *inner = op->if_loc->loc_conf[RW_IDX];
                 if (inner->ops) {
@@ -812,8 +819,17 @@ static int rewrite_phase(hy_req_t *req)
     int rc = hy_rewrite_run(req, req->loc);
     if (rc == HY_RW_DONE)
         return HY_DONE;
-    if (rc == HY_RW_URI_CHANGED)
+    void **slot = hy_req_ctx(req, &hy_http_rewrite_module);
+    bool lost = *slot && ((rw_ctx_t *)*slot)->handler_lost;
+    if (lost)
+        ((rw_ctx_t *)*slot)->handler_lost = false;
+    if (rc == HY_RW_URI_CHANGED) {
         req->uri_changed = true;
+    } else if (lost) {
+        hy_req_log(req, HY_LOG_ERR, "no upstream configuration");
+        hy_req_error(req, 500);
+        return HY_DONE;
+    }
     return HY_DECLINED;
 }
 

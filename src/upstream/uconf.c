@@ -116,7 +116,37 @@ int hy_uconf_set_temp_path(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 int hy_uconf_parse_bind(hy_str_t v, struct sockaddr_storage *ss, socklen_t *len)
 {
     char text[INET6_ADDRSTRLEN + 1];
-    if (v.len == 0 || v.len >= sizeof(text))
+    long port = 0;
+    /* an optional port (nginx 1.11.2): "addr:port", "[v6]:port"; a bare IPv6 address has no brackets */
+    hy_str_t ps = {NULL, 0};
+    bool has_port = false;
+    if (v.len && v.ptr[0] == '[') {
+        const char *rb = memchr(v.ptr, ']', v.len);
+        if (rb == NULL)
+            return -1;
+        const char *rest = rb + 1;
+        size_t rl = (size_t)(v.ptr + v.len - rest);
+        if (rl && rest[0] != ':')
+            return -1;
+        has_port = rl > 0;
+        ps = has_port ? (hy_str_t){(char *)rest + 1, rl - 1} : ps;
+        v = (hy_str_t){v.ptr + 1, (size_t)(rb - v.ptr - 1)};
+    } else {
+        const char *c = v.len ? memchr(v.ptr, ':', v.len) : NULL;
+        if (c && memchr(c + 1, ':', (size_t)(v.ptr + v.len - c - 1)) == NULL) { /* one colon: IPv4 with a port */
+            has_port = true;
+            ps = (hy_str_t){(char *)c + 1, (size_t)(v.ptr + v.len - c - 1)};
+            v.len = (size_t)(c - v.ptr);
+        }
+    }
+    if (has_port && (ps.len == 0 || ps.len > 5))
+        return -1;
+    for (size_t i = 0; i < ps.len; i++) {
+        if (ps.ptr[i] < '0' || ps.ptr[i] > '9')
+            return -1;
+        port = port * 10 + (ps.ptr[i] - '0');
+    }
+    if (port > 65535 || v.len == 0 || v.len >= sizeof(text))
         return -1;
     memcpy(text, v.ptr, v.len);
     text[v.len] = '\0';
@@ -125,9 +155,11 @@ int hy_uconf_parse_bind(hy_str_t v, struct sockaddr_storage *ss, socklen_t *len)
     struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
     if (inet_pton(AF_INET, text, &s4->sin_addr) == 1) {
         s4->sin_family = AF_INET;
+        s4->sin_port = htons((uint16_t)port);
         *len = sizeof(*s4);
     } else if (inet_pton(AF_INET6, text, &s6->sin6_addr) == 1) {
         s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons((uint16_t)port);
         *len = sizeof(*s6);
     } else {
         return -1;

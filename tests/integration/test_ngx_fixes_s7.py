@@ -18,3 +18,50 @@ def test_rewrite_redirect_escapes_captures_of_an_escaped_uri(server):
     # a variable is not escaped (nginx)
     r = srv.get('/t3/blah%20%3Fblah')
     assert r.header('Location') == 'http://example.com/t3/blah ?blah'
+
+
+def test_proxy_pass_in_one_if_then_an_if_without_is_500(server):
+    # nginx keeps the content handler the first `if` set, with the second block's settings (no upstream): 500
+    # (proxy_if.t: "fixed to return 500 Internal Error in nginx 1.3.10")
+    srv = server(simple('''
+        location /crash {
+            set $true 1;
+            if ($true) {
+                proxy_pass http://127.0.0.1:1;
+            }
+            if ($true) {
+                # no handler here
+            }
+        }
+        location /ok {
+            set $true 1;
+            if ($true) { }
+            if ($true) { }
+            return 200 "fine";
+        }
+    '''))
+    srv.ignore_log = r'no upstream configuration'
+    assert srv.get('/crash').status == 500
+    r = srv.get('/ok')
+    assert r.status == 200 and r.body == b'fine'
+
+
+def test_proxy_bind_with_a_port(server):
+    # "proxy_bind address ... with an optional port (1.11.2)"
+    srv = server(simple('''
+        location / {
+            proxy_bind 127.0.0.1:$arg_p;
+            proxy_pass http://127.0.0.1:{port2}/;
+        }
+    ''', http_extra='''
+    server {
+        listen 127.0.0.1:{port2};
+        location / { return 200 "$remote_addr:$remote_port"; }
+    }'''))
+    import socket
+    s = socket.socket()
+    s.bind(('127.0.0.1', 0))
+    port = s.getsockname()[1]
+    s.close()  # a free port to bind to
+    r = srv.get('/?p=%d' % port)
+    assert r.status == 200 and r.body == ('127.0.0.1:%d' % port).encode()
