@@ -519,7 +519,7 @@ static int run_ops(hy_req_t *req, const rw_conf_t *rc, bool *changed)
             if (condition(req, op)) {
                 /* nginx keeps the content handler an earlier `if` set (a later block without one does not reset
                  * it) but takes this block's settings: proxy_pass in one `if`, a second `if` without is a 500 */
-                if (req->loc->handler && !op->if_loc->handler)
+                if (req->loc && req->loc->handler && !op->if_loc->handler)
                     req_ctx(req)->handler_lost = true;
                 else if (op->if_loc->handler)
                     req_ctx(req)->handler_lost = false;
