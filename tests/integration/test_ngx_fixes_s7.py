@@ -65,3 +65,26 @@ def test_proxy_bind_with_a_port(server):
     s.close()  # a free port to bind to
     r = srv.get('/?p=%d' % port)
     assert r.status == 200 and r.body == ('127.0.0.1:%d' % port).encode()
+
+
+def test_access_log_line_written_before_the_close(server):
+    # nginx writes a request's log line before it closes the connection: a client that saw the close finds it
+    # (limit_rate.t reads the log right after each response)
+    import os
+    import socket
+    srv = server(simple('''
+        location / {
+            access_log {tmp}/logs/t.log t;
+            return 200 "x";
+        }
+    ''', http_extra='log_format t "$uri";'))
+    path = os.path.join(srv.tmp, 'logs/t.log')
+    for i in range(300):
+        s = socket.create_connection(('127.0.0.1', srv.port))
+        s.sendall(b'GET /r%d HTTP/1.0\r\nHost: localhost\r\n\r\n' % i)
+        while s.recv(4096):
+            pass
+        s.close()
+        with open(path) as f:
+            lines = f.read().splitlines()
+        assert lines and lines[-1] == '/r%d' % i, (i, lines[-3:])
