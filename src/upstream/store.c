@@ -60,6 +60,8 @@ static void store_close(hy_ureq_t *u, bool remove)
 
 void hy_upstream__store_write(hy_ureq_t *u, const hy_outq_t *fresh)
 {
+    if (!u->buffering) /* nginx stores through its buffered path only (proxy_buffering off, X-Accel-Buffering: no) */
+        u->store_failed = true;
     if (!store_open(u))
         return;
     for (const hy_seg_t *g = fresh->head; g; g = g->next) {
@@ -125,7 +127,7 @@ static bool copy_file(hy_ureq_t *u, const char *from, const char *to, mode_t mod
 void hy_upstream__store_end(hy_ureq_t *u)
 {
     hy_req_t *req = u->req;
-    if (u->status != 200 || (u->resp_length >= 0 && u->resp_length != u->store_size) || !store_open(u)) {
+    if (!u->buffering || u->status != 200 || (u->resp_length >= 0 && u->resp_length != u->store_size) || !store_open(u)) {
         store_close(u, true);
         return;
     }

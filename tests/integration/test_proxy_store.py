@@ -156,3 +156,26 @@ def test_fastcgi_store(server, prefix):
         assert stat.S_IMODE(os.stat(p).st_mode) == 0o604
     finally:
         peer.stop()
+
+
+def test_store_needs_buffering(server):
+    # nginx stores through its buffered path only: with proxy_buffering off nothing is saved
+    be = backend()
+    try:
+        srv = server(simple('''
+            root {html};
+            location /nb/ {
+                proxy_pass http://127.0.0.1:%d;
+                proxy_buffering off;
+                proxy_store on;
+            }
+            location / {
+                proxy_pass http://127.0.0.1:%d;
+                proxy_store on;
+            }''' % (be.port, be.port)))
+        assert srv.get('/nb/x').status == 200
+        assert srv.get('/b/last').status == 200  # stored after the other ended
+        saved(os.path.join(srv.html, 'b/last'))
+        assert not os.path.exists(os.path.join(srv.html, 'nb/x'))
+    finally:
+        be.stop()
