@@ -13,6 +13,7 @@
 #include "h1.h"
 #include "h1parse.h"
 #include "h2.h"
+#include "../http/log_access.h"
 #include "../http/http2_module.h"
 #include "../http/request.h"
 #include "../http/conn.h"
@@ -156,6 +157,7 @@ static void conn_close(h1conn_t *h)
         return;
     if (h->state == ST_REQ && h->req)
         hy_req_log_phase(h->req); /* the client went away mid-response: still one log line */
+    hy_http_access_log_flush();
     h->state = ST_CLOSED;
     hy_loop_t *loop = h->c->sock.loop;
     hy_timer_unlink(loop, &h->timer);
@@ -211,6 +213,7 @@ static bool client_sent_more(h1conn_t *h)
 
 static void start_linger(h1conn_t *h)
 {
+    hy_http_access_log_flush(); /* the line is in the file before the client sees the close (nginx) */
     if (h->lingering_close == HY_LINGER_OFF || (h->lingering_close == HY_LINGER_ON && !client_sent_more(h))) {
         conn_close(h);
         return;

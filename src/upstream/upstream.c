@@ -154,6 +154,7 @@ static void cleanup(void *arg)
     hy_resolve_cancel(u->resolving);
     u->resolving = NULL;
     release_conn(u, false);
+    hy_upstream__store_drop(u);
     hy_outq_clear(&u->ahead);
     hy_outq_clear(&u->towrite);
     if (u->temp) {
@@ -672,6 +673,8 @@ static void stash(hy_ureq_t *u, hy_outq_t *fresh)
 {
     if (hy_outq_empty(fresh))
         return;
+    if (u->store)
+        hy_upstream__store_write(u, fresh);
     if (!hy_outq_empty(&u->towrite) ||
         (u->client_waiting && may_spill(u) && u->ahead_mem + fresh->bytes > (size_t)u->buffers_total)) {
         hy_outq_move(&u->towrite, fresh);
@@ -839,6 +842,8 @@ static void read_body(hy_ureq_t *u, bool eof)
         hy_upstream__lt_sample(u->group, u->peer, false, l->response_ms);
         if (u->group->sticky)
             hy_upstream__sticky_response(u, true);
+        if (u->store)
+            hy_upstream__store_end(u);
         release_conn(u, u->codec->reusable(u) && s->input.len == 0);
         deliver(u);
         return;

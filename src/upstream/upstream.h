@@ -263,6 +263,15 @@ struct hy_ureq {
     const int *temp_levels;       /* its levels (3 entries, 0 ends) */
     int64_t max_temp_file_size;   /* proxy_max_temp_file_size: 0, no temp file (reading the upstream pauses) */
     int64_t temp_file_write_size; /* proxy_temp_file_write_size: bytes gathered before a write */
+    /* *_store (upstream/store.c): the body also goes to a file in temp_path, renamed to the store's path when a 200
+     * response is complete */
+    int store;                             /* 0: off, 1: the root/alias path of the URI, 2: store_path's */
+    const struct hy_complex *store_path;   /* store 2: the path with variables */
+    int store_access;                      /* the stored file's mode (directories made: plus x where r) */
+    char *store_tmp;                       /* the file being written (request pool), NULL: not open */
+    int store_fd;
+    int64_t store_size;                    /* bytes written to it */
+    bool store_failed;                     /* it could not be written: nothing is stored */
     /* the request to send */
     hy_str_t method, uri; /* uri: path + args as sent upstream */
     int version;          /* 10 or 11 */
@@ -349,6 +358,14 @@ const char *hy_ussl_check(hy_ureq_t *u);
 const void *hy_ussl_key(const struct hy_ussl *c);
 /** Free the sessions the peers of g keep (the generation's clean-up). */
 void hy_ussl_free_sessions(void *g);
+
+/** *_store (store.c): newly decoded body bytes (memory segments) also go to the store's file (made on first use). */
+void hy_upstream__store_write(hy_ureq_t *u, const hy_outq_t *fresh);
+/** *_store: the body is complete: a 200 whose length is as announced is renamed to the store's path (its
+ * directories made, its mtime from Last-Modified); otherwise the file is removed. */
+void hy_upstream__store_end(hy_ureq_t *u);
+/** *_store: the exchange ends without a complete body: the file is removed. */
+void hy_upstream__store_drop(hy_ureq_t *u);
 
 /** After a 101 to an Upgrade request: take the client's socket over and tunnel (tunnel.c). false when the client's
  * protocol cannot switch (nothing was sent then). */
