@@ -72,6 +72,7 @@ struct h2stream {
      * does not match its content-length, answered 400 when the handler reads it (body_bad) */
     char *bad;
     bool regular_seen, body_bad;
+    bool window_open; /* a buffered body's stream window was opened to the maximum (hy_h2_feed_body) */
     /* RFC 9218 (h2_stream.c, hy_h2_set_priority) */
     hy_h2_prio_t prio;
     hy_str_t prio_field; /* the priority header field(s) while the head arrives */

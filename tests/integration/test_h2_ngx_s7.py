@@ -1,0 +1,110 @@
+"""HTTP/2 behaviours nginx's test suite checks (h2_request_body.t, h2_priority.t, h2.t, h2_headers.t), from
+nginx's documentation of ngx_http_v2_module and RFC 9113, at frame level (python3-h2 and raw frames):
+- a request body that is one empty DATA frame with END_STREAM reaches a proxied upstream as a body of length 0
+  ("Content-Length: 0"), and client_body_in_file_only writes an (empty) file for it;
+- a PRIORITY frame whose stream depends on itself is a connection error PROTOCOL_ERROR (RFC 7540 §5.3.1; nginx
+  makes it a connection error), while hayate otherwise schedules by RFC 9218 and ignores PRIORITY frames;
+- a connection on an "http2 on" plain listener that starts with bytes that are neither the HTTP/2 preface nor an
+  HTTP/1 method is answered "400 Bad Request" at once.
+Runs against Debian's nginx 1.22 too (listen ... http2)."""
+import os
+import socket
+import struct
+import time
+
+import h2.events
+import pytest
+
+from conftest import IS_NGINX, simple
+from helpers.backend import Backend
+from helpers.h2client import H2
+
+PREFACE = b'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'
+LISTEN = 'listen 127.0.0.1:{port} http2;' if IS_NGINX else 'listen 127.0.0.1:{port};'
+HTTP_EXTRA = '' if IS_NGINX else 'http2 on;'
+
+
+def frame(ftype, flags, sid, payload=b''):
+    return struct.pack('>I', len(payload))[1:] + bytes([ftype, flags]) + struct.pack('>I', sid) + payload
+
+
+@pytest.fixture
+def be():
+    b = Backend().start()
+    yield b
+    b.stop()
+
+
+def h2srv(server, body, http_extra=''):
+    return server(simple(body, HTTP_EXTRA + http_extra, listen=LISTEN))
+
+
+def test_empty_data_frame_body_reaches_upstream_with_content_length_0(server, be):
+    be.handler = lambda r: be.reply(200, ('cl=%s body=%d' % (r.header('content-length'), len(r.body))).encode())
+    srv = h2srv(server, '''
+        location / {
+            add_header X-Body-File $request_body_file;
+            client_body_in_file_only on;
+            proxy_pass http://127.0.0.1:%d;
+        }''' % be.port)
+    c = H2(srv.port)
+    try:
+        sid = c.request('/empty', method='POST', body=b'')  # HEADERS, then DATA of 0 bytes with END_STREAM
+        status, hdrs, body = c.response(sid)
+        assert status == 200
+        assert body == b'cl=0 body=0'
+        path = hdrs.get('x-body-file')
+        assert path, 'client_body_in_file_only: no body file for an empty body'
+        assert os.path.exists(path) and os.path.getsize(path) == 0
+    finally:
+        c.close()
+
+
+def test_buffered_body_opens_the_stream_window_beyond_preread(server, be):
+    # the body is read whole (proxy_request_buffering on, client_body_in_file_only): once the preread window's bytes
+    # came, the stream's WINDOW_UPDATE reopens at least the whole 64k window at once (nginx), not half of it
+    be.handler = lambda r: be.reply(200, b'%d' % len(r.body))
+    srv = h2srv(server, '''
+        location / {
+            client_body_in_file_only on;
+            proxy_pass http://127.0.0.1:%d;
+        }''' % be.port)
+    c = H2(srv.port)
+    try:
+        deadline = time.monotonic() + 5
+        while not any(isinstance(e, h2.events.RemoteSettingsChanged) for e in c.events):  # the 64k window known
+            assert time.monotonic() < deadline and not c.closed, 'no SETTINGS from the server'
+            c.read(0.5)
+        sid = c.request('/big', method='POST', end=False)
+        for _ in range(4):  # the whole initial window of the stream, as nginx's h2_request_body.t sends it
+            c.conn.send_data(sid, b'01234567' * 2048)
+            c.flush()
+        deltas = []
+        while not deltas:
+            assert time.monotonic() < deadline + 5 and not c.closed, 'no WINDOW_UPDATE for the stream'
+            evs = c.read(0.5)
+            deltas += [e.delta for e in evs if isinstance(e, h2.events.WindowUpdated) and e.stream_id == sid]
+        assert deltas[0] >= 65536
+        c.send_body(sid, b'01234567' * 2048)
+        status, _, body = c.response(sid)
+        assert status == 200 and body == b'81920'
+    finally:
+        c.close()
+
+
+@pytest.mark.hayate_only  # nginx 1.22's "listen ... http2" takes HTTP/2 only; 1.25's "http2 on" as here
+@pytest.mark.parametrize('data', [b'x' * 16, b'get / HTTP/1.1'])
+def test_not_a_preface_nor_a_method_is_answered_400_at_once(server, data):
+    srv = h2srv(server, 'location / { return 200 "ok"; }')
+    s = socket.create_connection(('127.0.0.1', srv.port), timeout=5)
+    try:
+        s.sendall(data)  # no line end: nginx answers a method byte outside A-Z, '_', '-' as it arrives
+        got = b''
+        while b'\r\n\r\n' not in got:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            got += chunk
+        assert got.startswith(b'HTTP/1.1 400 Bad Request\r\n')
+    finally:
+        s.close()
