@@ -959,6 +959,52 @@ static bool client_preface(h2conn_t *h, hy_buf_t *in, const char *err)
     return true;
 }
 
+/* Follows the frames of the input nghttp2 is about to read. Returns how many bytes of [p, p+len) come before a
+ * PRIORITY frame whose stream depends on itself (RFC 7540 §5.3.1; nginx makes it a connection error), len if none:
+ * with RFC 9218 priorities on, nghttp2 passes over PRIORITY payloads without reading them. */
+static size_t scan_priority(h2conn_t *h, const uint8_t *p, size_t len, int32_t *sid)
+{
+    size_t pos = 0, start = 0;
+    while (pos < len) {
+        if (h->scan_skip) {
+            size_t k = HY_MIN(h->scan_skip, len - pos);
+            pos += k;
+            h->scan_skip -= k;
+            continue;
+        }
+        if (h->scan_have == 0)
+            start = pos;
+        size_t want = 9;
+        if (h->scan_have >= 9 && h->scan_hdr[3] == NGHTTP2_PRIORITY && ((size_t)h->scan_hdr[0] << 16 |
+                                                                       (size_t)h->scan_hdr[1] << 8 | h->scan_hdr[2]) == 5)
+            want = 9 + 5;
+        if (h->scan_have < want) {
+            size_t k = HY_MIN(want - h->scan_have, len - pos);
+            memcpy(h->scan_hdr + h->scan_have, p + pos, k);
+            h->scan_have += k;
+            pos += k;
+            if (h->scan_have < want || want == 9)
+                continue; /* a PRIORITY frame's payload is read next */
+        }
+        const uint8_t *f = h->scan_hdr;
+        size_t flen = (size_t)f[0] << 16 | (size_t)f[1] << 8 | f[2];
+        h->scan_have = 0;
+        if (want == 9 + 5) {
+            int32_t id = (int32_t)(((uint32_t)f[5] << 24 | (uint32_t)f[6] << 16 | (uint32_t)f[7] << 8 | f[8]) &
+                                   0x7fffffff);
+            int32_t dep = (int32_t)(((uint32_t)f[9] << 24 | (uint32_t)f[10] << 16 | (uint32_t)f[11] << 8 | f[12]) &
+                                    0x7fffffff);
+            if (id != 0 && dep == id) {
+                *sid = id;
+                return start;
+            }
+        } else {
+            h->scan_skip = flen;
+        }
+    }
+    return len;
+}
+
 static void on_read(hy_sock_t *s, const char *err)
 {
     h2conn_t *h = s->data;
@@ -982,10 +1028,17 @@ static void on_read(hy_sock_t *s, const char *err)
     if (in->len && !h->fatal) {
         h->in_recv = true;
         h->new_in_read = 0;
-        hy_ng_ssize n = hy_ng_mem_recv(h->ng, (const uint8_t *)hy_buf_data(in), in->len);
+        int32_t self_dep = 0;
+        size_t feed = scan_priority(h, (const uint8_t *)hy_buf_data(in), in->len, &self_dep);
+        hy_ng_ssize n = hy_ng_mem_recv(h->ng, (const uint8_t *)hy_buf_data(in), feed);
         h->in_recv = false;
         if (h->closed)
             return;
+        if (self_dep && n >= 0 && !h->fatal) {
+            hy_log_conn(HY_LOG_INFO, h->c->id, "client sent PRIORITY frame for stream %d with incorrect dependency, "
+                        "client: %s", self_dep, h->c->peer_text);
+            conn_error(h, NGHTTP2_PROTOCOL_ERROR);
+        }
         if (h->feed_pending) { /* request body bytes this read brought, handed on together */
             h->feed_pending = false;
             for (h2stream_t *st = h->streams, *nx; st && !h->closed; st = nx) {

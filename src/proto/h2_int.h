@@ -46,6 +46,11 @@ typedef struct h2conn {
         hy_h2_prio_t prio;
     } prio_pending[PRIO_PENDING_MAX]; /* PRIORITY_UPDATEs for idle streams (RFC 9218 §7.1), oldest first */
     size_t prio_npending;
+    /* frame boundaries of the input, followed before nghttp2 reads it (scan_priority, h2.c): with RFC 9218 on,
+     * nghttp2 skips PRIORITY payloads unread, so a self-dependency (a connection error for nginx) is found here */
+    uint8_t scan_hdr[9 + 5]; /* the frame header (and a PRIORITY payload) so far */
+    size_t scan_have;
+    size_t scan_skip; /* payload bytes of the current frame still to pass over */
     char ext[4 + PRIO_FIELD_MAX]; /* the PRIORITY_UPDATE frame being received */
     size_t ext_len;
     bool ext_over;

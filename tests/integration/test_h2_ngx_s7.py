@@ -108,3 +108,50 @@ def test_not_a_preface_nor_a_method_is_answered_400_at_once(server, data):
         assert got.startswith(b'HTTP/1.1 400 Bad Request\r\n')
     finally:
         s.close()
+
+
+def goaway(c, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for e in c.events:
+            if isinstance(e, h2.events.ConnectionTerminated):
+                return e
+        if c.closed:
+            break
+        c.read(0.5)
+    return next((e for e in c.events if isinstance(e, h2.events.ConnectionTerminated)), None)
+
+
+@pytest.mark.parametrize('split', [False, True])
+def test_priority_frame_depending_on_its_own_stream_is_a_connection_error(server, split):
+    srv = h2srv(server, 'location / { return 200 "ok"; }')
+    c = H2(srv.port)
+    try:
+        sid = c.request('/')
+        assert c.response(sid)[0] == 200
+        f = frame(0x2, 0, sid, struct.pack('>IB', sid, 15))  # PRIORITY: stream 1 depends on stream 1
+        if split:  # the frame in two reads: its header, then its payload
+            c.send_raw(f[:11])
+            assert not c.read(0.3)
+            f = f[11:]
+        c.send_raw(f)
+        g = goaway(c)
+        assert g is not None and g.error_code == 1 and g.last_stream_id == sid  # PROTOCOL_ERROR
+    finally:
+        c.close()
+
+
+def test_priority_frames_on_other_streams_are_accepted(server):
+    # RFC 7540 PRIORITY frames are read and let be (hayate schedules by RFC 9218): the connection goes on
+    srv = h2srv(server, 'location / { return 200 "ok"; }')
+    c = H2(srv.port)
+    try:
+        c.send_raw(frame(0x2, 0, 3, struct.pack('>IB', 0x80000001, 255)) + frame(0x2, 0, 5, struct.pack('>IB', 3, 0)))
+        sid = c.request('/')
+        assert c.response(sid)[0] == 200
+        c.send_raw(frame(0x2, 0, sid, struct.pack('>IB', 5, 7)))
+        sid = c.request('/')
+        assert c.response(sid)[0] == 200
+        assert goaway(c, 0.3) is None
+    finally:
+        c.close()
