@@ -317,6 +317,13 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame, const uint
      * field (what SETTINGS_MAX_HEADER_LIST_SIZE announces) may not pass the size * number either */
     st->header_bytes += namelen + valuelen;
     st->header_fields++;
+    if (namelen <= h->field_limit && valuelen <= h->field_limit && st->header_bytes > h->header_limit) {
+        /* fields that fit one by one but not together (indexed ones cost their decoded size): as nginx, a
+         * connection error */
+        hy_log_conn(HY_LOG_INFO, h->c->id, "client sent too large header, client: %s", h->c->peer_text);
+        conn_error(h, NGHTTP2_ENHANCE_YOUR_CALM);
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    }
     if (namelen > h->field_limit || valuelen > h->field_limit || st->header_bytes > h->header_limit ||
         32 * (uint64_t)st->header_fields > h->header_limit) {
         hy_log_conn(HY_LOG_INFO, h->c->id, "client sent too large header list (header list bomb), client: %s",

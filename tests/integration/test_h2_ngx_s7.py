@@ -155,3 +155,17 @@ def test_priority_frames_on_other_streams_are_accepted(server):
         assert goaway(c, 0.3) is None
     finally:
         c.close()
+
+
+@pytest.mark.hayate_only  # nginx 1.22 bounds the list by http2_max_header_size; 1.25 by large_client_header_buffers
+def test_header_list_larger_than_the_buffers_is_a_connection_error(server):
+    # large_client_header_buffers 1 512: each field fits, the two together (one of them from the HPACK table) do not
+    srv = h2srv(server, 'location / { return 200 "ok"; }', 'large_client_header_buffers 1 512;')
+    c = H2(srv.port)
+    try:
+        assert c.get('/', headers=[('longname', 'x' * 400)])[0] == 200  # indexed by python-h2's encoder
+        c.request("/", headers=[("longname", "x" * 400), ("longname", "x" * 400)])
+        g = goaway(c)
+        assert g is not None and g.error_code == 0xb  # ENHANCE_YOUR_CALM
+    finally:
+        c.close()
