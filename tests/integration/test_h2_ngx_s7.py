@@ -16,6 +16,7 @@ import h2.events
 import pytest
 
 from conftest import IS_NGINX, simple
+from helpers.apppeers import fcgi_peer
 from helpers.backend import Backend
 from helpers.h2client import H2
 
@@ -169,3 +170,26 @@ def test_header_list_larger_than_the_buffers_is_a_connection_error(server):
         assert g is not None and g.error_code == 0xb  # ENHANCE_YOUR_CALM
     finally:
         c.close()
+
+
+def test_unbuffered_fastcgi_gets_the_end_of_stdin_with_the_end_of_stream(server, prefix):
+    # content-length: 0 on a stream not ended yet, fastcgi_request_buffering off: the empty STDIN record (the end of
+    # the body) goes to the application when the client's END_STREAM comes, not with the request (the peer answers
+    # only once it has it)
+    peer = fcgi_peer(prefix.tmp, unix=False)
+    try:
+        srv = h2srv(server, 'location / { fastcgi_request_buffering off; fastcgi_pass %s; '
+                            'fastcgi_param REQUEST_URI /body; }' % peer.addr)
+        c = H2(srv.port)
+        try:
+            sid = c.request('/', method='POST', headers=[('content-length', '0')], end=False)
+            with pytest.raises(TimeoutError):
+                c.response(sid, timeout=1.0)  # no answer while the stream is open
+            c.conn.end_stream(sid)
+            c.flush()
+            status, _, body = c.response(sid)
+            assert status == 200 and body.startswith(b'0 ')
+        finally:
+            c.close()
+    finally:
+        peer.stop()
