@@ -966,10 +966,63 @@ static bool client_preface(h2conn_t *h, hy_buf_t *in, const char *err)
     return true;
 }
 
+/* An HPACK integer with an n-bit prefix at p[*i]: false if the block ends inside it. */
+static bool hpack_int(const uint8_t *p, size_t len, size_t *i, unsigned n, size_t *v)
+{
+    size_t mask = ((size_t)1 << n) - 1;
+    *v = p[(*i)++] & mask;
+    if (*v < mask)
+        return true;
+    for (unsigned shift = 0;; shift += 7) {
+        if (*i >= len)
+            return false;
+        uint8_t b = p[(*i)++];
+        if (shift < 28)
+            *v += (size_t)(b & 0x7f) << shift;
+        else
+            *v = SIZE_MAX; /* too long: nghttp2 answers it (COMPRESSION_ERROR) */
+        if (!(b & 0x80))
+            return true;
+    }
+}
+
+/* Whether a whole header block ends where a field representation ends (RFC 7541 §6): nginx answers one that ends
+ * inside a representation as a frame of incorrect length (FRAME_SIZE_ERROR), nghttp2 as COMPRESSION_ERROR. Only
+ * the structure is read; the fields themselves are nghttp2's. */
+static bool hpack_block_whole(const uint8_t *p, size_t len)
+{
+    size_t i = 0, v;
+    while (i < len) {
+        uint8_t b = p[i];
+        if (b & 0x80) { /* indexed */
+            if (!hpack_int(p, len, &i, 7, &v))
+                return false;
+            continue;
+        }
+        if ((b & 0xe0) == 0x20) { /* dynamic table size update */
+            if (!hpack_int(p, len, &i, 5, &v))
+                return false;
+            continue;
+        }
+        if (!hpack_int(p, len, &i, b & 0x40 ? 6 : 4, &v)) /* a literal: its name's index, 0 for a literal name */
+            return false;
+        for (int strings = v == 0 ? 2 : 1; strings > 0; strings--) {
+            if (i >= len || !hpack_int(p, len, &i, 7, &v))
+                return false;
+            if (v > len - i)
+                return v == SIZE_MAX; /* an overlong length is nghttp2's to refuse */
+            i += v;
+        }
+    }
+    return true;
+}
+
 /* Follows the frames of the input nghttp2 is about to read. Returns how many bytes of [p, p+len) come before a
- * PRIORITY frame whose stream depends on itself (RFC 7540 §5.3.1; nginx makes it a connection error), len if none:
- * with RFC 9218 priorities on, nghttp2 passes over PRIORITY payloads without reading them. */
-static size_t scan_priority(h2conn_t *h, const uint8_t *p, size_t len, int32_t *sid)
+ * PRIORITY frame whose stream depends on itself (RFC 7540 §5.3.1; nginx makes it a connection error: *code
+ * PROTOCOL_ERROR), or before a HEADERS frame whose whole header block, all in this read, ends inside a field
+ * (*code FRAME_SIZE_ERROR, as nginx), len if none: with RFC 9218 priorities on, nghttp2 passes over PRIORITY
+ * payloads without reading them. */
+static size_t scan_frames(h2conn_t *h, const uint8_t *p, size_t len, int32_t *sid, uint32_t *code)
 {
     size_t pos = 0, start = 0;
     while (pos < len) {
@@ -1003,10 +1056,29 @@ static size_t scan_priority(h2conn_t *h, const uint8_t *p, size_t len, int32_t *
                                     0x7fffffff);
             if (id != 0 && dep == id) {
                 *sid = id;
+                *code = NGHTTP2_PROTOCOL_ERROR;
                 return start;
             }
         } else {
             h->scan_skip = flen;
+            if (f[3] == NGHTTP2_HEADERS && (f[4] & NGHTTP2_FLAG_END_HEADERS) && pos - start == 9 && flen <= len - pos) {
+                const uint8_t *b = p + pos;
+                size_t blen = flen;
+                if (f[4] & NGHTTP2_FLAG_PADDED) { /* nghttp2 judges a bad pad length */
+                    blen = blen > 0 && b[0] < blen ? blen - 1 - b[0] : 0;
+                    b++;
+                }
+                if (f[4] & NGHTTP2_FLAG_PRIORITY) {
+                    b += HY_MIN(blen, 5);
+                    blen -= HY_MIN(blen, 5);
+                }
+                if (!hpack_block_whole(b, blen)) {
+                    *sid = (int32_t)(((uint32_t)f[5] << 24 | (uint32_t)f[6] << 16 | (uint32_t)f[7] << 8 | f[8]) &
+                                     0x7fffffff);
+                    *code = NGHTTP2_FRAME_SIZE_ERROR;
+                    return start;
+                }
+            }
         }
     }
     return len;
@@ -1035,16 +1107,21 @@ static void on_read(hy_sock_t *s, const char *err)
     if (in->len && !h->fatal) {
         h->in_recv = true;
         h->new_in_read = 0;
-        int32_t self_dep = 0;
-        size_t feed = scan_priority(h, (const uint8_t *)hy_buf_data(in), in->len, &self_dep);
+        int32_t bad_sid = 0;
+        uint32_t code = 0;
+        size_t feed = scan_frames(h, (const uint8_t *)hy_buf_data(in), in->len, &bad_sid, &code);
         hy_ng_ssize n = hy_ng_mem_recv(h->ng, (const uint8_t *)hy_buf_data(in), feed);
         h->in_recv = false;
         if (h->closed)
             return;
-        if (self_dep && n >= 0 && !h->fatal) {
-            hy_log_conn(HY_LOG_INFO, h->c->id, "client sent PRIORITY frame for stream %d with incorrect dependency, "
-                        "client: %s", self_dep, h->c->peer_text);
-            conn_error(h, NGHTTP2_PROTOCOL_ERROR);
+        if (code && n >= 0 && !h->fatal) {
+            if (code == NGHTTP2_PROTOCOL_ERROR)
+                hy_log_conn(HY_LOG_INFO, h->c->id, "client sent PRIORITY frame for stream %d with incorrect "
+                            "dependency, client: %s", bad_sid, h->c->peer_text);
+            else
+                hy_log_conn(HY_LOG_INFO, h->c->id, "client sent header block with incorrect length, client: %s",
+                            h->c->peer_text);
+            conn_error(h, code);
         }
         if (h->feed_pending) { /* request body bytes this read brought, handed on together */
             h->feed_pending = false;

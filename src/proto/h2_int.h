@@ -46,7 +46,7 @@ typedef struct h2conn {
         hy_h2_prio_t prio;
     } prio_pending[PRIO_PENDING_MAX]; /* PRIORITY_UPDATEs for idle streams (RFC 9218 §7.1), oldest first */
     size_t prio_npending;
-    /* frame boundaries of the input, followed before nghttp2 reads it (scan_priority, h2.c): with RFC 9218 on,
+    /* frame boundaries of the input, followed before nghttp2 reads it (scan_frames, h2.c): with RFC 9218 on,
      * nghttp2 skips PRIORITY payloads unread, so a self-dependency (a connection error for nginx) is found here */
     uint8_t scan_hdr[9 + 5]; /* the frame header (and a PRIORITY payload) so far */
     size_t scan_have;

@@ -193,3 +193,45 @@ def test_unbuffered_fastcgi_gets_the_end_of_stdin_with_the_end_of_stream(server,
             c.close()
     finally:
         peer.stop()
+
+
+@pytest.mark.parametrize('block', [b'\xff', b'\x42\xff', b'\x42\x05abc', b'\x40\x03ab'])
+def test_header_block_ending_inside_a_field_is_frame_size_error(server, block):
+    # an index, a string length, a string, a name cut by the end of the block (END_HEADERS): nginx's "header block
+    # with incorrect length", FRAME_SIZE_ERROR
+    srv = h2srv(server, 'location / { return 200 "ok"; }')
+    c = H2(srv.port)
+    try:
+        c.send_raw(frame(0x1, 0x5, 1, block))
+        g = goaway(c)
+        assert g is not None and g.error_code == 0x6
+    finally:
+        c.close()
+
+
+def test_header_blocks_that_end_on_a_field_are_read(server):
+    # the same scan lets whole blocks through: literal names and values, indexed fields, padding, priority block
+    srv = h2srv(server, 'location / { return 200 "ok"; }')
+    c = H2(srv.port)
+    try:
+        block = (b'\x82\x86\x84'  # :method GET, :scheme http, :path /
+                 b'\x41\x09localhost'  # :authority, literal with indexing
+                 b'\x00\x05x-foo\x03bar')  # a literal name and value without indexing
+        c.send_raw(frame(0x1, 0x5 | 0x8 | 0x20, 1, b'\x02' + struct.pack('>IB', 0, 15) + block + b'\x00\x00'))
+        # read as raw frames: python-h2 knows nothing of a stream it did not open
+        buf, status, deadline = b'', None, time.monotonic() + 5
+        while status is None:
+            assert time.monotonic() < deadline, 'no response'
+            c.sock.settimeout(max(0.1, deadline - time.monotonic()))
+            data = c.sock.recv(65536)
+            assert data, 'connection closed'
+            buf += data
+            while len(buf) >= 9 and len(buf) >= 9 + int.from_bytes(buf[:3], 'big'):
+                n = int.from_bytes(buf[:3], 'big')
+                ftype, sid, payload, buf = buf[3], int.from_bytes(buf[5:9], 'big'), buf[9:9 + n], buf[9 + n:]
+                assert ftype != 0x7, 'GOAWAY'
+                if ftype == 0x1 and sid == 1:
+                    status = dict(c.conn.decoder.decode(payload))[':status']
+        assert status == '200'
+    finally:
+        c.close()
