@@ -363,6 +363,15 @@ static void feed_body(h1conn_t *h)
         }
         p = hy_buf_data(in);
         size_t took = hy_req__body_in(req, p, n, last);
+        if (h->state == ST_REQ && !h->body_reading && !h->body_chunked) {
+            /* the response ended while the handler took these bytes and body_stop ran (it drops the decoded
+             * chunked bytes itself): the bytes taken are this body's, not the start of the next request */
+            hy_buf_consume(in, took);
+            h->body_left -= (int64_t)took;
+            req->request_length += (int64_t)took;
+            if (h->body_left == 0)
+                h->body_pending = false;
+        }
         if (h->state != ST_REQ || !h->body_reading)
             break; /* closed, or the response ended and body_stop ran */
         hy_buf_consume(in, took);
@@ -797,6 +806,19 @@ static void to_h2(h1conn_t *h)
     hy_h2_attach(c);
 }
 
+/* The start of an incomplete request line: false if the method so far has a byte other than A-Z, '_' and '-' (the
+ * parser takes any token; a complete line with such a method is answered 400 below, as nginx answers it). */
+static bool method_prefix_ok(const char *p, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (p[i] == '\r' || p[i] == '\n'))
+        i++;
+    for (; i < len && p[i] != ' '; i++)
+        if (!((p[i] >= 'A' && p[i] <= 'Z') || p[i] == '_' || p[i] == '-'))
+            return false;
+    return true;
+}
+
 static void try_parse(h1conn_t *h, const char *err)
 {
     hy_buf_t *in = &h->c->sock.input;
@@ -836,6 +858,10 @@ static void try_parse(h1conn_t *h, const char *err)
     }
     if (n == -2) {
         h->last_len = in->len;
+        if (!method_prefix_ok(data, in->len)) { /* nginx answers a bad method byte as it comes, not at the line's end */
+            bad_request(h, 400, "client sent invalid method", NULL);
+            return;
+        }
         if (err == hy_err_buf_full) {
             /* nginx: a request line that does not fit is 414, a header section that does not fit is 400 */
             const char *eol = memchr(data, '\n', in->len);

@@ -317,6 +317,13 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame, const uint
      * field (what SETTINGS_MAX_HEADER_LIST_SIZE announces) may not pass the size * number either */
     st->header_bytes += namelen + valuelen;
     st->header_fields++;
+    if (namelen <= h->field_limit && valuelen <= h->field_limit && st->header_bytes > h->header_limit) {
+        /* fields that fit one by one but not together (indexed ones cost their decoded size): as nginx, a
+         * connection error */
+        hy_log_conn(HY_LOG_INFO, h->c->id, "client sent too large header, client: %s", h->c->peer_text);
+        conn_error(h, NGHTTP2_ENHANCE_YOUR_CALM);
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    }
     if (namelen > h->field_limit || valuelen > h->field_limit || st->header_bytes > h->header_limit ||
         32 * (uint64_t)st->header_fields > h->header_limit) {
         hy_log_conn(HY_LOG_INFO, h->c->id, "client sent too large header list (header list bomb), client: %s",
@@ -960,6 +967,124 @@ static bool client_preface(h2conn_t *h, hy_buf_t *in, const char *err)
     return true;
 }
 
+/* An HPACK integer with an n-bit prefix at p[*i]: false if the block ends inside it. */
+static bool hpack_int(const uint8_t *p, size_t len, size_t *i, unsigned n, size_t *v)
+{
+    size_t mask = ((size_t)1 << n) - 1;
+    *v = p[(*i)++] & mask;
+    if (*v < mask)
+        return true;
+    for (unsigned shift = 0;; shift += 7) {
+        if (*i >= len)
+            return false;
+        uint8_t b = p[(*i)++];
+        if (shift < 28)
+            *v += (size_t)(b & 0x7f) << shift;
+        else
+            *v = SIZE_MAX; /* too long: nghttp2 answers it (COMPRESSION_ERROR) */
+        if (!(b & 0x80))
+            return true;
+    }
+}
+
+/* Whether a whole header block ends where a field representation ends (RFC 7541 §6): nginx answers one that ends
+ * inside a representation as a frame of incorrect length (FRAME_SIZE_ERROR), nghttp2 as COMPRESSION_ERROR. Only
+ * the structure is read; the fields themselves are nghttp2's. */
+static bool hpack_block_whole(const uint8_t *p, size_t len)
+{
+    size_t i = 0, v;
+    while (i < len) {
+        uint8_t b = p[i];
+        if (b & 0x80) { /* indexed */
+            if (!hpack_int(p, len, &i, 7, &v))
+                return false;
+            continue;
+        }
+        if ((b & 0xe0) == 0x20) { /* dynamic table size update */
+            if (!hpack_int(p, len, &i, 5, &v))
+                return false;
+            continue;
+        }
+        if (!hpack_int(p, len, &i, b & 0x40 ? 6 : 4, &v)) /* a literal: its name's index, 0 for a literal name */
+            return false;
+        for (int strings = v == 0 ? 2 : 1; strings > 0; strings--) {
+            if (i >= len || !hpack_int(p, len, &i, 7, &v))
+                return false;
+            if (v > len - i)
+                return v == SIZE_MAX; /* an overlong length is nghttp2's to refuse */
+            i += v;
+        }
+    }
+    return true;
+}
+
+/* Follows the frames of the input nghttp2 is about to read. Returns how many bytes of [p, p+len) come before a
+ * PRIORITY frame whose stream depends on itself (RFC 7540 §5.3.1; nginx makes it a connection error: *code
+ * PROTOCOL_ERROR), or before a HEADERS frame whose whole header block, all in this read, ends inside a field
+ * (*code FRAME_SIZE_ERROR, as nginx), len if none: with RFC 9218 priorities on, nghttp2 passes over PRIORITY
+ * payloads without reading them. */
+static size_t scan_frames(h2conn_t *h, const uint8_t *p, size_t len, int32_t *sid, uint32_t *code)
+{
+    size_t pos = 0, start = 0;
+    while (pos < len) {
+        if (h->scan_skip) {
+            size_t k = HY_MIN(h->scan_skip, len - pos);
+            pos += k;
+            h->scan_skip -= k;
+            continue;
+        }
+        if (h->scan_have == 0)
+            start = pos;
+        size_t want = 9;
+        if (h->scan_have >= 9 && h->scan_hdr[3] == NGHTTP2_PRIORITY && ((size_t)h->scan_hdr[0] << 16 |
+                                                                       (size_t)h->scan_hdr[1] << 8 | h->scan_hdr[2]) == 5)
+            want = 9 + 5;
+        if (h->scan_have < want) {
+            size_t k = HY_MIN(want - h->scan_have, len - pos);
+            memcpy(h->scan_hdr + h->scan_have, p + pos, k);
+            h->scan_have += k;
+            pos += k;
+            if (h->scan_have < want || want == 9)
+                continue; /* a PRIORITY frame's payload is read next */
+        }
+        const uint8_t *f = h->scan_hdr;
+        size_t flen = (size_t)f[0] << 16 | (size_t)f[1] << 8 | f[2];
+        h->scan_have = 0;
+        if (want == 9 + 5) {
+            int32_t id = (int32_t)(((uint32_t)f[5] << 24 | (uint32_t)f[6] << 16 | (uint32_t)f[7] << 8 | f[8]) &
+                                   0x7fffffff);
+            int32_t dep = (int32_t)(((uint32_t)f[9] << 24 | (uint32_t)f[10] << 16 | (uint32_t)f[11] << 8 | f[12]) &
+                                    0x7fffffff);
+            if (id != 0 && dep == id) {
+                *sid = id;
+                *code = NGHTTP2_PROTOCOL_ERROR;
+                return start;
+            }
+        } else {
+            h->scan_skip = flen;
+            if (f[3] == NGHTTP2_HEADERS && (f[4] & NGHTTP2_FLAG_END_HEADERS) && pos - start == 9 && flen <= len - pos) {
+                const uint8_t *b = p + pos;
+                size_t blen = flen;
+                if (f[4] & NGHTTP2_FLAG_PADDED) { /* nghttp2 judges a bad pad length */
+                    blen = blen > 0 && b[0] < blen ? blen - 1 - b[0] : 0;
+                    b++;
+                }
+                if (f[4] & NGHTTP2_FLAG_PRIORITY) {
+                    b += HY_MIN(blen, 5);
+                    blen -= HY_MIN(blen, 5);
+                }
+                if (!hpack_block_whole(b, blen)) {
+                    *sid = (int32_t)(((uint32_t)f[5] << 24 | (uint32_t)f[6] << 16 | (uint32_t)f[7] << 8 | f[8]) &
+                                     0x7fffffff);
+                    *code = NGHTTP2_FRAME_SIZE_ERROR;
+                    return start;
+                }
+            }
+        }
+    }
+    return len;
+}
+
 static void on_read(hy_sock_t *s, const char *err)
 {
     h2conn_t *h = s->data;
@@ -983,10 +1108,22 @@ static void on_read(hy_sock_t *s, const char *err)
     if (in->len && !h->fatal) {
         h->in_recv = true;
         h->new_in_read = 0;
-        hy_ng_ssize n = hy_ng_mem_recv(h->ng, (const uint8_t *)hy_buf_data(in), in->len);
+        int32_t bad_sid = 0;
+        uint32_t code = 0;
+        size_t feed = scan_frames(h, (const uint8_t *)hy_buf_data(in), in->len, &bad_sid, &code);
+        hy_ng_ssize n = hy_ng_mem_recv(h->ng, (const uint8_t *)hy_buf_data(in), feed);
         h->in_recv = false;
         if (h->closed)
             return;
+        if (code && n >= 0 && !h->fatal) {
+            if (code == NGHTTP2_PROTOCOL_ERROR)
+                hy_log_conn(HY_LOG_INFO, h->c->id, "client sent PRIORITY frame for stream %d with incorrect "
+                            "dependency, client: %s", bad_sid, h->c->peer_text);
+            else
+                hy_log_conn(HY_LOG_INFO, h->c->id, "client sent header block with incorrect length, client: %s",
+                            h->c->peer_text);
+            conn_error(h, code);
+        }
         if (h->feed_pending) { /* request body bytes this read brought, handed on together */
             h->feed_pending = false;
             for (h2stream_t *st = h->streams, *nx; st && !h->closed; st = nx) {

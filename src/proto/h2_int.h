@@ -46,6 +46,11 @@ typedef struct h2conn {
         hy_h2_prio_t prio;
     } prio_pending[PRIO_PENDING_MAX]; /* PRIORITY_UPDATEs for idle streams (RFC 9218 §7.1), oldest first */
     size_t prio_npending;
+    /* frame boundaries of the input, followed before nghttp2 reads it (scan_frames, h2.c): with RFC 9218 on,
+     * nghttp2 skips PRIORITY payloads unread, so a self-dependency (a connection error for nginx) is found here */
+    uint8_t scan_hdr[9 + 5]; /* the frame header (and a PRIORITY payload) so far */
+    size_t scan_have;
+    size_t scan_skip; /* payload bytes of the current frame still to pass over */
     char ext[4 + PRIO_FIELD_MAX]; /* the PRIORITY_UPDATE frame being received */
     size_t ext_len;
     bool ext_over;
@@ -72,6 +77,7 @@ struct h2stream {
      * does not match its content-length, answered 400 when the handler reads it (body_bad) */
     char *bad;
     bool regular_seen, body_bad;
+    bool window_open; /* a buffered body's stream window was opened to the maximum (hy_h2_feed_body) */
     /* RFC 9218 (h2_stream.c, hy_h2_set_priority) */
     hy_h2_prio_t prio;
     hy_str_t prio_field; /* the priority header field(s) while the head arrives */

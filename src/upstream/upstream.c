@@ -1039,7 +1039,8 @@ static void on_body(hy_req_t *req, const char *err)
     hy_req_body_t *b = req->body_in;
     int64_t len = b->received;
     if (!u->body_kept)
-        u->body_length = len > 0 || req->content_length >= 0 ? len : HY_UREQ_BODY_NONE;
+        /* an HTTP/2 body that came as empty DATA frames is a body all the same: "Content-Length: 0", as nginx */
+        u->body_length = len > 0 || req->content_length >= 0 || req->body_follows ? len : HY_UREQ_BODY_NONE;
     u->state = HY_UREQ_CONNECT;
     first_try(u);
 }
@@ -1081,7 +1082,9 @@ int hy_upstream_start(hy_ureq_t *u)
         u->body_kept = true;
     } else if (req->content_length == 0) {
         u->body_length = 0;
-        has_body = req->h_expect != NULL; /* read (empty) all the same: nginx answers "Expect" with 100 Continue */
+        /* read (empty) all the same: nginx answers "Expect" with 100 Continue; an HTTP/2 stream not ended yet is
+         * waited for (its END_STREAM ends the body sent unbuffered: FastCGI's empty stdin record comes then) */
+        has_body = req->h_expect != NULL || req->body_follows;
     }
     if (req->body_in && req->body_in->failed) {
         /* a body that failed (an error_page redirect after 400/413 came here): nginx discarded it, none is sent */
