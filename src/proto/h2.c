@@ -1025,8 +1025,8 @@ static bool client_preface(h2conn_t *h, hy_buf_t *in, const char *err)
 }
 
 /* nghttp2 reads the bytes, in pieces that end after each PRIORITY frame depending on its own stream: with RFC 7540
- * priorities off nghttp2 skips PRIORITY frames unchecked and unannounced, and such a frame is a stream error
- * (RFC 9113 §5.3.1, nginx resets the stream); and after the header of a DATA frame on a stream that may be closed
+ * priorities off nghttp2 skips PRIORITY frames unchecked and unannounced, and such a frame is a connection error
+ * PROTOCOL_ERROR as nginx makes it (RFC 9113 §5.3.1 allows a stream error; an idle stream cannot be reset); and after the header of a DATA frame on a stream that may be closed
  * (closed_stream_frame). Only frame headers are walked, and a PRIORITY frame's 5 bytes. */
 static int32_t scan_sid(const h2conn_t *h)
 {
@@ -1093,10 +1093,8 @@ static hy_ng_ssize recv_frames(h2conn_t *h, const uint8_t *p, size_t n)
             return (hy_ng_ssize)n;
         hy_log_conn(HY_LOG_INFO, h->c->id, "client sent PRIORITY frame for stream %d with incorrect dependency, "
                     "client: %s", sid, h->c->peer_text);
-        if (sid > h->max_sid) /* idle: no RST_STREAM can name it (nghttp2 would not send one), the connection ends */
-            conn_error(h, NGHTTP2_PROTOCOL_ERROR);
-        else
-            nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, sid, NGHTTP2_PROTOCOL_ERROR);
+        conn_error(h, NGHTTP2_PROTOCOL_ERROR);
+        return (hy_ng_ssize)n;
     }
     if (done == n)
         return (hy_ng_ssize)n;

@@ -38,6 +38,7 @@ def still_serves(c, sid):
     assert status == 200 and body == b'body', frames
 
 
+@pytest.mark.hayate_only  # nginx 1.22 ignores DATA on a stream it closed, whatever the client did
 def test_data_after_the_client_reset_the_stream(srv):
     # RFC 9113 §5.1 (closed): a frame other than PRIORITY after the RST_STREAM the client sent: STREAM_CLOSED
     c = Raw(srv.port)
@@ -50,6 +51,7 @@ def test_data_after_the_client_reset_the_stream(srv):
         c.close()
 
 
+@pytest.mark.hayate_only  # nginx 1.22 ignores DATA on a stream it closed, whatever the client did
 def test_data_after_the_stream_closed(srv):
     # the request ended (END_STREAM), the response went out: the stream is closed, DATA on it is STREAM_CLOSED
     c = Raw(srv.port)
@@ -66,6 +68,7 @@ def test_data_after_the_stream_closed(srv):
         c.close()
 
 
+@pytest.mark.hayate_only  # nginx 1.22 ignores DATA on a stream it closed, whatever the client did
 def test_data_after_end_stream_in_the_same_read(srv):
     # RFC 9113 §6.1: DATA on a stream half-closed (remote) or closed is STREAM_CLOSED, whether the stream is still
     # open on our side (nghttp2's verdict) or already forgotten
@@ -142,40 +145,38 @@ def test_priority_on_stream_0_is_a_connection_error(srv):
         c.close()
 
 
-def test_priority_depending_on_its_own_open_stream(srv):
-    # RFC 9113 §5.3.1: a stream error; the connection and its other streams go on
+def test_priority_depending_on_its_own_stream(srv):
+    # RFC 9113 §5.3.1 makes it a stream error; nginx ends the connection (GOAWAY PROTOCOL_ERROR, the last stream
+    # processed), and so does hayate, for an open, closed or idle stream alike
+    c = Raw(srv.port)
+    try:
+        c.headers(1)
+        still_serves(c, 1)
+        c.send(frame(PRIORITY, 0, 1, struct.pack('>IB', 1, 15)))
+        assert goaway_of(c.read_until(lambda f: f[0] == GOAWAY)) == (1, PROTOCOL_ERROR)
+    finally:
+        c.close()
     c = Raw(srv.port)
     try:
         c.headers(1, method='POST', end=False, extra=[('content-length', '10')])
-        c.send(frame(PRIORITY, 0, 1, struct.pack('>IB', 1, 15)))
-        frames = until_rst(c, 1, PROTOCOL_ERROR)
-        assert rst_code(frames, 1) == PROTOCOL_ERROR, frames
-        c.headers(3)
-        still_serves(c, 3)
-    finally:
-        c.close()
-
-
-def test_priority_depending_on_its_own_idle_stream(srv):
-    # an idle stream cannot be reset (RFC 9113 §5.1): hayate ends the connection (nginx resets the stream anyway)
-    c = Raw(srv.port)
-    try:
-        c.send(frame(PRIORITY, 0, 1, struct.pack('>IB', 1, 15)))
-        frames = c.read_until(lambda f: f[0] in (GOAWAY, RST_STREAM))
-        assert rst_code(frames, 1) == PROTOCOL_ERROR or goaway_of(frames)[1] == PROTOCOL_ERROR, frames
+        c.send(frame(PRIORITY, 0, 3, struct.pack('>IB', 3, 15)))
+        frames = c.read_until(lambda f: f[0] == GOAWAY)
+        assert goaway_of(frames)[1] == PROTOCOL_ERROR, frames
     finally:
         c.close()
 
 
 def test_valid_priority_frames_change_nothing(srv):
-    # a PRIORITY frame on another stream, on an idle one, split across reads: the requests are served
+    # PRIORITY frames on idle streams, one depending on another, split across reads: the requests are served
     c = Raw(srv.port)
     try:
-        c.headers(1, method='POST', end=False, extra=[('content-length', '4')])
         p = frame(PRIORITY, 0, 1, struct.pack('>IB', 0, 15)) + frame(PRIORITY, 0, 5, struct.pack('>IB', 1, 15))
         c.send(p[:11])
-        c.send(p[11:] + frame(DATA, END_STREAM, 1, b'test'))
+        c.send(p[11:])
+        c.headers(1)
         still_serves(c, 1)
+        c.send(frame(PRIORITY, 0, 3, struct.pack('>IB', 5, 15))[:12])
+        c.send(frame(PRIORITY, 0, 3, struct.pack('>IB', 5, 15))[12:])
         c.headers(3)
         still_serves(c, 3)
     finally:
