@@ -1059,8 +1059,10 @@ static hy_ng_ssize recv_frames(h2conn_t *h, const uint8_t *p, size_t n)
                 done = i;
                 if (h->closed || h->fatal)
                     return (hy_ng_ssize)n;
-                if (hd.stream_id <= h->max_sid && nghttp2_session_find_stream(h->ng, hd.stream_id) == NULL)
+                if (hd.stream_id <= h->max_sid && nghttp2_session_find_stream(h->ng, hd.stream_id) == NULL) {
                     closed_stream_frame(h, &hd);
+                    h->scan_ign = (hd.flags & NGHTTP2_FLAG_PADDED) && hd.length > 0;
+                }
             }
             if (hd.type == NGHTTP2_RST_STREAM || (hd.flags & NGHTTP2_FLAG_END_STREAM))
                 closing = true;
@@ -1069,6 +1071,18 @@ static hy_ng_ssize recv_frames(h2conn_t *h, const uint8_t *p, size_t n)
             continue;
         }
         size_t k = HY_MIN(n - i, (size_t)h->scan_left);
+        if (h->scan_ign && h->scan_plen == 0) {
+            /* the pad length of a padded DATA frame nghttp2 ignores, unchecked there: one that leaves no room is
+             * a connection error PROTOCOL_ERROR (RFC 9113 §6.1) wherever the frame goes */
+            h->scan_ign = false;
+            uint32_t len = (uint32_t)h->scan_hdr[0] << 16 | (uint32_t)h->scan_hdr[1] << 8 | h->scan_hdr[2];
+            if (p[i] >= len) {
+                hy_log_conn(HY_LOG_INFO, h->c->id, "client sent padded DATA frame with incorrect length: %u, "
+                            "padding: %u, client: %s", len, p[i], h->c->peer_text);
+                conn_error(h, NGHTTP2_PROTOCOL_ERROR);
+                return (hy_ng_ssize)n;
+            }
+        }
         if (h->scan_hdr[3] == NGHTTP2_PRIORITY && h->scan_plen < 5) {
             size_t c = HY_MIN(k, (size_t)(5 - h->scan_plen));
             memcpy(h->scan_prio + h->scan_plen, p + i, c);

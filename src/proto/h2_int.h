@@ -49,6 +49,7 @@ typedef struct h2conn {
      * priorities off, their validity is judged here */
     uint8_t scan_hdr[9], scan_prio[5];
     uint8_t scan_hlen, scan_plen;
+    bool scan_ign; /* the DATA frame being walked is one nghttp2 ignores */
     uint32_t scan_left;
     size_t block_len;       /* the header block's bytes so far (HEADERS and CONTINUATION payloads) */
     uint64_t send_due;      /* when send_timeout next judges whether output moved */

@@ -181,3 +181,18 @@ def test_valid_priority_frames_change_nothing(srv):
         still_serves(c, 3)
     finally:
         c.close()
+
+
+def test_bad_padding_on_a_stream_we_reset_is_a_connection_error(srv):
+    # RFC 9113 §6.1: a pad length that leaves no room is a connection error PROTOCOL_ERROR, also in a DATA frame
+    # that reaches a stream already reset (nghttp2 skips such a frame's payload unread)
+    c = Raw(srv.port)
+    try:
+        c.headers(1, method='POST', end=False, extra=[('content-length', '10')])
+        frames = until_rst(c, 1, NO_ERROR)
+        assert rst_code(frames, 1) == NO_ERROR, frames
+        c.send(frame(DATA, 0x8, 1, b'\x06Test'))  # PADDED: 5 bytes, a pad length of 6
+        frames = c.read_until(lambda f: f[0] == GOAWAY)
+        assert goaway_of(frames)[1] == PROTOCOL_ERROR, frames
+    finally:
+        c.close()
