@@ -1027,7 +1027,8 @@ static bool client_preface(h2conn_t *h, hy_buf_t *in, const char *err)
 /* nghttp2 reads the bytes, in pieces that end after each PRIORITY frame depending on its own stream: with RFC 7540
  * priorities off nghttp2 skips PRIORITY frames unchecked and unannounced, and such a frame is a connection error
  * PROTOCOL_ERROR as nginx makes it (RFC 9113 §5.3.1 allows a stream error; an idle stream cannot be reset); and after the header of a DATA frame on a stream that may be closed
- * (closed_stream_frame). Only frame headers are walked, and a PRIORITY frame's 5 bytes. */
+ * (closed_stream_frame), and after a WINDOW_UPDATE of 0 on a stream (a stream error nghttp2 sees only on a stream
+ * it knows). Only frame headers are walked, and the payload of PRIORITY and WINDOW_UPDATE frames. */
 static int32_t scan_sid(const h2conn_t *h)
 {
     return (int32_t)(((uint32_t)h->scan_hdr[5] << 24 | (uint32_t)h->scan_hdr[6] << 16 | (uint32_t)h->scan_hdr[7] << 8 |
@@ -1083,7 +1084,7 @@ static hy_ng_ssize recv_frames(h2conn_t *h, const uint8_t *p, size_t n)
                 return (hy_ng_ssize)n;
             }
         }
-        if (h->scan_hdr[3] == NGHTTP2_PRIORITY && h->scan_plen < 5) {
+        if ((h->scan_hdr[3] == NGHTTP2_PRIORITY || h->scan_hdr[3] == NGHTTP2_WINDOW_UPDATE) && h->scan_plen < 5) {
             size_t c = HY_MIN(k, (size_t)(5 - h->scan_plen));
             memcpy(h->scan_prio + h->scan_plen, p + i, c);
             h->scan_plen += c;
@@ -1092,12 +1093,25 @@ static hy_ng_ssize recv_frames(h2conn_t *h, const uint8_t *p, size_t n)
         if (h->scan_left)
             break;
         h->scan_hlen = 0;
-        if (h->scan_hdr[3] != NGHTTP2_PRIORITY || h->scan_plen != 5)
-            continue;
         int32_t sid = scan_sid(h);
-        int32_t dep = (int32_t)(((uint32_t)h->scan_prio[0] << 24 | (uint32_t)h->scan_prio[1] << 16 |
+        int32_t val = (int32_t)(((uint32_t)h->scan_prio[0] << 24 | (uint32_t)h->scan_prio[1] << 16 |
                                  (uint32_t)h->scan_prio[2] << 8 | h->scan_prio[3]) & 0x7fffffff);
-        if (sid == 0 || dep != sid)
+        if (h->scan_hdr[3] == NGHTTP2_WINDOW_UPDATE && h->scan_plen == 4 && sid != 0 && val == 0) {
+            /* an increment of 0 is a stream error (RFC 9113 §6.9), which nghttp2 sees only on a stream it knows */
+            hy_ng_ssize r = hy_ng_mem_recv(h->ng, p + done, i - done);
+            if (r < 0)
+                return r;
+            done = i;
+            if (h->closed || h->fatal)
+                return (hy_ng_ssize)n;
+            if (sid <= h->max_sid && nghttp2_session_find_stream(h->ng, sid) == NULL) {
+                hy_log_conn(HY_LOG_INFO, h->c->id, "client sent WINDOW_UPDATE frame for closed stream %d with "
+                            "incorrect window increment 0, client: %s", sid, h->c->peer_text);
+                nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, sid, NGHTTP2_PROTOCOL_ERROR);
+            }
+            continue;
+        }
+        if (h->scan_hdr[3] != NGHTTP2_PRIORITY || h->scan_plen != 5 || sid == 0 || val != sid)
             continue;
         hy_ng_ssize r = hy_ng_mem_recv(h->ng, p + done, i - done);
         if (r < 0)

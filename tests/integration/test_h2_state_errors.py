@@ -7,8 +7,8 @@ import struct
 
 import pytest
 
-from test_h2_conformance import (DATA, END_HEADERS, END_STREAM, GOAWAY, HEADERS, LISTEN, RST_STREAM, Raw, frame,
-                                 goaway_of)
+from test_h2_conformance import (DATA, END_HEADERS, END_STREAM, GOAWAY, HEADERS, LISTEN, RST_STREAM, WINDOW_UPDATE, Raw,
+                                 frame, goaway_of)
 from conftest import simple
 
 PRIORITY = 2
@@ -194,5 +194,20 @@ def test_bad_padding_on_a_stream_we_reset_is_a_connection_error(srv):
         c.send(frame(DATA, 0x8, 1, b'\x06Test'))  # PADDED: 5 bytes, a pad length of 6
         frames = c.read_until(lambda f: f[0] == GOAWAY)
         assert goaway_of(frames)[1] == PROTOCOL_ERROR, frames
+    finally:
+        c.close()
+
+
+def test_window_update_of_0_on_a_stream_we_closed(srv):
+    # RFC 9113 §6.9: an increment of 0 on a stream is a stream error PROTOCOL_ERROR, also when the stream is closed
+    # on our side already (the response went out while the client had not ended its request)
+    c = Raw(srv.port)
+    try:
+        c.headers(1, method='POST', end=False, extra=[('content-length', '10')])
+        frames = until_rst(c, 1, NO_ERROR)
+        assert rst_code(frames, 1) == NO_ERROR, frames
+        c.send(frame(WINDOW_UPDATE, 0, 1, struct.pack('>I', 0)))
+        frames = until_rst(c, 1, PROTOCOL_ERROR)
+        assert rst_code(frames, 1) == PROTOCOL_ERROR or goaway_of(frames)[1] == PROTOCOL_ERROR, frames
     finally:
         c.close()
