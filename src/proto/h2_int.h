@@ -38,6 +38,19 @@ typedef struct h2conn {
     int32_t max_sid;        /* the highest client stream id a HEADERS frame used */
     int32_t rst_sent[8];    /* the last streams we reset: frames the client had sent on them are ignored */
     unsigned rst_next;
+    /* the last streams closed, and whether the client had ended or reset its side: its DATA or HEADERS on one is a
+     * STREAM_CLOSED error (RFC 9113 §5.1), which nghttp2, having forgotten the stream, would ignore (h2.c) */
+    struct {
+        int32_t id;
+        uint8_t how; /* CLOSED_* in h2.c */
+    } closed_ids[16];
+    unsigned closed_next;
+    /* the frame scanner ahead of nghttp2 (h2.c, recv_frames): nghttp2 skips PRIORITY frames with RFC 7540
+     * priorities off, their validity is judged here; so are DATA on forgotten streams and whole header blocks */
+    uint8_t scan_hdr[9], scan_prio[5];
+    uint8_t scan_hlen, scan_plen;
+    bool scan_ign; /* the DATA frame being walked is one nghttp2 ignores */
+    uint32_t scan_left;
     size_t block_len;       /* the header block's bytes so far (HEADERS and CONTINUATION payloads) */
     uint64_t send_due;      /* when send_timeout next judges whether output moved */
     uint64_t linger_deadline;
@@ -46,11 +59,6 @@ typedef struct h2conn {
         hy_h2_prio_t prio;
     } prio_pending[PRIO_PENDING_MAX]; /* PRIORITY_UPDATEs for idle streams (RFC 9218 §7.1), oldest first */
     size_t prio_npending;
-    /* frame boundaries of the input, followed before nghttp2 reads it (scan_frames, h2.c): with RFC 9218 on,
-     * nghttp2 skips PRIORITY payloads unread, so a self-dependency (a connection error for nginx) is found here */
-    uint8_t scan_hdr[9 + 5]; /* the frame header (and a PRIORITY payload) so far */
-    size_t scan_have;
-    size_t scan_skip; /* payload bytes of the current frame still to pass over */
     char ext[4 + PRIO_FIELD_MAX]; /* the PRIORITY_UPDATE frame being received */
     size_t ext_len;
     bool ext_over;
