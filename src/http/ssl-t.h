@@ -49,6 +49,8 @@ typedef struct hy_http_ssl_srv_conf {
     hy_complex_t *cert_values, *key_values; /* variables in ssl_certificate(_key): every pair is loaded per
                                              * handshake (ncert_values of them); NULL when all are static */
     size_t ncert_values;
+    struct hy_ssl_cache *cert_cache; /* ssl_certificate_cache for those (NULL: off) */
+    int cert_cache_set;
     SSL_CTX *ctx;     /* owned by the generation (freed with its arena) */
 } hy_http_ssl_srv_conf_t;
 

@@ -16,6 +16,7 @@
 #include "http2_module.h"
 #include "ssl_session.h"
 #include "ssl_ocsp.h"
+#include "ssl_cache.h"
 #include "conn.h"
 #include "request.h"
 #include "phases.h"
@@ -88,8 +89,10 @@ static int push_path(hy_conf_t *cf, hy_array_t **arr, hy_str_t v)
     if (*arr == NULL)
         *arr = hy_array_create(cf->pool, 2, sizeof(hy_str_t));
     hy_str_t *p = hy_array_push(*arr);
-    if (v.len > 5 && memcmp(v.ptr, "data:", 5) == 0)
-        return hy_conf_error(cf, "\"data:\" certificates are not supported by hayate");
+    if (hy_ssl_obj_is_special(v)) { /* data:PEM, store:URI: not a file name */
+        *p = hy_str_dup(cf->pool, v);
+        return 0;
+    }
     char *full = hy_cycle_conf_path(cf->cycle, v.ptr, v.len);
     *p = (hy_str_t){full, strlen(full)};
     return 0;
@@ -111,6 +114,16 @@ static int set_certificate_key(hy_conf_t *cf, const hy_directive_t *d, void *con
     size_t n;
     hy_str_t *a = hy_conf_args(cf, &n);
     return push_path(cf, &c->keys, a[1]);
+}
+
+static int set_certificate_cache(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hy_http_ssl_srv_conf_t *c = conf;
+    (void)d;
+    if (c->cert_cache_set)
+        return hy_conf_error(cf, "\"ssl_certificate_cache\" directive is duplicate");
+    c->cert_cache_set = 1;
+    return hy_ssl_cache_parse(cf, &c->cert_cache);
 }
 
 hy_array_t *hy_http_ssl_read_passwords(hy_conf_t *cf, hy_str_t file)
@@ -308,18 +321,6 @@ EVP_PKEY *hy_http_ssl_read_key(const char *path, hy_array_t *passwords)
     return key;
 }
 
-static int load_key(hy_conf_t *cf, SSL_CTX *ctx, hy_str_t path, hy_array_t *passwords)
-{
-    EVP_PKEY *key = hy_http_ssl_read_key(path.ptr, passwords);
-    if (key == NULL)
-        return ssl_fail(cf, "cannot load certificate key \"%s\": PEM_read_bio_PrivateKey() failed", path.ptr);
-    int ok = SSL_CTX_use_PrivateKey(ctx, key);
-    EVP_PKEY_free(key);
-    if (ok != 1)
-        return ssl_fail(cf, "SSL_CTX_use_PrivateKey(\"%s\") failed", path.ptr);
-    return 0;
-}
-
 int hy_http_ssl_apply_protocols(SSL_CTX *ctx, int p)
 {
     static const struct {
@@ -354,37 +355,6 @@ static int on_verify(int ok, X509_STORE_CTX *store)
     return 1; /* as nginx: the handshake goes on; the request is answered 495/496 by the verify phase */
 }
 
-/* The subject names of every certificate in a PEM file, "TRUSTED CERTIFICATE" ones (openssl x509 -trustout) included,
- * which SSL_load_client_CA_file refuses (nginx 1.27.2+ reads them too); NULL when the file holds none. */
-static STACK_OF(X509_NAME) *client_ca_names(const char *path)
-{
-    BIO *bio = BIO_new_file(path, "r");
-    if (bio == NULL)
-        return NULL;
-    STACK_OF(X509_NAME) *names = sk_X509_NAME_new_null();
-    X509 *x;
-    while (names && (x = PEM_read_bio_X509_AUX(bio, NULL, NULL, NULL)) != NULL) {
-        bool seen = false; /* each name once, as SSL_load_client_CA_file sends it */
-        for (int i = 0; i < sk_X509_NAME_num(names) && !seen; i++)
-            seen = X509_NAME_cmp(sk_X509_NAME_value(names, i), X509_get_subject_name(x)) == 0;
-        X509_NAME *n = seen ? NULL : X509_NAME_dup(X509_get_subject_name(x));
-        X509_free(x);
-        if (seen)
-            continue;
-        if (n == NULL || !sk_X509_NAME_push(names, n)) {
-            X509_NAME_free(n);
-            break;
-        }
-    }
-    BIO_free(bio);
-    ERR_clear_error(); /* the end of the file reads as "no start line" */
-    if (names && sk_X509_NAME_num(names) == 0) {
-        sk_X509_NAME_free(names);
-        names = NULL;
-    }
-    return names;
-}
-
 static int setup_verify(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
 {
     SSL_CTX *ctx = c->ctx;
@@ -392,23 +362,12 @@ static int setup_verify(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, on_verify);
         SSL_CTX_set_verify_depth(ctx, (int)c->verify_depth);
     }
-    if (c->client_certificate.ptr) {
-        if (SSL_CTX_load_verify_locations(ctx, c->client_certificate.ptr, NULL) != 1)
-            return ssl_fail(cf, "SSL_CTX_load_verify_locations(\"%s\") failed", c->client_certificate.ptr);
-        STACK_OF(X509_NAME) *names = client_ca_names(c->client_certificate.ptr);
-        if (names == NULL)
-            return ssl_fail(cf, "SSL_load_client_CA_file(\"%s\") failed", c->client_certificate.ptr);
-        SSL_CTX_set_client_CA_list(ctx, names); /* the CA names the client is asked for */
-    }
-    if (c->trusted_certificate.ptr && SSL_CTX_load_verify_locations(ctx, c->trusted_certificate.ptr, NULL) != 1)
-        return ssl_fail(cf, "SSL_CTX_load_verify_locations(\"%s\") failed", c->trusted_certificate.ptr);
-    if (c->crl.ptr) {
-        X509_STORE *store = SSL_CTX_get_cert_store(ctx);
-        X509_LOOKUP *lookup = X509_STORE_add_lookup(store, X509_LOOKUP_file());
-        if (lookup == NULL || X509_LOOKUP_load_file(lookup, c->crl.ptr, X509_FILETYPE_PEM) != 1)
-            return ssl_fail(cf, "X509_LOOKUP_load_file(\"%s\") failed", c->crl.ptr);
-        X509_STORE_set_flags(store, X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL);
-    }
+    if (c->client_certificate.ptr && hy_ssl_ctx_use_ca(cf, ctx, c->client_certificate.ptr, true) != 0)
+        return -1;
+    if (c->trusted_certificate.ptr && hy_ssl_ctx_use_ca(cf, ctx, c->trusted_certificate.ptr, false) != 0)
+        return -1;
+    if (c->crl.ptr && hy_ssl_ctx_use_crl(cf, ctx, c->crl.ptr) != 0)
+        return -1;
     return 0;
 }
 
@@ -494,26 +453,13 @@ static int compile_dynamic(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
     return 1;
 }
 
-static int use_dynamic_pair(SSL *ssl, hy_conn_t *conn, const char *cert, const char *key, hy_array_t *passwords)
+static int use_dynamic_pair(SSL *ssl, hy_conn_t *conn, hy_http_ssl_srv_conf_t *c, const char *cert, const char *key)
 {
-    if (SSL_use_certificate_chain_file(ssl, cert) != 1) {
-        char why[512];
-        hy_tls_error_text(why, sizeof(why));
-        hy_log_conn(HY_LOG_ERR, conn->id, "cannot load certificate \"%s\": SSL_use_certificate_chain_file() failed "
-                    "(SSL: %s) while SSL handshaking, client: %s", cert, why, conn->peer_text);
-        return -1;
-    }
-    EVP_PKEY *pkey = hy_http_ssl_read_key(key, passwords);
-    int ok = pkey && SSL_use_PrivateKey(ssl, pkey) == 1;
-    EVP_PKEY_free(pkey);
-    if (!ok) {
-        char why[512];
-        hy_tls_error_text(why, sizeof(why));
-        hy_log_conn(HY_LOG_ERR, conn->id, "cannot load certificate key \"%s\": PEM_read_bio_PrivateKey() failed "
-                    "(SSL: %s) while SSL handshaking, client: %s", key, why, conn->peer_text);
-        return -1;
-    }
-    return 0;
+    char msg[1536];
+    if (hy_ssl_use_pair(ssl, c->cert_cache, cert, key, c->passwords, msg, sizeof(msg)) == NULL)
+        return 0;
+    hy_log_conn(HY_LOG_ERR, conn->id, "%s while SSL handshaking, client: %s", msg, conn->peer_text);
+    return -1;
 }
 
 /* SSL_CTX_set_cert_cb: evaluate the pairs for this connection (a request-less evaluation: connection and SSL
@@ -541,7 +487,7 @@ static int on_cert(SSL *ssl, void *arg)
         hy_vars_eval(req, &c->cert_values[i], &cv);
         hy_vars_eval(req, &c->key_values[i], &kv);
         char *cert = hy_pstrndup(pool, cv.ptr, cv.len), *key = hy_pstrndup(pool, kv.ptr, kv.len);
-        if (use_dynamic_pair(ssl, conn, cert, key, c->passwords) != 0)
+        if (use_dynamic_pair(ssl, conn, c, cert, key) != 0)
             rc = 0;
     }
     hy_pool_destroy(pool);
@@ -598,11 +544,7 @@ static int build_ctx(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
     for (size_t i = 0; !dyn && c->certificates && i < c->certificates->nelts; i++) {
         /* each pair goes to the slot of its key type (RSA, ECDSA, ...): OpenSSL picks by the client's
          * signature algorithms */
-        ERR_clear_error();
-        if (SSL_CTX_use_certificate_chain_file(ctx, certs[i].ptr) != 1)
-            return ssl_fail(cf, "cannot load certificate \"%s\": SSL_CTX_use_certificate_chain_file() failed",
-                            certs[i].ptr);
-        if (load_key(cf, ctx, keys[i], c->passwords) != 0)
+        if (hy_ssl_ctx_use_pair(cf, ctx, certs[i].ptr, keys[i].ptr, c->passwords) != 0)
             return -1;
     }
     if (setup_verify(cf, c) != 0 || (!dyn && setup_stapling(cf, c) != 0))
@@ -661,6 +603,8 @@ static int merge_srv(hy_conf_t *cf, void *parent, void *child)
     }
     if (c->passwords == NULL)
         c->passwords = p->passwords;
+    if (!c->cert_cache_set)
+        c->cert_cache = p->cert_cache, c->cert_cache_set = p->cert_cache_set;
     hy_merge_value(c->protocols, p->protocols, PROTO_TLSv1_2 | PROTO_TLSv1_3);
     hy_merge_str(c->ciphers, p->ciphers, DEFAULT_CIPHERS);
     hy_merge_value(c->prefer_server_ciphers, p->prefer_server_ciphers, 0);
@@ -1183,6 +1127,13 @@ static const hy_directive_t directives[] = {
     {.name = "ssl", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = set_ssl_on, SSRV(enable)},
     {.name = "ssl_certificate", .ctx = SCTX, .args = HY_ARGS_1, .set = set_certificate, SSRV(certificates)},
     {.name = "ssl_certificate_key", .ctx = SCTX, .args = HY_ARGS_1, .set = set_certificate_key, SSRV(keys)},
+    {.name = "ssl_certificate_cache", .ctx = SCTX, .args = HY_ARGS_123, .set = set_certificate_cache, SSRV(cert_cache)},
+    {.name = "ssl_object_cache_inheritable",
+     .ctx = HY_CTX_MAIN,
+     .args = HY_ARGS_FLAG,
+     .set = hy_slot_flag,
+     .conf = HY_CONF_CORE,
+     .offset = offsetof(hy_ssl_core_conf_t, object_cache_inheritable)},
     {.name = "ssl_password_file", .ctx = SCTX, .args = HY_ARGS_1, .set = set_password_file, SSRV(passwords)},
     {.name = "ssl_protocols", .ctx = SCTX, .args = HY_ARGS_1MORE, .set = set_protocols, SSRV(protocols)},
     {.name = "ssl_ciphers", .ctx = SCTX, .args = HY_ARGS_1, .set = hy_slot_str, SSRV(ciphers)},
@@ -1241,9 +1192,17 @@ static const hy_directive_t directives[] = {
     {0},
 };
 
+static void *create_core(hy_cycle_t *cycle)
+{
+    hy_ssl_core_conf_t *c = hy_pcalloc(cycle->pool, sizeof(*c));
+    c->object_cache_inheritable = HY_UNSET;
+    return c;
+}
+
 hy_module_t hy_http_ssl_module = {
     .name = "http_ssl",
     .directives = directives,
+    .create_core_conf = create_core,
     .create_srv_conf = create_srv,
     .merge_srv_conf = merge_srv,
     .postconfiguration = postconfiguration,
