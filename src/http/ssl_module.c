@@ -350,6 +350,7 @@ int hy_http_ssl_apply_protocols(SSL_CTX *ctx, int p)
 }
 
 static int on_servername(SSL *ssl, int *alert, void *arg);
+static int on_client_hello(SSL *ssl, int *alert, void *arg);
 static int on_verify(int ok, X509_STORE_CTX *store)
 {
     return 1; /* as nginx: the handshake goes on; the request is answered 495/496 by the verify phase */
@@ -552,6 +553,7 @@ static int build_ctx(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
     if (dyn)
         SSL_CTX_set_cert_cb(ctx, on_cert, c);
     SSL_CTX_set_tlsext_servername_callback(ctx, on_servername);
+    SSL_CTX_set_client_hello_cb(ctx, on_client_hello, NULL);
     SSL_CTX_set_alpn_select_cb(ctx, on_alpn, NULL);
     if (hy_http_ssl_session_setup(cf, c) != 0)
         return -1;
@@ -665,6 +667,46 @@ static int merge_srv(hy_conf_t *cf, void *parent, void *child)
 
 /* ---------------- connections ---------------- */
 
+/* The server an SNI name selects (lower case, trailing dots cut), or NULL for a name too long to be one. */
+static hy_http_srv_conf_t *server_by_name(hy_conn_t *c, const char *name, size_t len)
+{
+    char host[256];
+    if (len >= sizeof(host))
+        return NULL;
+    for (size_t i = 0; i < len; i++)
+        host[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
+    while (len > 0 && host[len - 1] == '.')
+        len--; /* a trailing dot names the same host (nginx strips it from Host as well) */
+    host[len] = '\0';
+    return hy_http_find_server(c->addr, host, len, NULL);
+}
+
+/* Before OpenSSL picks the protocol version (which precedes the servername callback): the protocols of the server
+ * the SNI name selects, as nginx 1.29.2 (ssl_protocols per name-based server). */
+static int on_client_hello(SSL *ssl, int *alert, void *arg)
+{
+    (void)alert, (void)arg;
+    hy_sock_t *s = hy_tls_sock(ssl);
+    hy_conn_t *c = s ? s->data : NULL;
+    const unsigned char *p;
+    size_t len;
+    if (c == NULL || !SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_server_name, &p, &len))
+        return SSL_CLIENT_HELLO_SUCCESS;
+    /* server_name_list: length(2), then entries of type(1) length(2) name; the first host_name counts */
+    if (len < 5 || (size_t)((p[0] << 8) | p[1]) != len - 2 || p[2] != TLSEXT_NAMETYPE_host_name)
+        return SSL_CLIENT_HELLO_SUCCESS;
+    size_t n = (size_t)((p[3] << 8) | p[4]);
+    if (n == 0 || n > len - 5 || memchr(p + 5, '\0', n))
+        return SSL_CLIENT_HELLO_SUCCESS;
+    hy_http_srv_conf_t *srv = server_by_name(c, (const char *)p + 5, n);
+    hy_http_ssl_srv_conf_t *sc = srv ? ssl_conf(srv) : NULL;
+    if (sc && sc->ctx && sc->ctx != SSL_get_SSL_CTX(ssl)) {
+        SSL_set_min_proto_version(ssl, SSL_CTX_get_min_proto_version(sc->ctx));
+        SSL_set_max_proto_version(ssl, SSL_CTX_get_max_proto_version(sc->ctx));
+    }
+    return SSL_CLIENT_HELLO_SUCCESS;
+}
+
 static int on_servername(SSL *ssl, int *alert, void *arg)
 {
     hy_sock_t *s = hy_tls_sock(ssl);
@@ -673,19 +715,9 @@ static int on_servername(SSL *ssl, int *alert, void *arg)
         return SSL_TLSEXT_ERR_NOACK;
     const char *name = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
     hy_http_srv_conf_t *srv = c->addr->default_server;
-    if (name && *name) {
-        char host[256];
-        size_t len = strlen(name);
-        if (len >= sizeof(host)) {
-            *alert = SSL_AD_UNRECOGNIZED_NAME;
-            return SSL_TLSEXT_ERR_ALERT_FATAL;
-        }
-        for (size_t i = 0; i < len; i++)
-            host[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
-        while (len > 0 && host[len - 1] == '.')
-            len--; /* a trailing dot names the same host (nginx strips it from Host as well) */
-        host[len] = '\0';
-        srv = hy_http_find_server(c->addr, host, len, NULL);
+    if (name && *name && (srv = server_by_name(c, name, strlen(name))) == NULL) {
+        *alert = SSL_AD_UNRECOGNIZED_NAME;
+        return SSL_TLSEXT_ERR_ALERT_FATAL;
     }
     hy_http_ssl_srv_conf_t *sc = ssl_conf(srv);
     if (sc->reject_handshake) {
