@@ -580,10 +580,14 @@ int hy_http_ssl_conf_commands(hy_conf_t *cf, SSL_CTX *ctx, const hy_array_t *cmd
     conf_cmd_t *cmd = cmds->elts;
     for (size_t i = 0; i < cmds->nelts; i++) {
         ERR_clear_error();
-        if (SSL_CONF_cmd(cctx, cmd[i].name.ptr, cmd[i].value.ptr) <= 0) {
+        const char *value = cmd[i].value.ptr;
+        int type = SSL_CONF_cmd_value_type(cctx, cmd[i].name.ptr);
+        if (type == SSL_CONF_TYPE_FILE || type == SSL_CONF_TYPE_DIR) /* relative to the prefix, as nginx */
+            value = hy_cycle_conf_path(cf->cycle, cmd[i].value.ptr, cmd[i].value.len);
+        if (SSL_CONF_cmd(cctx, cmd[i].name.ptr, value) <= 0) {
             SSL_CONF_CTX_free(cctx);
             char what[512];
-            snprintf(what, sizeof(what), "SSL_CONF_cmd(\"%s\", \"%s\") failed", cmd[i].name.ptr, cmd[i].value.ptr);
+            snprintf(what, sizeof(what), "SSL_CONF_cmd(\"%s\", \"%s\") failed", cmd[i].name.ptr, value);
             return ssl_fail(cf, "%s", what);
         }
     }
