@@ -56,6 +56,7 @@ static void *create_srv(hy_conf_t *cf)
 {
     hy_http_ssl_srv_conf_t *c = hy_pcalloc(cf->pool, sizeof(*c));
     c->enable = HY_UNSET;
+    c->ocsp = HY_UNSET;
     c->protocols = HY_UNSET;
     c->prefer_server_ciphers = HY_UNSET;
     c->reject_handshake = HY_UNSET;
@@ -259,6 +260,27 @@ static int set_stapling_responder(hy_conf_t *cf, const hy_directive_t *d, void *
         return hy_conf_error(cf, "invalid URL prefix in OCSP responder \"%.*s\" in \"%s\"", (int)a[1].len, a[1].ptr,
                              d->name);
     return hy_slot_str(cf, d, conf);
+}
+
+/* ssl_ocsp_cache off | [shared:]name:size — the statuses are kept per worker (DIFFERENCES.md) */
+static int set_ocsp_cache(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hy_http_ssl_srv_conf_t *c = conf;
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (c->ocsp_cache_set)
+        return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
+    c->ocsp_cache_set = 1;
+    if (hy_str_eq(a[1], "off"))
+        return 0;
+    hy_str_t v = a[1];
+    if (v.len > 7 && memcmp(v.ptr, "shared:", 7) == 0)
+        v.ptr += 7, v.len -= 7;
+    const char *colon = memchr(v.ptr, ':', v.len);
+    if (colon == NULL || colon == v.ptr || hy_parse_size(colon + 1, v.len - (size_t)(colon + 1 - v.ptr)) <= 0)
+        return hy_conf_error(cf, "invalid value \"%s\"", a[1].ptr);
+    c->ocsp_cache = hy_ssl_ocsp_cache_new(cf->pool);
+    return 0;
 }
 
 static int set_stapling_file(hy_conf_t *cf, const hy_directive_t *d, void *conf)
@@ -640,6 +662,11 @@ static int merge_srv(hy_conf_t *cf, void *parent, void *child)
         c->trusted_certificate = p->trusted_certificate;
     if (c->crl.ptr == NULL)
         c->crl = p->crl;
+    hy_merge_value(c->ocsp, p->ocsp, HY_SSL_OCSP_OFF);
+    if (c->ocsp_responder.ptr == NULL)
+        c->ocsp_responder = p->ocsp_responder;
+    if (!c->ocsp_cache_set)
+        c->ocsp_cache = p->ocsp_cache, c->ocsp_cache_set = p->ocsp_cache_set;
     hy_merge_value(c->stapling, p->stapling, 0);
     hy_merge_value(c->stapling_verify, p->stapling_verify, 0);
     if (c->stapling_file.ptr == NULL)
@@ -842,8 +869,15 @@ static void client_cert_var(hy_req_t *req, SSL *ssl, hy_var_value_t *v, uintptr_
     X509 *cert = SSL_get0_peer_certificate(ssl);
     if (what == V_CLIENT_VERIFY) {
         long rc = SSL_get_verify_result(ssl);
+        const char *ocsp = cert && rc == X509_V_OK ? hy_ssl_ocsp_client_failure(ssl) : NULL;
         if (cert == NULL) {
             set_cstr(v, "NONE");
+        } else if (ocsp) {
+            size_t n = strlen(ocsp);
+            char *b = hy_palloc(req->pool, n + 8);
+            memcpy(b, "FAILED:", 7);
+            memcpy(b + 7, ocsp, n);
+            v->ptr = b, v->len = n + 7;
         } else if (rc == X509_V_OK) {
             set_cstr(v, "SUCCESS");
         } else {
@@ -1050,6 +1084,11 @@ static void get_ssl_var(hy_req_t *req, hy_var_value_t *v, uintptr_t what)
 }
 
 /* nginx's ngx_ssl_verify_error_optional: what optional_no_ca lets through */
+static void ocsp_resume(void *arg)
+{
+    hy_http_phases_resume(arg);
+}
+
 static bool verify_error_optional(long rc)
 {
     return rc == X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT || rc == X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN ||
@@ -1091,6 +1130,16 @@ static int verify_phase(hy_req_t *req)
     if (cert == NULL && sc->verify == HY_SSL_VERIFY_ON) {
         hy_req_log(req, HY_LOG_INFO, "client sent no required SSL certificate");
         return 496;
+    }
+    if (cert && rc == X509_V_OK && sc->ocsp != HY_SSL_OCSP_OFF) {
+        int st = hy_ssl_ocsp_validate(ssl, sc, req->conn->sock.loop, ocsp_resume, req);
+        if (st == 1)
+            return HY_AGAIN; /* the responders are asked; the request goes on when they answered */
+        const char *why = st < 0 ? "certificate status request failed" : hy_ssl_ocsp_client_failure(ssl);
+        if (why) {
+            hy_req_log(req, HY_LOG_INFO, "client SSL certificate verify error: %s", why);
+            return 495;
+        }
     }
     return HY_DECLINED;
 }
@@ -1159,6 +1208,9 @@ static const hy_enum_t verify_modes[] = {{"off", HY_SSL_VERIFY_OFF},
                                          {"optional_no_ca", HY_SSL_VERIFY_OPTIONAL_NO_CA},
                                          {NULL, 0}};
 
+static const hy_enum_t ocsp_modes[] = {{"off", HY_SSL_OCSP_OFF}, {"on", HY_SSL_OCSP_ON}, {"leaf", HY_SSL_OCSP_LEAF},
+                                       {NULL, 0}};
+
 static const hy_directive_t directives[] = {
     {.name = "ssl", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = set_ssl_on, SSRV(enable)},
     {.name = "ssl_certificate", .ctx = SCTX, .args = HY_ARGS_1, .set = set_certificate, SSRV(certificates)},
@@ -1213,6 +1265,9 @@ static const hy_directive_t directives[] = {
      SSRV(trusted_certificate)},
     {.name = "ssl_crl", .ctx = SCTX, .args = HY_ARGS_1, .set = set_crl, SSRV(crl)},
     {.name = "ssl_early_data", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag, SSRV(early_data)},
+    {.name = "ssl_ocsp", .ctx = SCTX, .args = HY_ARGS_1, .set = hy_slot_enum, SSRV(ocsp), .post = ocsp_modes},
+    {.name = "ssl_ocsp_responder", .ctx = SCTX, .args = HY_ARGS_1, .set = set_stapling_responder, SSRV(ocsp_responder)},
+    {.name = "ssl_ocsp_cache", .ctx = SCTX, .args = HY_ARGS_1, .set = set_ocsp_cache, SSRV(ocsp_cache)},
     {.name = "ssl_stapling", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag, SSRV(stapling)},
     {.name = "ssl_stapling_file", .ctx = SCTX, .args = HY_ARGS_1, .set = set_stapling_file, SSRV(stapling_file)},
     {.name = "ssl_stapling_verify", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag, SSRV(stapling_verify)},
