@@ -503,6 +503,14 @@ static int conf_fail(hy_conf_t *cf, const char *what, const char *name, const ch
     return hy_conf_error(cf, "%s \"%s\": %s (SSL: %s)", what, name, err, why);
 }
 
+/* "fn(\"path\") failed (SSL: ...)": the call that failed, as nginx words it */
+static int list_fail(hy_conf_t *cf, const char *fn, const char *path)
+{
+    char why[512];
+    hy_tls_error_text(why, sizeof(why));
+    return hy_conf_error(cf, "%s(\"%s\") failed (SSL: %s)", fn, path, why);
+}
+
 /* the chain's leaf into the slot of its key type, the rest as that slot's chain (consumes chain) */
 static int use_chain_ctx(SSL_CTX *ctx, STACK_OF(X509) *chain)
 {
@@ -528,7 +536,7 @@ int hy_ssl_ctx_use_pair(hy_conf_t *cf, SSL_CTX *ctx, const char *cert, const cha
         if (chain == NULL)
             return conf_fail(cf, "cannot load certificate", cert, err);
         if (use_chain_ctx(ctx, chain) != 0)
-            return conf_fail(cf, "cannot load certificate", cert, "SSL_CTX_use_certificate() failed");
+            return list_fail(cf, "SSL_CTX_use_certificate", cert);
         EVP_PKEY *pkey = hy_ssl_obj_load(cf, HY_SSL_OBJ_KEY | mask, key, passwords, &err);
         if (pkey == NULL)
             return conf_fail(cf, "cannot load certificate key", key, err);
@@ -540,7 +548,9 @@ int hy_ssl_ctx_use_pair(hy_conf_t *cf, SSL_CTX *ctx, const char *cert, const cha
             ERR_clear_error();
             continue;
         }
-        return conf_fail(cf, "cannot use certificate key", key, "SSL_CTX_use_PrivateKey() failed");
+        char why[512];
+        hy_tls_error_text(why, sizeof(why));
+        return hy_conf_error(cf, "SSL_CTX_use_PrivateKey(\"%s\") failed (SSL: %s)", key, why);
     }
 }
 
@@ -561,7 +571,7 @@ const char *hy_ssl_use_pair(SSL *ssl, hy_ssl_cache_t *c, const char *cert, const
         X509_free(leaf);
         if (!ok) {
             sk_X509_pop_free(chain, X509_free);
-            snprintf(msg, msglen, "cannot load certificate \"%s\": SSL_use_certificate() failed (SSL: %s)", cert,
+            snprintf(msg, msglen, "SSL_use_certificate(\"%s\") failed (SSL: %s)", cert,
                      hy_tls_error_text(why, sizeof(why)));
             return msg;
         }
@@ -579,18 +589,9 @@ const char *hy_ssl_use_pair(SSL *ssl, hy_ssl_cache_t *c, const char *cert, const
             ERR_clear_error();
             continue;
         }
-        snprintf(msg, msglen, "cannot load certificate key \"%s\": SSL_use_PrivateKey() failed (SSL: %s)", key,
-                 hy_tls_error_text(why, sizeof(why)));
+        snprintf(msg, msglen, "SSL_use_PrivateKey(\"%s\") failed (SSL: %s)", key, hy_tls_error_text(why, sizeof(why)));
         return msg;
     }
-}
-
-/* the words of the calls that read these files before they were cached, kept for the messages */
-static int list_fail(hy_conf_t *cf, const char *fn, const char *path)
-{
-    char why[512];
-    hy_tls_error_text(why, sizeof(why));
-    return hy_conf_error(cf, "%s(\"%s\") failed (SSL: %s)", fn, path, why);
 }
 
 int hy_ssl_ctx_use_ca(hy_conf_t *cf, SSL_CTX *ctx, const char *path, bool names)
