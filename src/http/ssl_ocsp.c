@@ -541,28 +541,34 @@ typedef struct ocsp_check {
     hy_http_ssl_srv_conf_t *conf;
     X509_STORE *store;
     hy_loop_t *loop;
-    hy_sock_t sock;
-    bool connected;
-    hy_timer_t timer;
-    char *request;
+    struct ocsp_query *q; /* the query in flight */
     char host[256];
     size_t nwait;
     void (*cb[OCSP_WAITERS])(void *);
     void *arg[OCSP_WAITERS];
 } ocsp_check_t;
 
+/* one responder query: its own memory, freed after the loop iteration that closes it (hy_sock_close's rule) */
+typedef struct ocsp_query {
+    hy_sock_t sock;
+    hy_timer_t timer;
+    char *request;
+    ocsp_check_t *k;
+} ocsp_query_t;
+
 static int check_idx = -1;
 
 static void check_stop_io(ocsp_check_t *k)
 {
-    if (k->loop && hy_timer_is_linked(&k->timer))
-        hy_timer_unlink(k->loop, &k->timer);
-    if (k->connected) {
-        hy_sock_close(&k->sock);
-        k->connected = false;
-    }
-    free(k->request);
-    k->request = NULL;
+    ocsp_query_t *q = k->q;
+    if (q == NULL)
+        return;
+    k->q = NULL;
+    if (hy_timer_is_linked(&q->timer))
+        hy_timer_unlink(k->loop, &q->timer);
+    hy_sock_close(&q->sock);
+    hy_loop_free_later(k->loop, free, q->request);
+    hy_loop_free_later(k->loop, free, q);
 }
 
 static void check_free(void *parent, void *ptr, CRYPTO_EX_DATA *ad, int idx, long argl, void *argp)
@@ -687,7 +693,7 @@ static int check_answer(ocsp_check_t *k, const unsigned char *der, size_t len)
 
 static void check_on_read(hy_sock_t *s, const char *err)
 {
-    ocsp_check_t *k = s->data;
+    ocsp_check_t *k = ((ocsp_query_t *)s->data)->k;
     if (err == NULL)
         return;
     char why[160];
@@ -707,12 +713,13 @@ static void check_on_read(hy_sock_t *s, const char *err)
 
 static void check_on_timeout(hy_timer_t *t)
 {
-    check_error(t->data, "OCSP responder timed out");
+    check_error(((ocsp_query_t *)t->data)->k, "OCSP responder timed out");
 }
 
 static void check_on_connect(hy_sock_t *s, const char *err)
 {
-    ocsp_check_t *k = s->data;
+    ocsp_query_t *q = s->data;
+    ocsp_check_t *k = q->k;
     if (err) {
         char why[128];
         snprintf(why, sizeof(why), "connect() failed (%d: %s)", s->last_errno, strerror(s->last_errno));
@@ -720,7 +727,7 @@ static void check_on_connect(hy_sock_t *s, const char *err)
         return;
     }
     s->read_limit = OCSP_RESPONSE_MAX;
-    hy_outq_push_mem(&s->outq, k->request, strlen(k->request), NULL, NULL);
+    hy_outq_push_mem(&s->outq, q->request, strlen(q->request), NULL, NULL);
     hy_sock_write(s, NULL);
     hy_sock_read_start(s, check_on_read);
 }
@@ -768,25 +775,27 @@ static void check_next(ocsp_check_t *k)
                 bad = "no resolver defined to resolve the OCSP responder"; /* names need a resolver: none here */
             }
         }
-        if (bad == NULL) {
-            k->request = build_request(k->id, path, k->host);
-            if (k->request == NULL)
-                bad = "out of memory";
-        }
+        char *request = NULL;
+        if (bad == NULL && (request = build_request(k->id, path, k->host)) == NULL)
+            bad = "out of memory";
         if (aia)
             X509_email_free(aia);
         if (bad) {
             check_error(k, bad);
             return;
         }
-        if (hy_sock_connect(&k->sock, k->loop, (struct sockaddr *)&sa, salen, OCSP_TIMEOUT_MS, check_on_connect) != 0) {
+        ocsp_query_t *q = hy_alloc(sizeof(*q));
+        memset(q, 0, sizeof(*q));
+        q->k = k, q->request = request;
+        if (hy_sock_connect(&q->sock, k->loop, (struct sockaddr *)&sa, salen, OCSP_TIMEOUT_MS, check_on_connect) != 0) {
+            free(request), free(q);
             check_error(k, "socket() failed");
             return;
         }
-        k->connected = true;
-        k->sock.data = k;
-        k->timer.cb = check_on_timeout, k->timer.data = k;
-        hy_timer_link(k->loop, &k->timer, OCSP_TIMEOUT_MS);
+        k->q = q;
+        q->sock.data = q;
+        q->timer.cb = check_on_timeout, q->timer.data = q;
+        hy_timer_link(k->loop, &q->timer, OCSP_TIMEOUT_MS);
         return;
     }
     check_finish(k, NULL);
