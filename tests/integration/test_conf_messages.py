@@ -29,7 +29,7 @@ http {
     proxy_cache_path {tmp}/cache keys_zone=z:1m;
     server {
         listen 127.0.0.1:{port};
-        ssl_ocsp on;
+        ssl_engine pkcs11;
         location / {
             proxy_cache z;
             memcached_bind 127.0.0.1;
@@ -45,7 +45,7 @@ http {
     want = [
         ('"dav_methods" directive is not supported by hayate yet (not planned)', line_of(conf, 'dav_methods off')),
         ('"proxy_cache_path" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'proxy_cache_path')),
-        ('"ssl_ocsp" directive is not supported by hayate yet (TLS)', line_of(conf, 'ssl_ocsp')),
+        ('"ssl_engine" directive is not supported by hayate yet (TLS)', line_of(conf, 'ssl_engine')),
         ('"proxy_cache" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'proxy_cache z')),
         ('"memcached_bind" directive is not supported by hayate yet (not planned)', line_of(conf, 'memcached_bind')),
         ('"$gzip_ratio" variable is not supported by hayate yet', line_of(conf, 'log_format')),
