@@ -10,7 +10,8 @@
 #             backend — Debian's nginx, not under valgrind — through proxy_pass with upstream keepalive / a connection
 #             per request: seed 003's front, issue 12), fcgi / fcgi-ka (hello.php from PHP-FPM — not under valgrind — over
 #             a unix socket, a connection per request / fastcgi_keep_conn with upstream keepalive: issue 13),
-#             h2c (the 612-byte file over HTTP/2 with prior knowledge, h2load -c 4 -m 10 instead of ab: issue 11)
+#             uwsgi (seed 004's hello-world WSGI app from uWSGI — not under valgrind — over a unix socket, a connection
+#             per request: issue 13), h2c (the 612-byte file over HTTP/2 with prior knowledge, h2load -c 4 -m 10 instead of ab: issue 11)
 # BINARY may be hayate or nginx (Debian's /usr/sbin/nginx): both read the same one-location config, run as a
 # single process (master_process off). KEEP=1 keeps the callgrind outputs (cg.1000, cg.6000) in the printed directory.
 # Two runs of ab -c4 (1,000 and 6,000 requests); the difference of the two
@@ -65,6 +66,15 @@ fcgi | fcgi-ka)
         pass="fastcgi_keep_conn on; fastcgi_pass php;"
     listen="listen 127.0.0.1:$port; location ~ \\.php\$ { root php; include fastcgi.conf; $pass }"
     url=http://127.0.0.1:$port/hello.php ab=(-k) ;;
+uwsgi)
+    command -v uwsgi >/dev/null || { echo "instr: uwsgi is missing" >&2; exit 1; }
+    printf 'def app(environ, start_response):\n    start_response("200 OK", [("Content-Type", "text/plain")])\n    return [b"Hello, World"]\n' >"$prefix/hello.py"
+    (cd "$prefix" && exec uwsgi --plugin python3 -s "$prefix/app.sock" --master --workers=2 --pythonpath "$prefix" \
+        --wsgi=hello:app --die-on-term --disable-logging --chmod-socket=666) >"$prefix/logs/uwsgi.log" 2>&1 & pids+=($!)
+    for _ in $(seq 100); do [ -S "$prefix/app.sock" ] && break; sleep 0.1; done
+    sed 's|hayate/\$hayate_version|hayate|' "$here/../conf/uwsgi_params" >"$prefix/conf/uwsgi_params"
+    listen="listen 127.0.0.1:$port; location /app { include uwsgi_params; uwsgi_pass unix:$prefix/app.sock; }"
+    url=http://127.0.0.1:$port/app ab=(-k) ;;
 h2c) listen="listen 127.0.0.1:$port; http2 on; keepalive_requests 100000;" url=http://127.0.0.1:$port/small.html ;;
 *) echo "instr: unknown scenario $scen" >&2; exit 2 ;;
 esac

@@ -179,6 +179,12 @@ int hy_dns_parse(const uint8_t *msg, size_t len, uint16_t id, const char *name, 
             return HY_DNS_MALFORMED;
         if (r.class == 1 && ((r.type == HY_DNS_A && r.rdlen != 4) || (r.type == HY_DNS_AAAA && r.rdlen != 16)))
             return HY_DNS_MALFORMED;
+        if (r.class == 1 && r.type == HY_DNS_SRV && qtype == HY_DNS_SRV) {
+            char t[HY_DNS_NAME_MAX + 1];
+            size_t after;
+            if (r.rdlen < 7 || read_name(msg, len, r.rdata + 6, t, &after) != 0 || after > r.rdata + r.rdlen)
+                return HY_DNS_MALFORMED;
+        }
     }
     /* follow the chain from the question's name */
     char target[HY_DNS_NAME_MAX + 1];
@@ -199,6 +205,16 @@ int hy_dns_parse(const uint8_t *msg, size_t len, uint16_t id, const char *name, 
             found = true;
             if (r.ttl < ttl)
                 ttl = r.ttl;
+            if (qtype == HY_DNS_SRV) {
+                if (out->nsrvs < HY_DNS_MAX_SRVS) {
+                    hy_dns_srv_t *s = &out->srvs[out->nsrvs++];
+                    const uint8_t *d = msg + r.rdata;
+                    size_t after;
+                    s->priority = rd16(d), s->weight = rd16(d + 2), s->port = rd16(d + 4);
+                    read_name(msg, len, r.rdata + 6, s->target, &after); /* checked above */
+                }
+                continue;
+            }
             if (out->naddrs < HY_DNS_MAX_ADDRS) {
                 hy_dns_addr_t *a = &out->addrs[out->naddrs++];
                 a->family = qtype == HY_DNS_A ? AF_INET : AF_INET6;
@@ -229,7 +245,7 @@ int hy_dns_parse(const uint8_t *msg, size_t len, uint16_t id, const char *name, 
             return HY_DNS_MALFORMED; /* a chain too long (or a loop of CNAMEs) */
     }
     out->ttl = ttl == UINT32_MAX ? 0 : ttl;
-    if (out->naddrs == 0 && !name_eq(target, name, name_len))
+    if (out->naddrs == 0 && out->nsrvs == 0 && !name_eq(target, name, name_len))
         memcpy(out->cname, target, strlen(target) + 1);
     return HY_DNS_OK;
 }

@@ -6,7 +6,8 @@
  * have QR set and repeat the question (same name, case-insensitively, type and class IN). Addresses are taken from
  * the records whose owner is the question's name or, following the CNAME chain inside the answer section (at most
  * HY_DNS_MAX_CNAMES links), the chain's last name; records of other owners are ignored (no cache poisoning from
- * unrelated records). */
+ * unrelated records). For an SRV question (RFC 2782) the records' priority, weight, port and target (a name that
+ * may be compressed) are taken the same way. */
 #ifndef HY_CORE_DNS_H
 #define HY_CORE_DNS_H
 
@@ -17,11 +18,13 @@
 #define HY_DNS_A 1
 #define HY_DNS_CNAME 5
 #define HY_DNS_AAAA 28
+#define HY_DNS_SRV 33 /* RFC 2782 */
 #define HY_DNS_NAME_MAX 255  /* a name in text, without the root dot, fits HY_DNS_NAME_MAX + 1 bytes with its NUL */
 #define HY_DNS_QUERY_MAX 512 /* a query always fits */
 #define HY_DNS_MAX_ADDRS 32  /* addresses kept from one answer (the rest are ignored) */
 #define HY_DNS_MAX_HOPS 64
 #define HY_DNS_MAX_CNAMES 16
+#define HY_DNS_MAX_SRVS 16   /* SRV records kept from one answer */
 
 /* response codes (the header's RCODE) */
 enum { HY_DNS_NOERROR = 0, HY_DNS_FORMERR = 1, HY_DNS_SERVFAIL = 2, HY_DNS_NXDOMAIN = 3, HY_DNS_NOTIMP = 4,
@@ -35,12 +38,19 @@ typedef struct hy_dns_addr {
     uint8_t bytes[16]; /* 4 or 16 bytes, network order */
 } hy_dns_addr_t;
 
+typedef struct hy_dns_srv {
+    uint16_t priority, weight, port;
+    char target[HY_DNS_NAME_MAX + 1]; /* lower case, no trailing dot ("" for the root: no service) */
+} hy_dns_srv_t;
+
 typedef struct hy_dns_answer {
     int rcode;       /* HY_DNS_NOERROR, HY_DNS_NXDOMAIN ... (0..15) */
     bool truncated;  /* TC: the answer did not fit (ask again over TCP) */
     uint32_t ttl;    /* the smallest TTL of the records used (addresses and CNAME links); 0 when none */
     size_t naddrs;
     hy_dns_addr_t addrs[HY_DNS_MAX_ADDRS];
+    size_t nsrvs; /* qtype HY_DNS_SRV: the records (the addresses stay empty) */
+    hy_dns_srv_t srvs[HY_DNS_MAX_SRVS];
     char cname[HY_DNS_NAME_MAX + 1]; /* the chain ends at this name without addresses of the type asked: "" when
                                       * there is no CNAME (ask again for this name) */
 } hy_dns_answer_t;

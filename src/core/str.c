@@ -1,4 +1,6 @@
 /* str.c — counted-string helpers and nginx value parsers (sizes, times) with range checks. */
+#include <arpa/inet.h>
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
@@ -173,6 +175,31 @@ size_t hy_hex_dump(char *out, const unsigned char *p, size_t n)
         out[2 * i + 1] = "0123456789abcdef"[p[i] & 15];
     }
     return 2 * n;
+}
+
+const char *hy_inet_ntop(int af, const void *src, char *dst, size_t size)
+{
+    if (af != AF_INET)
+        return inet_ntop(af, src, dst, (socklen_t)size);
+    const unsigned char *a = src;
+    char tmp[16];
+    size_t n = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned v = a[i];
+        if (v >= 100)
+            tmp[n++] = (char)('0' + v / 100);
+        if (v >= 10)
+            tmp[n++] = (char)('0' + v / 10 % 10);
+        tmp[n++] = (char)('0' + v % 10);
+        tmp[n++] = '.';
+    }
+    tmp[n - 1] = '\0'; /* the last '.' */
+    if (n > size) {
+        errno = ENOSPC;
+        return NULL;
+    }
+    memcpy(dst, tmp, n);
+    return dst;
 }
 
 size_t hy_fmt_hex(char *out, uint64_t v)

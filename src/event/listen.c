@@ -33,11 +33,11 @@ static void spec_text(hy_listen_spec_t *spec)
     char host[INET6_ADDRSTRLEN];
     if (spec->addr.ss_family == AF_INET) {
         struct sockaddr_in *sin = (struct sockaddr_in *)&spec->addr;
-        inet_ntop(AF_INET, &sin->sin_addr, host, sizeof(host));
+        hy_inet_ntop(AF_INET, &sin->sin_addr, host, sizeof(host));
         snprintf(spec->text, sizeof(spec->text), "%s:%u", host, ntohs(sin->sin_port));
     } else if (spec->addr.ss_family == AF_INET6) {
         struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&spec->addr;
-        inet_ntop(AF_INET6, &sin6->sin6_addr, host, sizeof(host));
+        hy_inet_ntop(AF_INET6, &sin6->sin6_addr, host, sizeof(host));
         snprintf(spec->text, sizeof(spec->text), "[%s]:%u", host, ntohs(sin6->sin6_port));
     } else {
         struct sockaddr_un *sun = (struct sockaddr_un *)&spec->addr;

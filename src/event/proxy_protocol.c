@@ -145,13 +145,13 @@ static ssize_t parse_v2(const uint8_t *b, size_t len, hy_pp_t *pp, const char **
             in->sin_family = AF_INET;
             memcpy(&in->sin_addr, a + i * n, n);
             in->sin_port = htons(ports[i]);
-            inet_ntop(AF_INET, &in->sin_addr, text[i], HY_PP_ADDR_TEXT);
+            hy_inet_ntop(AF_INET, &in->sin_addr, text[i], HY_PP_ADDR_TEXT);
         } else {
             struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss[i];
             in6->sin6_family = AF_INET6;
             memcpy(&in6->sin6_addr, a + i * n, n);
             in6->sin6_port = htons(ports[i]);
-            inet_ntop(AF_INET6, &in6->sin6_addr, text[i], HY_PP_ADDR_TEXT);
+            hy_inet_ntop(AF_INET6, &in6->sin6_addr, text[i], HY_PP_ADDR_TEXT);
         }
     }
     pp->src_port = ports[0], pp->dst_port = ports[1];

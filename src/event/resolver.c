@@ -26,6 +26,8 @@ typedef struct question {
     uint32_t ttl;
     size_t naddrs;
     hy_dns_addr_t addrs[HY_DNS_MAX_ADDRS];
+    hy_dns_srv_t *srvs; /* an SRV question's records (malloc'ed) */
+    size_t nsrvs;
     struct tcpq *tcp; /* asking again over TCP after a truncated answer */
 } question_t;
 
@@ -56,11 +58,14 @@ struct node {
     hy_resolver_rt_t *rt;
     char name[HY_DNS_NAME_MAX + 1];
     size_t len;
+    bool srv; /* asked as SRV (else A and AAAA) */
     bool pending;
     uint64_t expire_ms;
     int status;
     size_t naddrs;
     hy_dns_addr_t addrs[2 * HY_DNS_MAX_ADDRS];
+    hy_dns_srv_t *srvs; /* an SRV name's records (malloc'ed) */
+    size_t nsrvs;
     question_t q[2]; /* A, AAAA */
     int last;        /* the question answered last */
     char cname[HY_DNS_NAME_MAX + 1]; /* cached: the name is an alias of this one ("" when not) */
@@ -228,6 +233,9 @@ static void node_free(node_t *n)
             break;
         }
     rt->nnodes--;
+    free(n->q[0].srvs);
+    free(n->q[1].srvs);
+    free(n->srvs);
     free(n);
 }
 
@@ -260,10 +268,12 @@ static void node_ask(node_t *n)
     n->pending = true;
     n->cname[0] = '\0';
     n->server = n->rt->next_server++; /* spread first questions over the servers */
+    free(n->q[0].srvs);
+    free(n->q[1].srvs);
     memset(n->q, 0, sizeof(n->q));
-    n->q[0].active = r->ipv4;
-    n->q[0].qtype = HY_DNS_A;
-    n->q[1].active = r->ipv6;
+    n->q[0].active = r->ipv4 || n->srv;
+    n->q[0].qtype = n->srv ? HY_DNS_SRV : HY_DNS_A;
+    n->q[1].active = r->ipv6 && !n->srv;
     n->q[1].qtype = HY_DNS_AAAA;
     for (int k = 0; k < 2; k++)
         if (n->q[k].active)
@@ -273,7 +283,8 @@ static void node_ask(node_t *n)
 
 static void deliver_one(hy_resolve_t *w, const node_t *n)
 {
-    hy_resolve_result_t res = {.status = n->status, .addrs = n->addrs, .naddrs = n->naddrs, .expire_ms = n->expire_ms};
+    hy_resolve_result_t res = {.status = n->status, .addrs = n->addrs, .naddrs = n->naddrs, .srvs = n->srvs,
+                               .nsrvs = n->nsrvs, .expire_ms = n->expire_ms};
     hy_timer_unlink(w->loop, &w->timer);
     w->cb(w->data, &res);
     free(w);
@@ -288,7 +299,7 @@ static void deliver(node_t *n)
     }
 }
 
-static node_t *node_get(hy_resolver_rt_t *rt, const char *name, size_t len, uint64_t now);
+static node_t *node_get(hy_resolver_rt_t *rt, const char *name, size_t len, bool srv, uint64_t now);
 static bool attach(hy_resolve_t *w, node_t *n, uint64_t now);
 
 /* The answers ended in a bare CNAME: the name is cached as an alias (for the CNAME's TTL, or valid=) and its
@@ -300,6 +311,7 @@ static void follow(node_t *n, const char *target, uint32_t ttl)
     n->pending = false;
     n->status = HY_DNS_NXDOMAIN;
     n->naddrs = 0;
+    n->nsrvs = 0;
     n->expire_ms = now + (r->valid_ms >= 0 ? (uint64_t)r->valid_ms : (uint64_t)ttl * 1000);
     memcpy(n->cname, target, strlen(target) + 1);
     hy_resolve_t *ws = n->waiters;
@@ -319,6 +331,9 @@ static void node_done(node_t *n)
     hy_resolver_t *r = n->rt->r;
     hy_timer_unlink(n->rt->loop, &n->resend);
     n->naddrs = 0;
+    free(n->srvs);
+    n->srvs = NULL;
+    n->nsrvs = 0;
     uint32_t ttl = UINT32_MAX;
     int status = 0;
     for (int k = 0; k < 2; k++) {
@@ -327,8 +342,14 @@ static void node_done(node_t *n)
             continue;
         for (size_t i = 0; i < q->naddrs; i++)
             n->addrs[n->naddrs++] = q->addrs[i];
-        if (q->naddrs && q->ttl < ttl)
+        if ((q->naddrs || q->nsrvs) && q->ttl < ttl)
             ttl = q->ttl;
+        if (q->nsrvs) { /* the SRV question's records move to the node */
+            n->srvs = q->srvs;
+            n->nsrvs = q->nsrvs;
+            q->srvs = NULL;
+            q->nsrvs = 0;
+        }
         if (status == 0 && q->rcode != 0)
             status = q->rcode;
     }
@@ -336,8 +357,11 @@ static void node_done(node_t *n)
     if (status) {
         n->status = status;
         n->naddrs = 0;
+        free(n->srvs);
+        n->srvs = NULL;
+        n->nsrvs = 0;
         n->expire_ms = now;
-    } else if (n->naddrs) {
+    } else if (n->naddrs || n->nsrvs) {
         n->status = 0;
         n->expire_ms = now + (r->valid_ms >= 0 ? (uint64_t)r->valid_ms : (uint64_t)ttl * 1000);
     } else if (n->q[n->last].cname[0]) {
@@ -375,9 +399,16 @@ static void question_answer(node_t *n, int k, hy_dns_answer_t *a, size_t server,
     q->rcode = a->rcode;
     q->naddrs = a->rcode ? 0 : a->naddrs;
     memcpy(q->addrs, a->addrs, q->naddrs * sizeof(a->addrs[0]));
+    free(q->srvs);
+    q->srvs = NULL;
+    q->nsrvs = a->rcode ? 0 : a->nsrvs;
+    if (q->nsrvs) {
+        q->srvs = hy_alloc(q->nsrvs * sizeof(*q->srvs));
+        memcpy(q->srvs, a->srvs, q->nsrvs * sizeof(*q->srvs));
+    }
     q->ttl = a->ttl;
     q->cname[0] = '\0';
-    if (a->rcode == 0 && a->naddrs == 0 && a->cname[0])
+    if (a->rcode == 0 && a->naddrs == 0 && a->nsrvs == 0 && a->cname[0])
         memcpy(q->cname, a->cname, sizeof(q->cname));
     n->last = k;
     if ((!n->q[0].active || n->q[0].done) && (!n->q[1].active || n->q[1].done))
@@ -543,6 +574,9 @@ static void sweep(hy_resolver_rt_t *rt, uint64_t now)
         if (!n->pending && n->waiters == NULL && n->expire_ms <= now) {
             *pp = n->next;
             rt->nnodes--;
+            free(n->q[0].srvs);
+            free(n->q[1].srvs);
+            free(n->srvs);
             free(n);
         } else {
             pp = &n->next;
@@ -550,10 +584,10 @@ static void sweep(hy_resolver_rt_t *rt, uint64_t now)
     }
 }
 
-static node_t *node_get(hy_resolver_rt_t *rt, const char *name, size_t len, uint64_t now)
+static node_t *node_get(hy_resolver_rt_t *rt, const char *name, size_t len, bool srv, uint64_t now)
 {
     for (node_t *x = rt->nodes; x; x = x->next)
-        if (x->len == len && strncasecmp(x->name, name, len) == 0)
+        if (x->len == len && x->srv == srv && strncasecmp(x->name, name, len) == 0)
             return x;
     if (rt->nnodes >= MAX_NODES)
         sweep(rt, now);
@@ -562,6 +596,7 @@ static node_t *node_get(hy_resolver_rt_t *rt, const char *name, size_t len, uint
     for (size_t i = 0; i < len; i++)
         n->name[i] = name[i] >= 'A' && name[i] <= 'Z' ? (char)(name[i] + 32) : name[i];
     n->len = len;
+    n->srv = srv;
     n->resend.cb = on_resend;
     n->resend.data = n;
     n->next = rt->nodes;
@@ -587,7 +622,7 @@ static bool attach(hy_resolve_t *w, node_t *n, uint64_t now)
             deliver_one(w, n);
             return true;
         }
-        return attach(w, node_get(n->rt, n->cname, strlen(n->cname), now), now);
+        return attach(w, node_get(n->rt, n->cname, strlen(n->cname), n->srv, now), now);
     }
     w->next = n->waiters;
     n->waiters = w;
@@ -596,8 +631,8 @@ static bool attach(hy_resolve_t *w, node_t *n, uint64_t now)
     return false;
 }
 
-hy_resolve_t *hy_resolve_start(hy_loop_t *loop, hy_resolver_t *r, const char *name, size_t len, int64_t timeout_ms,
-                               hy_resolve_cb cb, void *data)
+static hy_resolve_t *start(hy_loop_t *loop, hy_resolver_t *r, const char *name, size_t len, bool srv,
+                           int64_t timeout_ms, hy_resolve_cb cb, void *data)
 {
     if (len && name[len - 1] == '.')
         len--;
@@ -613,10 +648,10 @@ hy_resolve_t *hy_resolve_start(hy_loop_t *loop, hy_resolver_t *r, const char *na
         rt->loop = loop;
     }
     uint64_t now = hy_clock_now_ms();
-    node_t *n = node_get(rt, name, len, now);
+    node_t *n = node_get(rt, name, len, srv, now);
     if (!n->pending && n->expire_ms > now && n->cname[0] == '\0') {
-        hy_resolve_result_t res = {.status = n->status, .addrs = n->addrs, .naddrs = n->naddrs,
-                                   .expire_ms = n->expire_ms};
+        hy_resolve_result_t res = {.status = n->status, .addrs = n->addrs, .naddrs = n->naddrs, .srvs = n->srvs,
+                                   .nsrvs = n->nsrvs, .expire_ms = n->expire_ms};
         cb(data, &res);
         return NULL;
     }
@@ -628,6 +663,158 @@ hy_resolve_t *hy_resolve_start(hy_loop_t *loop, hy_resolver_t *r, const char *na
     w->timer.data = w;
     hy_timer_link(loop, &w->timer, timeout_ms > 0 ? (uint64_t)timeout_ms : 1);
     return attach(w, n, now) ? NULL : w;
+}
+
+hy_resolve_t *hy_resolve_start(hy_loop_t *loop, hy_resolver_t *r, const char *name, size_t len, int64_t timeout_ms,
+                               hy_resolve_cb cb, void *data)
+{
+    return start(loop, r, name, len, false, timeout_ms, cb, data);
+}
+
+/* ---------------------------------------------------------------- SRV */
+
+typedef struct srv_target {
+    struct hy_resolve_srv *owner;
+    hy_dns_srv_t rec;
+    hy_resolve_t *q;
+    bool done;
+    int status;
+    hy_dns_addr_t *addrs; /* malloc'ed */
+    size_t naddrs;
+} srv_target_t;
+
+struct hy_resolve_srv {
+    hy_loop_t *loop;
+    hy_resolver_t *r;
+    int64_t timeout_ms;
+    hy_resolve_srv_cb cb;
+    void *data;
+    hy_resolve_t *wait;    /* the SRV name's */
+    srv_target_t *targets; /* one per record */
+    size_t ntargets, pending;
+    uint64_t expire_ms;
+    bool starting, reported;
+};
+
+static void srv_free(hy_resolve_srv_t *q)
+{
+    for (size_t i = 0; i < q->ntargets; i++) {
+        hy_resolve_cancel(q->targets[i].q);
+        free(q->targets[i].addrs);
+    }
+    free(q->targets);
+    free(q);
+}
+
+/* Everything is in: nginx's report (ngx_resolver_report_srv), the records in priority order. */
+static void srv_report(hy_resolve_srv_t *q, int status)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < q->ntargets; i++)
+        n += q->targets[i].naddrs;
+    hy_srv_addr_t *all = n ? hy_alloc(n * sizeof(*all)) : NULL;
+    size_t k = 0;
+    if (n)
+        for (size_t i = 0; i < q->ntargets; i++)
+            for (size_t j = 0; j < q->targets[i].naddrs; j++) {
+                const srv_target_t *t = &q->targets[i];
+                memset(&all[k], 0, sizeof(all[k]));
+                all[k].addr = t->addrs[j];
+                all[k].port = t->rec.port;
+                all[k].priority = t->rec.priority;
+                all[k].weight = t->rec.weight ? t->rec.weight : 1;
+                k++;
+            }
+    if (status == 0 && n == 0 && q->ntargets) {
+        status = q->targets[0].status;
+        for (size_t i = 0; i < q->ntargets; i++)
+            if (q->targets[i].status == HY_DNS_NXDOMAIN)
+                status = HY_DNS_NXDOMAIN;
+        if (status == 0)
+            status = HY_DNS_NXDOMAIN;
+    }
+    hy_resolve_srv_result_t res = {.status = status, .addrs = all, .naddrs = n, .expire_ms = q->expire_ms};
+    q->reported = true;
+    q->cb(q->data, &res);
+    free(all);
+    if (!q->starting)
+        srv_free(q);
+}
+
+static void on_srv_target(void *data, const hy_resolve_result_t *res)
+{
+    srv_target_t *t = data;
+    hy_resolve_srv_t *q = t->owner;
+    t->q = NULL;
+    t->done = true;
+    t->status = res->status;
+    if (res->status == 0 && res->naddrs) {
+        t->addrs = hy_alloc(res->naddrs * sizeof(*t->addrs));
+        memcpy(t->addrs, res->addrs, res->naddrs * sizeof(*t->addrs));
+        t->naddrs = res->naddrs;
+    }
+    if (res->status != HY_RESOLVE_TIMEDOUT && res->expire_ms < q->expire_ms)
+        q->expire_ms = res->expire_ms;
+    if (--q->pending == 0)
+        srv_report(q, 0);
+}
+
+static void on_srv_name(void *data, const hy_resolve_result_t *res)
+{
+    hy_resolve_srv_t *q = data;
+    q->wait = NULL;
+    q->expire_ms = res->expire_ms;
+    if (res->status != 0 || res->nsrvs == 0) {
+        srv_report(q, res->status ? res->status : HY_DNS_NXDOMAIN);
+        return;
+    }
+    q->targets = hy_calloc(res->nsrvs * sizeof(*q->targets));
+    q->ntargets = res->nsrvs;
+    for (size_t i = 0; i < res->nsrvs; i++) {
+        q->targets[i].owner = q;
+        q->targets[i].rec = res->srvs[i];
+    }
+    /* insertion sort by priority keeps the answer's order within a priority */
+    for (size_t i = 1; i < q->ntargets; i++)
+        for (size_t j = i; j > 0 && q->targets[j - 1].rec.priority > q->targets[j].rec.priority; j--) {
+            hy_dns_srv_t tmp = q->targets[j].rec;
+            q->targets[j].rec = q->targets[j - 1].rec;
+            q->targets[j - 1].rec = tmp;
+        }
+    q->pending = q->ntargets + 1; /* targets answered from the cache cannot report before the loop ends */
+    for (size_t i = 0; i < q->ntargets; i++) {
+        srv_target_t *t = &q->targets[i];
+        t->q = hy_resolve_start(q->loop, q->r, t->rec.target, strlen(t->rec.target), q->timeout_ms, on_srv_target, t);
+    }
+    if (--q->pending == 0)
+        srv_report(q, 0);
+}
+
+hy_resolve_srv_t *hy_resolve_srv_start(hy_loop_t *loop, hy_resolver_t *r, const char *name, size_t len,
+                                       int64_t timeout_ms, hy_resolve_srv_cb cb, void *data)
+{
+    hy_resolve_srv_t *q = hy_calloc(sizeof(*q));
+    q->loop = loop;
+    q->r = r;
+    q->timeout_ms = timeout_ms;
+    q->cb = cb;
+    q->data = data;
+    q->starting = true;
+    q->wait = start(loop, r, name, len, true, timeout_ms, on_srv_name, q);
+    q->starting = false;
+    if (q->reported) {
+        srv_free(q);
+        return NULL;
+    }
+    return q;
+}
+
+void hy_resolve_srv_cancel(hy_resolve_srv_t *q)
+{
+    if (q == NULL)
+        return;
+    hy_resolve_cancel(q->wait);
+    srv_free(q);
 }
 
 static void rt_free(void *arg)

@@ -37,6 +37,8 @@ typedef struct hy_resolve_result {
     int status; /* 0, an RCODE (HY_DNS_SERVFAIL, HY_DNS_NXDOMAIN ...) or HY_RESOLVE_TIMEDOUT */
     const hy_dns_addr_t *addrs; /* valid during the callback only */
     size_t naddrs;
+    const hy_dns_srv_t *srvs; /* an SRV name's records (internal: hy_resolve_srv_start's users get hy_srv_addr_t) */
+    size_t nsrvs;
     uint64_t expire_ms; /* monotonic time until which the answer is cached (ask again after it) */
 } hy_resolve_result_t;
 
@@ -49,6 +51,31 @@ hy_resolve_t *hy_resolve_start(hy_loop_t *loop, hy_resolver_t *r, const char *na
                                hy_resolve_cb cb, void *data);
 /** Stop waiting (cb will not run). The question may still be answered and cached for others. */
 void hy_resolve_cancel(hy_resolve_t *q);
+/* ---- SRV (RFC 2782): `server ... service=` in upstream{} */
+
+typedef struct hy_srv_addr {
+    hy_dns_addr_t addr;
+    uint16_t port, priority, weight; /* the SRV record's (a weight of 0 counts as 1, as nginx) */
+} hy_srv_addr_t;
+
+typedef struct hy_resolve_srv_result {
+    int status; /* 0 (naddrs > 0), or as hy_resolve_result_t's */
+    const hy_srv_addr_t *addrs; /* valid during the callback only; ordered by priority, then as answered */
+    size_t naddrs;
+    uint64_t expire_ms; /* the earliest expiry of the SRV answer and its targets' */
+} hy_resolve_srv_result_t;
+
+typedef struct hy_resolve_srv hy_resolve_srv_t;
+typedef void (*hy_resolve_srv_cb)(void *data, const hy_resolve_srv_result_t *res);
+
+/** Resolve the SRV records of name (e.g. "_http._tcp.example.net"), then each record's target as a host name
+ * (A/AAAA, cached as names are), as nginx: the addresses of all targets that resolved, with each record's port,
+ * priority and weight. When no target gave an address, the status is NXDOMAIN if a target (or the SRV name)
+ * does not exist, else the first failure's. cb runs once; returns the pending wait, or NULL when cb has run. */
+hy_resolve_srv_t *hy_resolve_srv_start(hy_loop_t *loop, hy_resolver_t *r, const char *name, size_t len,
+                                       int64_t timeout_ms, hy_resolve_srv_cb cb, void *data);
+/** Stop waiting (cb will not run). */
+void hy_resolve_srv_cancel(hy_resolve_srv_t *q);
 /** Free r's worker state (sockets, cache, waits without telling their owners): the generation that owns r is
  * being released. */
 void hy_resolver_release(hy_resolver_t *r);

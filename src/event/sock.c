@@ -503,10 +503,13 @@ int hy_sock_connect_from(hy_sock_t *s, hy_loop_t *loop, const struct sockaddr *s
     if (fd < 0)
         return -errno;
     if (local != NULL) {
-#ifdef IP_BIND_ADDRESS_NO_PORT
         int one = 1;
+#ifdef IP_BIND_ADDRESS_NO_PORT
         setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
 #endif
+        /* a given port (proxy_bind addr:port) may be bound again while an old connection is in TIME_WAIT (nginx) */
+        if (((const struct sockaddr_in *)local)->sin_port != 0)
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
         if (bind(fd, local, local_len) != 0) {
             int e = errno;
             close(fd);

@@ -606,7 +606,7 @@ hy_file_t *hy_gzip_static_open(hy_req_t *req, const char *path, size_t len, hy_g
         size_t el = strlen(static_ext[c]);
         memcpy(vpath + len, static_ext[c], el + 1);
         int err = 0;
-        hy_file_t *f = open(core, vpath, len + el, &err);
+        hy_file_t *f = open(req, core, vpath, len + el, &err);
         if (f == NULL) {
             if (err != ENOENT && err != ENOTDIR && err != ENAMETOOLONG) {
                 char lctx[512];

@@ -10,7 +10,7 @@
 extern hy_module_t hy_http_gzip_module;
 
 /* The opener (hy_ofc_open: open-file cache aware): a new reference, or NULL with *err set. */
-typedef hy_file_t *(*hy_gzip_open_fn)(const hy_http_loc_conf_t *lc, const char *path, size_t len, int *err);
+typedef hy_file_t *(*hy_gzip_open_fn)(hy_req_t *req, const hy_http_loc_conf_t *lc, const char *path, size_t len, int *err);
 
 /** gzip_static / brotli_static / zstd_static (the gzip_static content handler): for `path` (GET/HEAD), try the
  * precompressed variants ("path.br", "path.zst", "path.gz") the location enables and the client accepts,

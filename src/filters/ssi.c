@@ -24,6 +24,7 @@
 #include "ssi_parse.h"
 #include "splice.h"
 #include "../http/vars.h"
+#include "../http/uri.h"
 #include "../core/log.h"
 #include "../core/file.h"
 #include "../core/clock.h"
@@ -320,29 +321,31 @@ static ssi_block_t *find_block(ssi_ctx_t *ctx, hy_str_t name)
 
 /* ---------------- echo ---------------- */
 
+/* echo encoding=url: nginx's escaping for HTML attributes */
+static bool url_escaped(unsigned char c)
+{
+    return c <= 0x20 || c >= 0x7f || strchr("\"#%'<>\\^`{|}", c);
+}
+
 static void echo_value(ssi_ctx_t *ctx, hy_str_t v, int enc)
 {
     if (enc == 0)
         return out_text(ctx, v.ptr, v.len);
+    if (enc == 1) {
+        char *o = hy_palloc(ctx->req->pool, hy_pct_escape(NULL, v.ptr, v.len, url_escaped) + 1);
+        if (o != NULL)
+            out_text(ctx, o, hy_pct_escape(o, v.ptr, v.len, url_escaped));
+        return;
+    }
     sbuf_t b = {.pool = ctx->req->pool};
-    static const char hex[] = "0123456789ABCDEF";
-    for (size_t i = 0; i < v.len; i++) {
+    for (size_t i = 0; i < v.len; i++) { /* entity */
         unsigned char c = (unsigned char)v.ptr[i];
-        if (enc == 1) { /* url: nginx's escaping for HTML attributes */
-            if (c <= 0x20 || c >= 0x7f || strchr("\"#%'<>\\^`{|}", c)) {
-                char e[3] = {'%', hex[c >> 4], hex[c & 15]};
-                sb_add(&b, e, 3);
-            } else {
-                sb_add(&b, (const char *)&c, 1);
-            }
-        } else { /* entity */
-            switch (c) {
-            case '<': sb_add(&b, "&lt;", 4); break;
-            case '>': sb_add(&b, "&gt;", 4); break;
-            case '&': sb_add(&b, "&amp;", 5); break;
-            case '"': sb_add(&b, "&quot;", 6); break;
-            default: sb_add(&b, (const char *)&c, 1);
-            }
+        switch (c) {
+        case '<': sb_add(&b, "&lt;", 4); break;
+        case '>': sb_add(&b, "&gt;", 4); break;
+        case '&': sb_add(&b, "&amp;", 5); break;
+        case '"': sb_add(&b, "&quot;", 6); break;
+        default: sb_add(&b, (const char *)&c, 1);
         }
     }
     out_text(ctx, b.p, b.len);

@@ -18,6 +18,7 @@
 #include "../http/phases.h"
 #include "../http/path.h"
 #include "../http/open_file_cache.h"
+#include "../http/uri.h"
 #include "../core/log.h"
 
 #define NAME_LEN 50 /* html column width for names, as nginx */
@@ -109,22 +110,8 @@ static void sb_html(sbuf_t *b, const char *s, size_t n)
 /* Percent-encode everything but RFC 3986 unreserved characters (what nginx's listing does for hrefs). */
 static void sb_url(sbuf_t *b, const char *s, size_t n)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    if (!sb_reserve(b, n * 3))
-        return;
-    char *d = b->p + b->len;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-            c == '_' || c == '~') {
-            *d++ = (char)c;
-        } else {
-            *d++ = '%';
-            *d++ = hex[c >> 4];
-            *d++ = hex[c & 15];
-        }
-    }
-    b->len = (size_t)(d - b->p);
+    if (sb_reserve(b, n * 3))
+        b->len += hy_pct_escape(b->p + b->len, s, n, hy_pct_not_unreserved);
 }
 
 static void sb_json(sbuf_t *b, const char *s, size_t n)

@@ -43,7 +43,7 @@ static int index_content_phase(hy_req_t *req)
         memcpy(path + dlen, nm.ptr, nm.len);
         path[dlen + nm.len] = '\0';
         int err = 0;
-        hy_file_t *f = hy_ofc_open(lc, path, dlen + nm.len, &err);
+        hy_file_t *f = hy_ofc_open(req, lc, path, dlen + nm.len, &err);
         if (f) {
             hy_file_unref(f);
             char *u = hy_palloc(req->pool, req->uri.len + nm.len + 1);
@@ -60,7 +60,12 @@ static int index_content_phase(hy_req_t *req)
         if (!dir_checked) {
             dir_checked = true;
             struct stat st;
-            if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            int e = hy_http_stat(req, lc, dir, dlen, &st); /* disable_symlinks applies: a refused link is 403 */
+            if (e == ELOOP || e == EMLINK) {
+                hy_http_log_open_error(req, "open()", dir, e, HY_LOG_ERR);
+                return 403;
+            }
+            if (e != 0 || !S_ISDIR(st.st_mode)) {
                 if (lc->log_not_found)
                     hy_req_log(req, HY_LOG_ERR, "\"%s\" is not found (2: No such file or directory)", dir);
                 return 404;

@@ -13,6 +13,7 @@
 #include "../core/log.h"
 #include "../http/phases.h"
 #include "../upstream/h1client.h"
+#include "../upstream/h2client.h"
 
 typedef struct proxy_ctx {
     hy_str_t host, port;
@@ -176,6 +177,10 @@ static int on_head(hy_ureq_t *u)
     }
     if (accel_redirect.len) /* nginx honours it whatever the status */
         return hy_uconf_accel_redirect(u, accel_redirect);
+    /* proxy_pass_trailers: a body of unknown length may end with the upstream's trailers: the client's response is
+     * framed so they can follow (HTTP/1.1 chunked, HTTP/2 a last HEADERS) */
+    if (pl->pass_trailers && u->resp_length < 0 && req->method_id != HY_M_HEAD && u->status != 204 && u->status != 304)
+        req->expect_trailers = true;
     return 0;
 }
 
@@ -229,10 +234,11 @@ static int proxy_handler(hy_req_t *req)
         if (rc != 0)
             return rc;
     }
-    u->codec = &hy_upstream_h1_codec;
+    u->codec = pl->http_version == 20 ? &hy_upstream_h2_codec : &hy_upstream_h1_codec;
     u->group = g;
     u->data = (void *)pl;
     u->on_head = on_head;
+    u->pass_trailers = pl->pass_trailers;
     if (is_tls) {
         u->ssl = &pl->ssl;
         u->ssl_host = ctx->host; /* $proxy_host: the upstream{} name or the URL.s host (ussl.c cuts a port) */

@@ -448,7 +448,7 @@ static int register_health_checks(hy_conf_t *cf, proxy_loc_t *c)
     return 0;
 }
 
-static const hy_enum_t http_versions[] = {{"1.0", 10}, {"1.1", 11}, {NULL, 0}};
+static const hy_enum_t http_versions[] = {{"1.0", 10}, {"1.1", 11}, {"2", 20}, {NULL, 0}};
 
 #define LOCS (HY_CTX_HTTP_ANY)
 static const hy_directive_t proxy_directives[] = {
@@ -464,6 +464,12 @@ static const hy_directive_t proxy_directives[] = {
      .conf = HY_CONF_LOC,
      .offset = PL(http_version),
      .post = http_versions},
+    {.name = "proxy_pass_trailers",
+     .ctx = LOCS,
+     .args = HY_ARGS_FLAG,
+     .set = hy_slot_flag,
+     .conf = HY_CONF_LOC,
+     .offset = PL(pass_trailers)},
     {.name = "proxy_set_header", .ctx = LOCS, .args = HY_ARGS_2, .set = set_header, .conf = HY_CONF_LOC},
     {.name = "proxy_set_body",
      .ctx = LOCS,
@@ -511,6 +517,7 @@ static void *create_loc(hy_conf_t *cf)
     hy_uconf_init(&pl->uc);
     hy_ussl_init(&pl->ssl);
     pl->http_version = HY_UNSET;
+    pl->pass_trailers = HY_UNSET;
     pl->redirect = HY_UNSET;
     return pl;
 }
@@ -547,6 +554,7 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
         c->port_text = p->port_text, c->loc_prefix = p->loc_prefix;
     }
     hy_merge_value(c->http_version, p->http_version, 10);
+    hy_merge_value(c->pass_trailers, p->pass_trailers, 0);
     if (hy_uconf_merge(cf, &c->uc, &p->uc, "proxy", default_hidden, HY_ARRAY_SIZE(default_hidden)) != 0)
         return -1;
     /* the context is made for a location passing to https://, or with variables (the scheme may be https) */

@@ -38,6 +38,7 @@ typedef struct proxy_loc {
     hy_str_t loc_prefix;  /* the location's name (prefix replaced by the URI part) */
     /* request */
     int http_version;
+    int pass_trailers; /* proxy_pass_trailers */
     hy_array_t *set_headers; /* proxy_hdr_t as written at this level; NULL: inherit */
     hy_array_t *headers;     /* merged with nginx's defaults */
     bool headers_cache;      /* `headers` has the cache's defaults (proxy_cache on here) */

@@ -11,6 +11,7 @@
 #include "../http/phases.h"
 #include "../http/uri.h"
 #include "../http/vars.h"
+#include "../http/open_file_cache.h"
 #include "../http/limit_rate.h"
 #include "../conf/cycle.h"
 #include "../conf/conf_regex.h"
@@ -61,6 +62,7 @@ typedef struct rw_ctx {
     size_t n;
     uint32_t named_nmatch; /* req->captures.nmatch whose named captures were set */
     bool uri_kept_location; /* "rewrite ... break" changed the URI in the location (nginx's !valid_location) */
+    bool handler_lost;      /* an `if` with its own content handler (proxy_pass) matched, then one without */
 } rw_ctx_t;
 
 /* ---------------------------------------------------------------- pure helpers */
@@ -342,8 +344,10 @@ static bool args_escaped(unsigned char c)
 }
 
 /* The replacement of a rewrite: as hy_vars_eval, except that, as in nginx, a capture after the replacement's
- * '?' is escaped for the arguments when the request's path was sent with a %-escape or a '+' (its decoded
- * form could otherwise break the arguments apart). */
+ * '?' -- or anywhere in a redirect's replacement -- is escaped for the arguments when the request's path was
+ * sent with a %-escape or a '+' (its decoded form could otherwise break the arguments or the Location apart;
+ * a redirect then unescapes what nginx's redirect unescaping takes back, so "/a%20%3Fb" captured gives
+ * "/a%20?b" as in nginx). */
 static void eval_replacement(hy_req_t *req, const rw_op_t *op, hy_str_t *out)
 {
     const hy_complex_t *cv = &op->cv;
@@ -352,7 +356,7 @@ static void eval_replacement(hy_req_t *req, const rw_op_t *op, hy_str_t *out)
     if (q)
         path.len = (size_t)(q - path.ptr);
     bool quoted = path.len && (memchr(path.ptr, '%', path.len) || memchr(path.ptr, '+', path.len));
-    if (!op->has_q || !quoted || cv->nparts == 0) {
+    if ((!op->has_q && !op->redirect) || !quoted || cv->nparts == 0) {
         hy_vars_eval(req, cv, out);
         return;
     }
@@ -379,7 +383,7 @@ static void eval_replacement(hy_req_t *req, const rw_op_t *op, hy_str_t *out)
             const hy_var_value_t *vv = hy_var_get(req, part->index);
             v = (hy_str_t){vv->ptr, vv->len};
         }
-        if (in_args && part->kind == HY_CV_CAPTURE) {
+        if ((in_args || op->redirect) && part->kind == HY_CV_CAPTURE) {
             o += hy_pct_escape(o, v.ptr, v.len, args_escaped);
         } else {
             memcpy(o, v.ptr, v.len);
@@ -438,19 +442,19 @@ static bool file_test(hy_req_t *req, const rw_op_t *op)
     hy_vars_eval(req, &op->cv, &path);
     char *p = hy_pstrndup(req->pool, path.ptr, path.len);
     struct stat st;
-    bool ok;
+    bool ok, found = hy_http_stat(req, req->loc, p, path.len, &st) == 0; /* disable_symlinks applies */
     switch (op->file_op) {
     case 'f':
-        ok = stat(p, &st) == 0 && !S_ISDIR(st.st_mode);
+        ok = found && !S_ISDIR(st.st_mode);
         break;
     case 'd':
-        ok = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+        ok = found && S_ISDIR(st.st_mode);
         break;
     case 'e':
-        ok = stat(p, &st) == 0;
+        ok = found;
         break;
     default: /* 'x': nginx tests the owner's execute bit (ngx_is_exec), so a searchable directory counts */
-        ok = stat(p, &st) == 0 && (st.st_mode & S_IXUSR);
+        ok = found && (st.st_mode & S_IXUSR);
         break;
     }
     return ok != op->negate;
@@ -514,6 +518,12 @@ static int run_ops(hy_req_t *req, const rw_conf_t *rc, bool *changed)
             return R_BREAK;
         case OP_IF:
             if (condition(req, op)) {
+                /* nginx keeps the content handler an earlier `if` set (a later block without one does not reset
+                 * it) but takes this block's settings: proxy_pass in one `if`, a second `if` without is a 500 */
+                if (req->loc && req->loc->handler && !op->if_loc->handler)
+                    req_ctx(req)->handler_lost = true;
+                else if (op->if_loc->handler)
+                    req_ctx(req)->handler_lost = false;
                 req->loc = op->if_loc;
                 const rw_conf_t *inner = op->if_loc->loc_conf[RW_IDX];
                 if (inner->ops) {
@@ -810,8 +820,17 @@ static int rewrite_phase(hy_req_t *req)
     int rc = hy_rewrite_run(req, req->loc);
     if (rc == HY_RW_DONE)
         return HY_DONE;
-    if (rc == HY_RW_URI_CHANGED)
+    void **slot = hy_req_ctx(req, &hy_http_rewrite_module);
+    bool lost = *slot && ((rw_ctx_t *)*slot)->handler_lost;
+    if (lost)
+        ((rw_ctx_t *)*slot)->handler_lost = false;
+    if (rc == HY_RW_URI_CHANGED) {
         req->uri_changed = true;
+    } else if (lost) {
+        hy_req_log(req, HY_LOG_ERR, "no upstream configuration");
+        hy_req_error(req, 500);
+        return HY_DONE;
+    }
     return HY_DECLINED;
 }
 

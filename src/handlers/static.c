@@ -45,7 +45,7 @@ static int static_content_phase(hy_req_t *req)
     size_t plen;
     char *path = hy_http_map_uri_to_path(req, lc, req->uri, &plen);
     int err = 0;
-    hy_file_t *f = hy_ofc_open(lc, path, plen, &err);
+    hy_file_t *f = hy_ofc_open(req, lc, path, plen, &err);
     if (f == NULL) {
         int st = hy_http_errno_status(err);
         if (st != 404 || lc->log_not_found)

@@ -8,6 +8,7 @@
 #include "../http/phases.h"
 #include "../http/path.h"
 #include "../http/vars.h"
+#include "../http/open_file_cache.h"
 #include "../core/log.h"
 
 #define TF_IDX (hy_http_try_files_module.index)
@@ -37,7 +38,7 @@ static int try_files_phase(hy_req_t *req)
         size_t plen;
         char *path = hy_http_map_uri_to_path(req, lc, name, &plen);
         struct stat st;
-        if (stat(path, &st) != 0)
+        if (hy_http_stat(req, lc, path, plen, &st) != 0) /* disable_symlinks applies */
             continue;
         if ((S_ISDIR(st.st_mode) != 0) != tc->items[i].test_dir)
             continue;

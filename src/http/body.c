@@ -165,6 +165,15 @@ size_t hy_req__body_in(hy_req_t *req, const char *p, size_t n, bool last)
             return n;
         }
         b->received += (int64_t)n;
+        if (last && n == 0 && b->fd < 0 && b->mem_len == 0 && (req->content_length >= 0 || req->body_follows)) {
+            /* an empty body that was sent (Content-Length: 0, empty HTTP/2 DATA): client_body_in_file_only writes
+             * its empty file all the same, as nginx ($request_body_file names it) */
+            const hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv->loc;
+            if (lc->client_body_in_file_only && open_temp(req, b) != 0) {
+                fail(req, 500);
+                return n;
+            }
+        }
         if (last) {
             b->complete = true;
             if (b->fd >= 0)

@@ -91,9 +91,9 @@ const struct sockaddr_storage *hy_conn_local_addr(hy_conn_t *c, socklen_t *len)
 static void peer_text(hy_conn_t *c, const struct sockaddr_storage *ss)
 {
     if (ss->ss_family == AF_INET)
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, c->peer_text, sizeof(c->peer_text));
+        hy_inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, c->peer_text, sizeof(c->peer_text));
     else if (ss->ss_family == AF_INET6)
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, c->peer_text, sizeof(c->peer_text));
+        hy_inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, c->peer_text, sizeof(c->peer_text));
     else
         snprintf(c->peer_text, sizeof(c->peer_text), "unix:");
 }

@@ -72,6 +72,8 @@ struct hy_http_loc_conf {
     int64_t open_file_cache_inactive_ms;
     int64_t open_file_cache_valid_ms, open_file_cache_min_uses;
     int open_file_cache_errors;
+    int disable_symlinks;             /* HY_SYMLINKS_* (core/nofollow.h); HY_UNSET until merged (off) */
+    void *disable_symlinks_from;      /* hy_complex_t: disable_symlinks' from= (a prefix not checked), or NULL */
     int etag, if_modified_since, max_ranges_set;
     int64_t max_ranges;
     int internal, chunked_transfer_encoding, msie_padding, msie_refresh, log_not_found;
@@ -103,6 +105,7 @@ typedef struct hy_http_srv_conf {
     void **srv_conf;              /* every module's srv conf */
     int64_t client_header_timeout_ms, client_header_buffer_size;
     int64_t large_header_num, large_header_size;
+    int64_t max_headers;          /* request header fields allowed (max_headers, default 1000); more: 494 → 400 */
     int merge_slashes, ignore_invalid_headers, underscores_in_headers;
     const char *file;             /* where the server block starts, for messages */
     unsigned line;

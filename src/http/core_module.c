@@ -13,6 +13,7 @@
 #include "../conf/cycle.h"
 #include "../conf/conf_regex.h"
 #include "../core/log.h"
+#include "../core/nofollow.h"
 
 #define CORE_IDX (hy_http_core_module.index)
 
@@ -43,7 +44,7 @@ static void *create_srv(hy_conf_t *cf)
 {
     hy_http_srv_conf_t *s = hy_pcalloc(cf->pool, sizeof(*s));
     s->client_header_timeout_ms = s->client_header_buffer_size = HY_UNSET;
-    s->large_header_num = s->large_header_size = HY_UNSET;
+    s->large_header_num = s->large_header_size = s->max_headers = HY_UNSET;
     s->merge_slashes = s->ignore_invalid_headers = s->underscores_in_headers = HY_UNSET;
     s->file = cf->file;
     s->line = cf->line;
@@ -66,6 +67,7 @@ static void *create_loc(hy_conf_t *cf)
     l->open_file_cache_max = l->open_file_cache_inactive_ms = HY_UNSET;
     l->open_file_cache_valid_ms = l->open_file_cache_min_uses = HY_UNSET;
     l->open_file_cache_errors = l->etag = l->if_modified_since = HY_UNSET;
+    l->disable_symlinks = HY_UNSET;
     l->max_ranges = HY_UNSET;
     l->internal = l->chunked_transfer_encoding = l->msie_padding = l->msie_refresh = l->log_not_found = HY_UNSET;
     l->absolute_redirect = l->server_name_in_redirect = l->port_in_redirect = HY_UNSET;
@@ -81,6 +83,7 @@ static int merge_srv(hy_conf_t *cf, void *parent, void *child)
     hy_merge_value(c->client_header_buffer_size, p->client_header_buffer_size, 1024);
     hy_merge_value(c->large_header_num, p->large_header_num, 4);
     hy_merge_value(c->large_header_size, p->large_header_size, 8192);
+    hy_merge_value(c->max_headers, p->max_headers, 1000);
     hy_merge_value(c->merge_slashes, p->merge_slashes, 1);
     hy_merge_value(c->ignore_invalid_headers, p->ignore_invalid_headers, 1);
     hy_merge_value(c->underscores_in_headers, p->underscores_in_headers, 0);
@@ -169,6 +172,10 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     hy_merge_value(c->open_file_cache_valid_ms, p->open_file_cache_valid_ms, 60000);
     hy_merge_value(c->open_file_cache_min_uses, p->open_file_cache_min_uses, 1);
     hy_merge_value(c->open_file_cache_errors, p->open_file_cache_errors, 0);
+    if (c->disable_symlinks == HY_UNSET) {
+        c->disable_symlinks = p->disable_symlinks == HY_UNSET ? HY_SYMLINKS_OFF : p->disable_symlinks;
+        c->disable_symlinks_from = p->disable_symlinks_from;
+    }
     hy_merge_value(c->etag, p->etag, 1);
     hy_merge_value(c->if_modified_since, p->if_modified_since, HY_IMS_EXACT);
     hy_merge_value(c->max_ranges, p->max_ranges, -2); /* -2: unlimited */
@@ -782,6 +789,40 @@ static int set_open_file_cache(hy_conf_t *cf, const hy_directive_t *d, void *con
     return 0;
 }
 
+static int set_disable_symlinks(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hy_http_loc_conf_t *lc = conf;
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (lc->disable_symlinks != HY_UNSET)
+        return hy_conf_error(cf, "\"disable_symlinks\" directive is duplicate");
+    for (size_t i = 1; i < n; i++) {
+        if (hy_str_eq(a[i], "off")) {
+            lc->disable_symlinks = HY_SYMLINKS_OFF;
+        } else if (hy_str_eq(a[i], "if_not_owner")) {
+            lc->disable_symlinks = HY_SYMLINKS_NOTOWNER;
+        } else if (hy_str_eq(a[i], "on")) {
+            lc->disable_symlinks = HY_SYMLINKS_ON;
+        } else if (a[i].len >= 5 && memcmp(a[i].ptr, "from=", 5) == 0 && lc->disable_symlinks_from == NULL) {
+            hy_str_t v = {a[i].ptr + 5, a[i].len - 5};
+            if (v.len == 0)
+                return hy_conf_error(cf, "invalid value \"%s\"", a[i].ptr);
+            if (hy_str_eq(v, "off"))
+                continue;
+            lc->disable_symlinks_from = hy_pcalloc(cf->pool, sizeof(hy_complex_t));
+            if (hy_vars_compile(cf, v, lc->disable_symlinks_from) != 0)
+                return -1;
+        } else {
+            return hy_conf_error(cf, "invalid parameter \"%s\"", a[i].ptr);
+        }
+    }
+    if (lc->disable_symlinks == HY_UNSET)
+        return hy_conf_error(cf, "\"off\", \"on\" or \"if_not_owner\" parameter expected");
+    if (lc->disable_symlinks == HY_SYMLINKS_OFF && lc->disable_symlinks_from)
+        return hy_conf_error(cf, "\"from=\" cannot be used with \"off\" parameter");
+    return 0;
+}
+
 static int set_internal(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     ((hy_http_loc_conf_t *)conf)->internal = 1;
@@ -960,6 +1001,8 @@ static const hy_directive_t core_directives[] = {
      SRV(client_header_timeout_ms)},
     {.name = "client_header_buffer_size", .ctx = HY_CTX_HTTP | HY_CTX_SERVER, .args = HY_ARGS_1,
      .set = hy_slot_size, SRV(client_header_buffer_size), .post = &positive},
+    {.name = "max_headers", .ctx = HY_CTX_HTTP | HY_CTX_SERVER, .args = HY_ARGS_1, .set = hy_slot_num,
+     SRV(max_headers)},
     {.name = "large_client_header_buffers", .ctx = HY_CTX_HTTP | HY_CTX_SERVER, .args = HY_ARGS_2,
      .set = set_large_buffers, SRV(large_header_num)},
     {.name = "merge_slashes", .ctx = HY_CTX_HTTP | HY_CTX_SERVER, .args = HY_ARGS_FLAG, .set = hy_slot_flag,
@@ -999,6 +1042,8 @@ static const hy_directive_t core_directives[] = {
      LOC(open_file_cache_min_uses), .post = &positive},
     {.name = "open_file_cache_errors", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag,
      LOC(open_file_cache_errors)},
+    {.name = "disable_symlinks", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_12, .set = set_disable_symlinks,
+     LOC(disable_symlinks)},
     {.name = "open_file_cache_events", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_check_flag},
     {.name = "etag", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag, LOC(etag)},
     {.name = "if_modified_since", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_enum,

@@ -102,7 +102,7 @@ static void sockaddr_to_addr(const struct sockaddr_storage *ss, geo_addr_t *a)
         memcpy(a->b, &((const struct sockaddr_in *)ss)->sin_addr, 4);
     } else if (ss->ss_family == AF_INET6) {
         char text[INET6_ADDRSTRLEN];
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, text, sizeof(text));
+        hy_inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, text, sizeof(text));
         parse_addr(text, strlen(text), a); /* folds an IPv4-mapped peer to IPv4 */
     } else { /* unix socket: INADDR_NONE, as nginx */
         a->family = AF_INET;

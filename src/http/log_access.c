@@ -175,6 +175,12 @@ static void on_dirty_defer(hy_defer_t *d)
     }
 }
 
+void hy_http_access_log_flush(void)
+{
+    if (dirty_files)
+        on_dirty_defer(&dirty_defer);
+}
+
 static void on_flush_timer(hy_timer_t *t)
 {
     file_flush(t->data);

@@ -11,6 +11,8 @@
 #include "open_file_cache.h"
 #include "../core/clock.h"
 #include "../core/log.h"
+#include "../core/nofollow.h"
+#include "vars.h"
 
 /* ---------------- open-file cache (per worker; a worker is single-threaded) ---------------- */
 
@@ -21,6 +23,8 @@ typedef struct ofc_entry {
     size_t path_len;
     uint32_t hash;
     hy_file_t *file;                    /* a reference, or NULL when the entry caches an error */
+    int symlinks;                       /* the disable_symlinks it was opened with (HY_SYMLINKS_*) ... */
+    size_t symlinks_from;               /* ... and its from= prefix length */
     int err;                            /* cached errno (open_file_cache_errors) */
     uint64_t valid_until_ms, last_use_ms;
     int64_t uses;
@@ -69,11 +73,61 @@ static void ofc_remove(ofc_entry_t *e)
     ofc_count--;
 }
 
-static hy_file_t *file_open(const char *path, int *err)
+/* ---------------- disable_symlinks ---------------- */
+
+int hy_http_symlinks(hy_req_t *req, const hy_http_loc_conf_t *lc, const char *path, size_t len, size_t *from)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    *from = 0;
+    if (lc->disable_symlinks == HY_SYMLINKS_OFF || lc->disable_symlinks == HY_UNSET)
+        return HY_SYMLINKS_OFF;
+    if (lc->disable_symlinks_from == NULL || req == NULL)
+        return lc->disable_symlinks;
+    /* as nginx: a from= that is not a directory prefix of the path is ignored; the whole path turns checks off */
+    hy_str_t f;
+    if (hy_vars_eval(req, lc->disable_symlinks_from, &f) != 0 || f.len == 0 || f.len > len ||
+        memcmp(f.ptr, path, f.len) != 0)
+        return lc->disable_symlinks;
+    if (f.len == len)
+        return HY_SYMLINKS_OFF;
+    if (path[f.len] == '/')
+        *from = f.len;
+    else if (path[f.len - 1] == '/' && f.len > 1)
+        *from = f.len - 1;
+    return lc->disable_symlinks;
+}
+
+int hy_http_open(hy_req_t *req, const hy_http_loc_conf_t *lc, const char *path, size_t len, int flags)
+{
+    size_t from;
+    int mode = hy_http_symlinks(req, lc, path, len, &from);
+    return hy_open_nofollow(path, len, mode, from, flags);
+}
+
+/* stat(2) under a disable_symlinks mode: a plain stat when off, else the checked open (O_PATH) and fstat */
+static int stat_mode(const char *path, size_t len, int mode, size_t from, struct stat *st)
+{
+    if (mode == HY_SYMLINKS_OFF)
+        return stat(path, st) == 0 ? 0 : errno;
+    int fd = hy_open_nofollow(path, len, mode, from, O_PATH);
+    if (fd < 0)
+        return -fd;
+    int err = fstat(fd, st) == 0 ? 0 : errno;
+    close(fd);
+    return err;
+}
+
+int hy_http_stat(hy_req_t *req, const hy_http_loc_conf_t *lc, const char *path, size_t len, struct stat *st)
+{
+    size_t from;
+    int mode = hy_http_symlinks(req, lc, path, len, &from);
+    return stat_mode(path, len, mode, from, st);
+}
+
+static hy_file_t *file_open(const char *path, size_t len, int mode, size_t from, int *err)
+{
+    int fd = hy_open_nofollow(path, len, mode, from, O_RDONLY | O_NONBLOCK);
     if (fd < 0) {
-        *err = errno;
+        *err = -fd;
         return NULL;
     }
     struct stat st;
@@ -146,10 +200,12 @@ static bool same_file(const hy_file_t *f, const struct stat *st)
            (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec == f->ctime_ns;
 }
 
-hy_file_t *hy_ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_t len, int *err)
+hy_file_t *hy_ofc_open(hy_req_t *req, const hy_http_loc_conf_t *lc, const char *path, size_t len, int *err)
 {
+    size_t from;
+    const int mode = hy_http_symlinks(req, lc, path, len, &from);
     if (lc->open_file_cache_max <= 0)
-        return file_open(path, err);
+        return file_open(path, len, mode, from, err);
     /* the implicit cache (no open_file_cache configured): checked by stat(2) on every use, errors not kept,
      * the fd kept from the first use — what a request sees is what nginx without a cache shows */
     const bool implicit = lc->open_file_cache_implicit;
@@ -173,7 +229,9 @@ hy_file_t *hy_ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_t le
         e->last_use_ms = now;
         lru_unlink(e);
         lru_push(e);
-        if (now < e->valid_until_ms) {
+        const bool same_mode = e->symlinks == mode && e->symlinks_from == from;
+        e->symlinks = mode, e->symlinks_from = from;
+        if (now < e->valid_until_ms && same_mode) {
             if (e->file)
                 return hy_file_ref(e->file);
             if (e->err) {
@@ -184,13 +242,13 @@ hy_file_t *hy_ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_t le
         /* revalidate: the same file, unchanged (inode, size, mtime and ctime to the nanosecond), keeps the open
          * fd and the bytes of a small one */
         struct stat st;
-        if (e->file && stat(path, &st) == 0 && same_file(e->file, &st)) {
+        if (e->file && stat_mode(path, len, mode, from, &st) == 0 && same_file(e->file, &st)) {
             e->valid_until_ms = now + (uint64_t)valid_ms;
             return hy_file_ref(e->file);
         }
         if (e->file)
             hy_file_unref(e->file);
-        e->file = file_open(path, &e->err);
+        e->file = file_open(path, len, mode, from, &e->err);
         if (e->file)
             load_small(e->file);
         if (e->file == NULL && !cache_errors) {
@@ -211,7 +269,7 @@ hy_file_t *hy_ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_t le
         }
         return hy_file_ref(e->file);
     }
-    hy_file_t *f = file_open(path, err);
+    hy_file_t *f = file_open(path, len, mode, from, err);
     if (f == NULL && !cache_errors)
         return NULL;
     if (f)
@@ -222,6 +280,7 @@ hy_file_t *hy_ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_t le
     e->path = hy_strndup(path, len);
     e->path_len = len;
     e->hash = h;
+    e->symlinks = mode, e->symlinks_from = from;
     e->file = f && min_uses <= 1 ? hy_file_ref(f) : NULL; /* else counted, not kept */
     e->err = f ? 0 : *err;
     e->uses = 1;
@@ -239,9 +298,9 @@ hy_file_t *hy_ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_t le
 int hy_http_errno_status(int err)
 {
     switch (err) {
-    case ENOENT: case ENOTDIR: case ENAMETOOLONG: case ELOOP:
+    case ENOENT: case ENOTDIR: case ENAMETOOLONG:
         return 404;
-    case EACCES: case EPERM:
+    case EACCES: case EPERM: case ELOOP: case EMLINK:
         return 403;
     default:
         return 500;

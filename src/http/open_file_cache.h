@@ -7,12 +7,23 @@
 #include "request.h"
 #include "../core/file.h"
 
-/** Open `path` (NUL-terminated, `len` bytes) for the location's open_file_cache settings: a new reference the
- * caller unrefs, or NULL with *err set to the errno (a cached error with open_file_cache_errors). Small regular
- * files (<= 32 KiB) carry their bytes in f->data. Neither a regular file nor a directory: ENOENT. */
-hy_file_t *hy_ofc_open(const hy_http_loc_conf_t *lc, const char *path, size_t len, int *err);
-/** The HTTP status for an open(2)/stat(2) errno: 404 (ENOENT, ENOTDIR, ENAMETOOLONG, ELOOP), 403 (EACCES,
- * EPERM), else 500. */
+struct stat;
+
+/** Open `path` (NUL-terminated, `len` bytes) for the location's open_file_cache and disable_symlinks settings
+ * (lc: req's location or the one the caller serves from): a new reference the caller unrefs, or NULL with *err
+ * set to the errno (a cached error with open_file_cache_errors; ELOOP for a link disable_symlinks refuses). A
+ * cached entry is reused only under the disable_symlinks it was opened with. Small regular files (<= 32 KiB)
+ * carry their bytes in f->data. Neither a regular file nor a directory: ENOENT. */
+hy_file_t *hy_ofc_open(hy_req_t *req, const hy_http_loc_conf_t *lc, const char *path, size_t len, int *err);
+/** The disable_symlinks policy (HY_SYMLINKS_*, core/nofollow.h) for `path` in location lc: *from gets the length
+ * of the prefix opened as it is (from=, evaluated for req), 0 for none. */
+int hy_http_symlinks(hy_req_t *req, const hy_http_loc_conf_t *lc, const char *path, size_t len, size_t *from);
+/** open(2) of path under lc's disable_symlinks: the fd, or -errno. */
+int hy_http_open(hy_req_t *req, const hy_http_loc_conf_t *lc, const char *path, size_t len, int flags);
+/** stat(2) of path under lc's disable_symlinks (try_files, "if -f", index): 0, or the errno. */
+int hy_http_stat(hy_req_t *req, const hy_http_loc_conf_t *lc, const char *path, size_t len, struct stat *st);
+/** The HTTP status for an open(2)/stat(2) errno: 404 (ENOENT, ENOTDIR, ENAMETOOLONG), 403 (EACCES, EPERM, and as
+ * nginx ELOOP and EMLINK: a symbolic link loop or one disable_symlinks refuses), else 500. */
 int hy_http_errno_status(int err);
 /** Log `call "path" failed (err: text)` with the request's context at `level`. */
 void hy_http_log_open_error(hy_req_t *req, const char *call, const char *path, int err, int level);

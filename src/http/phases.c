@@ -396,6 +396,19 @@ static int set_host(hy_req_t *req, hy_str_t h)
     return 0;
 }
 
+/* max_headers of the request's server: header fields as received (the dropped invalid ones not counted), the
+ * cookie fields of HTTP/2, which nginx keeps apart, neither */
+static bool too_many_headers(const hy_req_t *req)
+{
+    size_t n = req->num_headers - req->implied_headers;
+    if (n <= (size_t)req->srv->max_headers)
+        return false;
+    for (size_t i = 0; req->version >= 20 && i < req->num_headers; i++)
+        if (hy_str_caseeq(req->headers[i].name, "cookie"))
+            n--;
+    return n > (size_t)req->srv->max_headers;
+}
+
 void hy_req_process(hy_req_t *req)
 {
     hy_http_srv_conf_t *dsrv = req->conn->addr->default_server;
@@ -512,6 +525,11 @@ void hy_req_process(hy_req_t *req)
     req->srv = hy_http_find_server(req->conn->addr, req->host.ptr, req->host.len, hy_req_captures(req));
     hy_vars_named_captures(req); /* named captures of a regex server_name become $name */
     req->uri_changes = HY_MAX_URI_CHANGES + 1;
+    if (too_many_headers(req)) {
+        log_bad(req, "client sent too many header lines");
+        hy_req_error(req, 494); /* "400 Bad Request" with nginx's "Request Header Or Cookie Too Large" page */
+        return;
+    }
     if (req->conn->is_plain_on_tls) { /* nginx: after the server is known, so its error_page 497 applies */
         log_bad(req, "client sent plain HTTP request to HTTPS port");
         hy_req_error(req, 497);

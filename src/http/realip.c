@@ -79,7 +79,7 @@ static bool trusted(const hy_array_t *from, const struct sockaddr_storage *ss)
         memcpy(b, &((const struct sockaddr_in *)ss)->sin_addr, 4);
     } else if (family == AF_INET6) {
         char text[INET6_ADDRSTRLEN];
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, text, sizeof(text));
+        hy_inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, text, sizeof(text));
         parse_ip(text, strlen(text), &family, b);
     }
     const rip_cidr_t *c = from->elts;
@@ -233,9 +233,9 @@ static int realip(hy_req_t *req, const hy_http_loc_conf_t *lc)
     *ss = addr;
     char *text = hy_palloc(req->pool, INET6_ADDRSTRLEN);
     if (addr.ss_family == AF_INET)
-        inet_ntop(AF_INET, &((struct sockaddr_in *)ss)->sin_addr, text, INET6_ADDRSTRLEN);
+        hy_inet_ntop(AF_INET, &((struct sockaddr_in *)ss)->sin_addr, text, INET6_ADDRSTRLEN);
     else
-        inet_ntop(AF_INET6, &((struct sockaddr_in6 *)ss)->sin6_addr, text, INET6_ADDRSTRLEN);
+        hy_inet_ntop(AF_INET6, &((struct sockaddr_in6 *)ss)->sin6_addr, text, INET6_ADDRSTRLEN);
     req->peer = ss;
     req->peer_text = text;
     return HY_DECLINED;
@@ -319,9 +319,9 @@ static int set_from(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         rip_cidr_t h = {0};
         char text[INET6_ADDRSTRLEN];
         if (ai->ai_family == AF_INET)
-            inet_ntop(AF_INET, &((struct sockaddr_in *)ai->ai_addr)->sin_addr, text, sizeof(text));
+            hy_inet_ntop(AF_INET, &((struct sockaddr_in *)ai->ai_addr)->sin_addr, text, sizeof(text));
         else if (ai->ai_family == AF_INET6)
-            inet_ntop(AF_INET6, &((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr, text, sizeof(text));
+            hy_inet_ntop(AF_INET6, &((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr, text, sizeof(text));
         else
             continue;
         if (!parse_ip(text, strlen(text), &h.family, h.b))

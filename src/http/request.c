@@ -10,6 +10,7 @@
 
 #define HY_FILTERS_MAX 64 /* modules with a filter of one kind (each kind has about a dozen) */
 #include "msie.h"
+#include "uri.h"
 #include "../event/sock.h"
 #include "../core/log.h"
 #include "../core/clock.h"
@@ -184,10 +185,10 @@ hy_str_t hy_http_absolute_url(hy_req_t *req, hy_str_t path)
         const struct sockaddr_storage *ss = hy_conn_local_addr(req->conn, NULL);
         host = HY_STR("localhost");
         if (ss && ss->ss_family == AF_INET &&
-            inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, ip, sizeof(ip))) {
+            hy_inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, ip, sizeof(ip))) {
             host = (hy_str_t){ip, strlen(ip)};
         } else if (ss && ss->ss_family == AF_INET6 &&
-                   inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, ip + 1, sizeof(ip) - 2)) {
+                   hy_inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, ip + 1, sizeof(ip) - 2)) {
             ip[0] = '[';
             size_t l = strlen(ip);
             ip[l] = ']';
@@ -210,7 +211,7 @@ hy_str_t hy_http_absolute_url(hy_req_t *req, hy_str_t path)
  * request can add header lines to its response whatever protocol serialises the head, and $sent_http_* shows
  * what was sent. Other control characters go out as they are, as nginx sends them. nginx sends CR/LF raw too;
  * that is the deliberate difference (docs/DIFFERENCES.md). */
-static inline bool must_encode(unsigned char c)
+static bool must_encode(unsigned char c)
 {
     return c == '\r' || c == '\n' || c == '\0';
 }
@@ -243,18 +244,7 @@ static hy_str_t clean_value(hy_pool_t *pool, hy_str_t v)
     if (bad == 0)
         return v;
     char *p = hy_palloc(pool, v.len + 2 * bad);
-    size_t o = 0;
-    for (size_t k = 0; k < v.len; k++) {
-        unsigned char c = (unsigned char)v.ptr[k];
-        if (must_encode(c)) {
-            p[o++] = '%';
-            p[o++] = "0123456789ABCDEF"[c >> 4];
-            p[o++] = "0123456789ABCDEF"[c & 15];
-        } else {
-            p[o++] = (char)c;
-        }
-    }
-    return (hy_str_t){p, o};
+    return (hy_str_t){p, hy_pct_escape(p, v.ptr, v.len, must_encode)};
 }
 
 void hy_req_finalize_head(hy_req_t *req)

@@ -42,6 +42,8 @@ struct hy_req {
     hy_str_t host;                  /* validated, lower-case, no port; empty when none */
     hy_header_t *headers;           /* all request header fields, in order */
     size_t num_headers;
+    uint8_t implied_headers;        /* of them, added by the protocol (HTTP/2's Host from :authority): max_headers
+                                     * does not count them */
     const hy_str_t *h_connection, *h_if_modified_since, *h_if_unmodified_since, *h_if_none_match, *h_if_match,
         *h_range, *h_if_range, *h_expect, *h_user_agent;
     int64_t content_length;         /* -1 when none */

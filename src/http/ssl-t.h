@@ -17,6 +17,8 @@ enum hy_ssl_cache_mode {
     HY_SSL_CACHE_BOTH
 };
 
+enum { HY_SSL_OCSP_OFF = 0, HY_SSL_OCSP_ON, HY_SSL_OCSP_LEAF };
+
 enum hy_ssl_verify { HY_SSL_VERIFY_OFF = 0, HY_SSL_VERIFY_ON, HY_SSL_VERIFY_OPTIONAL, HY_SSL_VERIFY_OPTIONAL_NO_CA };
 
 /* A server's (or http{}'s) ssl settings; the context is built when the server's configuration is merged. */
@@ -49,6 +51,12 @@ typedef struct hy_http_ssl_srv_conf {
     hy_complex_t *cert_values, *key_values; /* variables in ssl_certificate(_key): every pair is loaded per
                                              * handshake (ncert_values of them); NULL when all are static */
     size_t ncert_values;
+    int ocsp;                              /* ssl_ocsp: HY_SSL_OCSP_* */
+    hy_str_t ocsp_responder;
+    struct hy_ssl_ocsp_cache *ocsp_cache;  /* ssl_ocsp_cache (NULL: off) */
+    int ocsp_cache_set;
+    struct hy_ssl_cache *cert_cache; /* ssl_certificate_cache for those (NULL: off) */
+    int cert_cache_set;
     SSL_CTX *ctx;     /* owned by the generation (freed with its arena) */
 } hy_http_ssl_srv_conf_t;
 

@@ -16,10 +16,12 @@
 #include "http2_module.h"
 #include "ssl_session.h"
 #include "ssl_ocsp.h"
+#include "ssl_cache.h"
 #include "conn.h"
 #include "request.h"
 #include "phases.h"
 #include "vars.h"
+#include "uri.h"
 #include "../conf/cycle.h"
 #include "../core/log.h"
 #include "../event/tls.h"
@@ -55,6 +57,7 @@ static void *create_srv(hy_conf_t *cf)
 {
     hy_http_ssl_srv_conf_t *c = hy_pcalloc(cf->pool, sizeof(*c));
     c->enable = HY_UNSET;
+    c->ocsp = HY_UNSET;
     c->protocols = HY_UNSET;
     c->prefer_server_ciphers = HY_UNSET;
     c->reject_handshake = HY_UNSET;
@@ -88,8 +91,10 @@ static int push_path(hy_conf_t *cf, hy_array_t **arr, hy_str_t v)
     if (*arr == NULL)
         *arr = hy_array_create(cf->pool, 2, sizeof(hy_str_t));
     hy_str_t *p = hy_array_push(*arr);
-    if (v.len > 5 && memcmp(v.ptr, "data:", 5) == 0)
-        return hy_conf_error(cf, "\"data:\" certificates are not supported by hayate");
+    if (hy_ssl_obj_is_special(v)) { /* data:PEM, store:URI: not a file name */
+        *p = hy_str_dup(cf->pool, v);
+        return 0;
+    }
     char *full = hy_cycle_conf_path(cf->cycle, v.ptr, v.len);
     *p = (hy_str_t){full, strlen(full)};
     return 0;
@@ -111,6 +116,16 @@ static int set_certificate_key(hy_conf_t *cf, const hy_directive_t *d, void *con
     size_t n;
     hy_str_t *a = hy_conf_args(cf, &n);
     return push_path(cf, &c->keys, a[1]);
+}
+
+static int set_certificate_cache(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hy_http_ssl_srv_conf_t *c = conf;
+    (void)d;
+    if (c->cert_cache_set)
+        return hy_conf_error(cf, "\"ssl_certificate_cache\" directive is duplicate");
+    c->cert_cache_set = 1;
+    return hy_ssl_cache_parse(cf, &c->cert_cache);
 }
 
 hy_array_t *hy_http_ssl_read_passwords(hy_conf_t *cf, hy_str_t file)
@@ -248,6 +263,27 @@ static int set_stapling_responder(hy_conf_t *cf, const hy_directive_t *d, void *
     return hy_slot_str(cf, d, conf);
 }
 
+/* ssl_ocsp_cache off | [shared:]name:size — the statuses are kept per worker (DIFFERENCES.md) */
+static int set_ocsp_cache(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hy_http_ssl_srv_conf_t *c = conf;
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (c->ocsp_cache_set)
+        return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
+    c->ocsp_cache_set = 1;
+    if (hy_str_eq(a[1], "off"))
+        return 0;
+    hy_str_t v = a[1];
+    if (v.len > 7 && memcmp(v.ptr, "shared:", 7) == 0)
+        v.ptr += 7, v.len -= 7;
+    const char *colon = memchr(v.ptr, ':', v.len);
+    if (colon == NULL || colon == v.ptr || hy_parse_size(colon + 1, v.len - (size_t)(colon + 1 - v.ptr)) <= 0)
+        return hy_conf_error(cf, "invalid value \"%s\"", a[1].ptr);
+    c->ocsp_cache = hy_ssl_ocsp_cache_new(cf->pool);
+    return 0;
+}
+
 static int set_stapling_file(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
     return set_path_str(cf, &((hy_http_ssl_srv_conf_t *)conf)->stapling_file, d->name);
@@ -308,18 +344,6 @@ EVP_PKEY *hy_http_ssl_read_key(const char *path, hy_array_t *passwords)
     return key;
 }
 
-static int load_key(hy_conf_t *cf, SSL_CTX *ctx, hy_str_t path, hy_array_t *passwords)
-{
-    EVP_PKEY *key = hy_http_ssl_read_key(path.ptr, passwords);
-    if (key == NULL)
-        return ssl_fail(cf, "cannot load certificate key \"%s\": PEM_read_bio_PrivateKey() failed", path.ptr);
-    int ok = SSL_CTX_use_PrivateKey(ctx, key);
-    EVP_PKEY_free(key);
-    if (ok != 1)
-        return ssl_fail(cf, "SSL_CTX_use_PrivateKey(\"%s\") failed", path.ptr);
-    return 0;
-}
-
 int hy_http_ssl_apply_protocols(SSL_CTX *ctx, int p)
 {
     static const struct {
@@ -349,40 +373,10 @@ int hy_http_ssl_apply_protocols(SSL_CTX *ctx, int p)
 }
 
 static int on_servername(SSL *ssl, int *alert, void *arg);
+static int on_client_hello(SSL *ssl, int *alert, void *arg);
 static int on_verify(int ok, X509_STORE_CTX *store)
 {
     return 1; /* as nginx: the handshake goes on; the request is answered 495/496 by the verify phase */
-}
-
-/* The subject names of every certificate in a PEM file, "TRUSTED CERTIFICATE" ones (openssl x509 -trustout) included,
- * which SSL_load_client_CA_file refuses (nginx 1.27.2+ reads them too); NULL when the file holds none. */
-static STACK_OF(X509_NAME) *client_ca_names(const char *path)
-{
-    BIO *bio = BIO_new_file(path, "r");
-    if (bio == NULL)
-        return NULL;
-    STACK_OF(X509_NAME) *names = sk_X509_NAME_new_null();
-    X509 *x;
-    while (names && (x = PEM_read_bio_X509_AUX(bio, NULL, NULL, NULL)) != NULL) {
-        bool seen = false; /* each name once, as SSL_load_client_CA_file sends it */
-        for (int i = 0; i < sk_X509_NAME_num(names) && !seen; i++)
-            seen = X509_NAME_cmp(sk_X509_NAME_value(names, i), X509_get_subject_name(x)) == 0;
-        X509_NAME *n = seen ? NULL : X509_NAME_dup(X509_get_subject_name(x));
-        X509_free(x);
-        if (seen)
-            continue;
-        if (n == NULL || !sk_X509_NAME_push(names, n)) {
-            X509_NAME_free(n);
-            break;
-        }
-    }
-    BIO_free(bio);
-    ERR_clear_error(); /* the end of the file reads as "no start line" */
-    if (names && sk_X509_NAME_num(names) == 0) {
-        sk_X509_NAME_free(names);
-        names = NULL;
-    }
-    return names;
 }
 
 static int setup_verify(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
@@ -392,23 +386,12 @@ static int setup_verify(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, on_verify);
         SSL_CTX_set_verify_depth(ctx, (int)c->verify_depth);
     }
-    if (c->client_certificate.ptr) {
-        if (SSL_CTX_load_verify_locations(ctx, c->client_certificate.ptr, NULL) != 1)
-            return ssl_fail(cf, "SSL_CTX_load_verify_locations(\"%s\") failed", c->client_certificate.ptr);
-        STACK_OF(X509_NAME) *names = client_ca_names(c->client_certificate.ptr);
-        if (names == NULL)
-            return ssl_fail(cf, "SSL_load_client_CA_file(\"%s\") failed", c->client_certificate.ptr);
-        SSL_CTX_set_client_CA_list(ctx, names); /* the CA names the client is asked for */
-    }
-    if (c->trusted_certificate.ptr && SSL_CTX_load_verify_locations(ctx, c->trusted_certificate.ptr, NULL) != 1)
-        return ssl_fail(cf, "SSL_CTX_load_verify_locations(\"%s\") failed", c->trusted_certificate.ptr);
-    if (c->crl.ptr) {
-        X509_STORE *store = SSL_CTX_get_cert_store(ctx);
-        X509_LOOKUP *lookup = X509_STORE_add_lookup(store, X509_LOOKUP_file());
-        if (lookup == NULL || X509_LOOKUP_load_file(lookup, c->crl.ptr, X509_FILETYPE_PEM) != 1)
-            return ssl_fail(cf, "X509_LOOKUP_load_file(\"%s\") failed", c->crl.ptr);
-        X509_STORE_set_flags(store, X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL);
-    }
+    if (c->client_certificate.ptr && hy_ssl_ctx_use_ca(cf, ctx, c->client_certificate.ptr, true) != 0)
+        return -1;
+    if (c->trusted_certificate.ptr && hy_ssl_ctx_use_ca(cf, ctx, c->trusted_certificate.ptr, false) != 0)
+        return -1;
+    if (c->crl.ptr && hy_ssl_ctx_use_crl(cf, ctx, c->crl.ptr) != 0)
+        return -1;
     return 0;
 }
 
@@ -494,26 +477,13 @@ static int compile_dynamic(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
     return 1;
 }
 
-static int use_dynamic_pair(SSL *ssl, hy_conn_t *conn, const char *cert, const char *key, hy_array_t *passwords)
+static int use_dynamic_pair(SSL *ssl, hy_conn_t *conn, hy_http_ssl_srv_conf_t *c, const char *cert, const char *key)
 {
-    if (SSL_use_certificate_chain_file(ssl, cert) != 1) {
-        char why[512];
-        hy_tls_error_text(why, sizeof(why));
-        hy_log_conn(HY_LOG_ERR, conn->id, "cannot load certificate \"%s\": SSL_use_certificate_chain_file() failed "
-                    "(SSL: %s) while SSL handshaking, client: %s", cert, why, conn->peer_text);
-        return -1;
-    }
-    EVP_PKEY *pkey = hy_http_ssl_read_key(key, passwords);
-    int ok = pkey && SSL_use_PrivateKey(ssl, pkey) == 1;
-    EVP_PKEY_free(pkey);
-    if (!ok) {
-        char why[512];
-        hy_tls_error_text(why, sizeof(why));
-        hy_log_conn(HY_LOG_ERR, conn->id, "cannot load certificate key \"%s\": PEM_read_bio_PrivateKey() failed "
-                    "(SSL: %s) while SSL handshaking, client: %s", key, why, conn->peer_text);
-        return -1;
-    }
-    return 0;
+    char msg[1536];
+    if (hy_ssl_use_pair(ssl, c->cert_cache, cert, key, c->passwords, msg, sizeof(msg)) == NULL)
+        return 0;
+    hy_log_conn(HY_LOG_ERR, conn->id, "%s while SSL handshaking, client: %s", msg, conn->peer_text);
+    return -1;
 }
 
 /* SSL_CTX_set_cert_cb: evaluate the pairs for this connection (a request-less evaluation: connection and SSL
@@ -541,7 +511,7 @@ static int on_cert(SSL *ssl, void *arg)
         hy_vars_eval(req, &c->cert_values[i], &cv);
         hy_vars_eval(req, &c->key_values[i], &kv);
         char *cert = hy_pstrndup(pool, cv.ptr, cv.len), *key = hy_pstrndup(pool, kv.ptr, kv.len);
-        if (use_dynamic_pair(ssl, conn, cert, key, c->passwords) != 0)
+        if (use_dynamic_pair(ssl, conn, c, cert, key) != 0)
             rc = 0;
     }
     hy_pool_destroy(pool);
@@ -598,11 +568,7 @@ static int build_ctx(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
     for (size_t i = 0; !dyn && c->certificates && i < c->certificates->nelts; i++) {
         /* each pair goes to the slot of its key type (RSA, ECDSA, ...): OpenSSL picks by the client's
          * signature algorithms */
-        ERR_clear_error();
-        if (SSL_CTX_use_certificate_chain_file(ctx, certs[i].ptr) != 1)
-            return ssl_fail(cf, "cannot load certificate \"%s\": SSL_CTX_use_certificate_chain_file() failed",
-                            certs[i].ptr);
-        if (load_key(cf, ctx, keys[i], c->passwords) != 0)
+        if (hy_ssl_ctx_use_pair(cf, ctx, certs[i].ptr, keys[i].ptr, c->passwords) != 0)
             return -1;
     }
     if (setup_verify(cf, c) != 0 || (!dyn && setup_stapling(cf, c) != 0))
@@ -610,6 +576,7 @@ static int build_ctx(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c)
     if (dyn)
         SSL_CTX_set_cert_cb(ctx, on_cert, c);
     SSL_CTX_set_tlsext_servername_callback(ctx, on_servername);
+    SSL_CTX_set_client_hello_cb(ctx, on_client_hello, NULL);
     SSL_CTX_set_alpn_select_cb(ctx, on_alpn, NULL);
     if (hy_http_ssl_session_setup(cf, c) != 0)
         return -1;
@@ -636,10 +603,14 @@ int hy_http_ssl_conf_commands(hy_conf_t *cf, SSL_CTX *ctx, const hy_array_t *cmd
     conf_cmd_t *cmd = cmds->elts;
     for (size_t i = 0; i < cmds->nelts; i++) {
         ERR_clear_error();
-        if (SSL_CONF_cmd(cctx, cmd[i].name.ptr, cmd[i].value.ptr) <= 0) {
+        const char *value = cmd[i].value.ptr;
+        int type = SSL_CONF_cmd_value_type(cctx, cmd[i].name.ptr);
+        if (type == SSL_CONF_TYPE_FILE || type == SSL_CONF_TYPE_DIR) /* relative to the prefix, as nginx */
+            value = hy_cycle_conf_path(cf->cycle, cmd[i].value.ptr, cmd[i].value.len);
+        if (SSL_CONF_cmd(cctx, cmd[i].name.ptr, value) <= 0) {
             SSL_CONF_CTX_free(cctx);
             char what[512];
-            snprintf(what, sizeof(what), "SSL_CONF_cmd(\"%s\", \"%s\") failed", cmd[i].name.ptr, cmd[i].value.ptr);
+            snprintf(what, sizeof(what), "SSL_CONF_cmd(\"%s\", \"%s\") failed", cmd[i].name.ptr, value);
             return ssl_fail(cf, "%s", what);
         }
     }
@@ -661,6 +632,8 @@ static int merge_srv(hy_conf_t *cf, void *parent, void *child)
     }
     if (c->passwords == NULL)
         c->passwords = p->passwords;
+    if (!c->cert_cache_set)
+        c->cert_cache = p->cert_cache, c->cert_cache_set = p->cert_cache_set;
     hy_merge_value(c->protocols, p->protocols, PROTO_TLSv1_2 | PROTO_TLSv1_3);
     hy_merge_str(c->ciphers, p->ciphers, DEFAULT_CIPHERS);
     hy_merge_value(c->prefer_server_ciphers, p->prefer_server_ciphers, 0);
@@ -690,6 +663,11 @@ static int merge_srv(hy_conf_t *cf, void *parent, void *child)
         c->trusted_certificate = p->trusted_certificate;
     if (c->crl.ptr == NULL)
         c->crl = p->crl;
+    hy_merge_value(c->ocsp, p->ocsp, HY_SSL_OCSP_OFF);
+    if (c->ocsp_responder.ptr == NULL)
+        c->ocsp_responder = p->ocsp_responder;
+    if (!c->ocsp_cache_set)
+        c->ocsp_cache = p->ocsp_cache, c->ocsp_cache_set = p->ocsp_cache_set;
     hy_merge_value(c->stapling, p->stapling, 0);
     hy_merge_value(c->stapling_verify, p->stapling_verify, 0);
     if (c->stapling_file.ptr == NULL)
@@ -721,6 +699,46 @@ static int merge_srv(hy_conf_t *cf, void *parent, void *child)
 
 /* ---------------- connections ---------------- */
 
+/* The server an SNI name selects (lower case, trailing dots cut), or NULL for a name too long to be one. */
+static hy_http_srv_conf_t *server_by_name(hy_conn_t *c, const char *name, size_t len)
+{
+    char host[256];
+    if (len >= sizeof(host))
+        return NULL;
+    for (size_t i = 0; i < len; i++)
+        host[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
+    while (len > 0 && host[len - 1] == '.')
+        len--; /* a trailing dot names the same host (nginx strips it from Host as well) */
+    host[len] = '\0';
+    return hy_http_find_server(c->addr, host, len, NULL);
+}
+
+/* Before OpenSSL picks the protocol version (which precedes the servername callback): the protocols of the server
+ * the SNI name selects, as nginx 1.29.2 (ssl_protocols per name-based server). */
+static int on_client_hello(SSL *ssl, int *alert, void *arg)
+{
+    (void)alert, (void)arg;
+    hy_sock_t *s = hy_tls_sock(ssl);
+    hy_conn_t *c = s ? s->data : NULL;
+    const unsigned char *p;
+    size_t len;
+    if (c == NULL || !SSL_client_hello_get0_ext(ssl, TLSEXT_TYPE_server_name, &p, &len))
+        return SSL_CLIENT_HELLO_SUCCESS;
+    /* server_name_list: length(2), then entries of type(1) length(2) name; the first host_name counts */
+    if (len < 5 || (size_t)((p[0] << 8) | p[1]) != len - 2 || p[2] != TLSEXT_NAMETYPE_host_name)
+        return SSL_CLIENT_HELLO_SUCCESS;
+    size_t n = (size_t)((p[3] << 8) | p[4]);
+    if (n == 0 || n > len - 5 || memchr(p + 5, '\0', n))
+        return SSL_CLIENT_HELLO_SUCCESS;
+    hy_http_srv_conf_t *srv = server_by_name(c, (const char *)p + 5, n);
+    hy_http_ssl_srv_conf_t *sc = srv ? ssl_conf(srv) : NULL;
+    if (sc && sc->ctx && sc->ctx != SSL_get_SSL_CTX(ssl)) {
+        SSL_set_min_proto_version(ssl, SSL_CTX_get_min_proto_version(sc->ctx));
+        SSL_set_max_proto_version(ssl, SSL_CTX_get_max_proto_version(sc->ctx));
+    }
+    return SSL_CLIENT_HELLO_SUCCESS;
+}
+
 static int on_servername(SSL *ssl, int *alert, void *arg)
 {
     hy_sock_t *s = hy_tls_sock(ssl);
@@ -729,19 +747,9 @@ static int on_servername(SSL *ssl, int *alert, void *arg)
         return SSL_TLSEXT_ERR_NOACK;
     const char *name = SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name);
     hy_http_srv_conf_t *srv = c->addr->default_server;
-    if (name && *name) {
-        char host[256];
-        size_t len = strlen(name);
-        if (len >= sizeof(host)) {
-            *alert = SSL_AD_UNRECOGNIZED_NAME;
-            return SSL_TLSEXT_ERR_ALERT_FATAL;
-        }
-        for (size_t i = 0; i < len; i++)
-            host[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
-        while (len > 0 && host[len - 1] == '.')
-            len--; /* a trailing dot names the same host (nginx strips it from Host as well) */
-        host[len] = '\0';
-        srv = hy_http_find_server(c->addr, host, len, NULL);
+    if (name && *name && (srv = server_by_name(c, name, strlen(name))) == NULL) {
+        *alert = SSL_AD_UNRECOGNIZED_NAME;
+        return SSL_TLSEXT_ERR_ALERT_FATAL;
     }
     hy_http_ssl_srv_conf_t *sc = ssl_conf(srv);
     if (sc->reject_handshake) {
@@ -862,8 +870,15 @@ static void client_cert_var(hy_req_t *req, SSL *ssl, hy_var_value_t *v, uintptr_
     X509 *cert = SSL_get0_peer_certificate(ssl);
     if (what == V_CLIENT_VERIFY) {
         long rc = SSL_get_verify_result(ssl);
+        const char *ocsp = cert && rc == X509_V_OK ? hy_ssl_ocsp_client_failure(ssl) : NULL;
         if (cert == NULL) {
             set_cstr(v, "NONE");
+        } else if (ocsp) {
+            size_t n = strlen(ocsp);
+            char *b = hy_palloc(req->pool, n + 8);
+            memcpy(b, "FAILED:", 7);
+            memcpy(b + 7, ocsp, n);
+            v->ptr = b, v->len = n + 7;
         } else if (rc == X509_V_OK) {
             set_cstr(v, "SUCCESS");
         } else {
@@ -944,17 +959,8 @@ static void client_cert_var(hy_req_t *req, SSL *ssl, hy_var_value_t *v, uintptr_
             while (len && buf[len - 1] == '\n')
                 len--; /* nginx drops the last newline */
         } else {       /* escaped: a URI component */
-            static const char hex[] = "0123456789ABCDEF";
             buf = hy_palloc(req->pool, n * 3 + 1);
-            for (size_t i = 0; i < n; i++) {
-                unsigned char ch = (unsigned char)pem[i];
-                if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' ||
-                    ch == '.' || ch == '_' || ch == '~') {
-                    buf[len++] = (char)ch;
-                } else {
-                    buf[len++] = '%', buf[len++] = hex[ch >> 4], buf[len++] = hex[ch & 15];
-                }
-            }
+            len = hy_pct_escape(buf, pem, n, hy_pct_not_unreserved);
         }
         break;
     }
@@ -1070,6 +1076,11 @@ static void get_ssl_var(hy_req_t *req, hy_var_value_t *v, uintptr_t what)
 }
 
 /* nginx's ngx_ssl_verify_error_optional: what optional_no_ca lets through */
+static void ocsp_resume(void *arg)
+{
+    hy_http_phases_resume(arg);
+}
+
 static bool verify_error_optional(long rc)
 {
     return rc == X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT || rc == X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN ||
@@ -1111,6 +1122,16 @@ static int verify_phase(hy_req_t *req)
     if (cert == NULL && sc->verify == HY_SSL_VERIFY_ON) {
         hy_req_log(req, HY_LOG_INFO, "client sent no required SSL certificate");
         return 496;
+    }
+    if (cert && rc == X509_V_OK && sc->ocsp != HY_SSL_OCSP_OFF) {
+        int st = hy_ssl_ocsp_validate(ssl, sc, req->conn->sock.loop, ocsp_resume, req);
+        if (st == 1)
+            return HY_AGAIN; /* the responders are asked; the request goes on when they answered */
+        const char *why = st < 0 ? "certificate status request failed" : hy_ssl_ocsp_client_failure(ssl);
+        if (why) {
+            hy_req_log(req, HY_LOG_INFO, "client SSL certificate verify error: %s", why);
+            return 495;
+        }
     }
     return HY_DECLINED;
 }
@@ -1179,10 +1200,20 @@ static const hy_enum_t verify_modes[] = {{"off", HY_SSL_VERIFY_OFF},
                                          {"optional_no_ca", HY_SSL_VERIFY_OPTIONAL_NO_CA},
                                          {NULL, 0}};
 
+static const hy_enum_t ocsp_modes[] = {{"off", HY_SSL_OCSP_OFF}, {"on", HY_SSL_OCSP_ON}, {"leaf", HY_SSL_OCSP_LEAF},
+                                       {NULL, 0}};
+
 static const hy_directive_t directives[] = {
     {.name = "ssl", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = set_ssl_on, SSRV(enable)},
     {.name = "ssl_certificate", .ctx = SCTX, .args = HY_ARGS_1, .set = set_certificate, SSRV(certificates)},
     {.name = "ssl_certificate_key", .ctx = SCTX, .args = HY_ARGS_1, .set = set_certificate_key, SSRV(keys)},
+    {.name = "ssl_certificate_cache", .ctx = SCTX, .args = HY_ARGS_123, .set = set_certificate_cache, SSRV(cert_cache)},
+    {.name = "ssl_object_cache_inheritable",
+     .ctx = HY_CTX_MAIN,
+     .args = HY_ARGS_FLAG,
+     .set = hy_slot_flag,
+     .conf = HY_CONF_CORE,
+     .offset = offsetof(hy_ssl_core_conf_t, object_cache_inheritable)},
     {.name = "ssl_password_file", .ctx = SCTX, .args = HY_ARGS_1, .set = set_password_file, SSRV(passwords)},
     {.name = "ssl_protocols", .ctx = SCTX, .args = HY_ARGS_1MORE, .set = set_protocols, SSRV(protocols)},
     {.name = "ssl_ciphers", .ctx = SCTX, .args = HY_ARGS_1, .set = hy_slot_str, SSRV(ciphers)},
@@ -1226,6 +1257,9 @@ static const hy_directive_t directives[] = {
      SSRV(trusted_certificate)},
     {.name = "ssl_crl", .ctx = SCTX, .args = HY_ARGS_1, .set = set_crl, SSRV(crl)},
     {.name = "ssl_early_data", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag, SSRV(early_data)},
+    {.name = "ssl_ocsp", .ctx = SCTX, .args = HY_ARGS_1, .set = hy_slot_enum, SSRV(ocsp), .post = ocsp_modes},
+    {.name = "ssl_ocsp_responder", .ctx = SCTX, .args = HY_ARGS_1, .set = set_stapling_responder, SSRV(ocsp_responder)},
+    {.name = "ssl_ocsp_cache", .ctx = SCTX, .args = HY_ARGS_1, .set = set_ocsp_cache, SSRV(ocsp_cache)},
     {.name = "ssl_stapling", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag, SSRV(stapling)},
     {.name = "ssl_stapling_file", .ctx = SCTX, .args = HY_ARGS_1, .set = set_stapling_file, SSRV(stapling_file)},
     {.name = "ssl_stapling_verify", .ctx = SCTX, .args = HY_ARGS_FLAG, .set = hy_slot_flag, SSRV(stapling_verify)},
@@ -1241,9 +1275,17 @@ static const hy_directive_t directives[] = {
     {0},
 };
 
+static void *create_core(hy_cycle_t *cycle)
+{
+    hy_ssl_core_conf_t *c = hy_pcalloc(cycle->pool, sizeof(*c));
+    c->object_cache_inheritable = HY_UNSET;
+    return c;
+}
+
 hy_module_t hy_http_ssl_module = {
     .name = "http_ssl",
     .directives = directives,
+    .create_core_conf = create_core,
     .create_srv_conf = create_srv,
     .merge_srv_conf = merge_srv,
     .postconfiguration = postconfiguration,

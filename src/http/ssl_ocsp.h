@@ -21,4 +21,15 @@
  * hy_conf_error (out of memory only). */
 int hy_ssl_ocsp_setup(hy_conf_t *cf, hy_http_ssl_srv_conf_t *c);
 
+/* Client certificates (ssl_ocsp on|leaf): after the handshake, the verified chain's certificates (the leaf only
+ * with "leaf", all but the root with "on") are checked with their responder (ssl_ocsp_responder, else the
+ * certificate's AIA URL; an address, as no resolver is used here), answers verified against the context's trusted
+ * store; ssl_ocsp_cache keeps statuses until nextUpdate (per worker). The state lives with the SSL object, so a
+ * connection is checked once; a resumed session is checked again. */
+struct hy_ssl_ocsp_cache *hy_ssl_ocsp_cache_new(hy_pool_t *pool);
+/** 0: done (see hy_ssl_ocsp_client_failure); 1: pending, cb(arg) is called once when done; -1: too many waiters. */
+int hy_ssl_ocsp_validate(SSL *ssl, hy_http_ssl_srv_conf_t *c, hy_loop_t *loop, void (*cb)(void *), void *arg);
+/** NULL when good or not checked, else nginx's reason ("certificate revoked", ...). */
+const char *hy_ssl_ocsp_client_failure(SSL *ssl);
+
 #endif

@@ -255,6 +255,12 @@ size_t hy_pct_escape(char *dst, const char *src, size_t n, bool (*escaped)(unsig
     return len;
 }
 
+bool hy_pct_not_unreserved(unsigned char c)
+{
+    return !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+             c == '_' || c == '~');
+}
+
 size_t hy_uri_escape(char *dst, const char *src, size_t n)
 {
     return hy_pct_escape(dst, src, n, uri_escaped);

@@ -38,5 +38,8 @@ ssize_t hy_http_validate_host(char *host, size_t len);
 size_t hy_uri_escape(char *dst, const char *src, size_t n);
 /** The same with the set of bytes to escape given by `escaped`: each such byte becomes %XX (upper-case hex). */
 size_t hy_pct_escape(char *dst, const char *src, size_t n, bool (*escaped)(unsigned char c));
+/** hy_pct_escape's predicate for a URI component: true for every byte but RFC 3986's unreserved
+ *  (ALPHA DIGIT - . _ ~), as autoindex's hrefs and $ssl_client_escaped_cert escape. */
+bool hy_pct_not_unreserved(unsigned char c);
 
 #endif

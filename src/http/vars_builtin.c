@@ -274,9 +274,9 @@ static void get_server_addr(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
     size_t cap = INET6_ADDRSTRLEN + sizeof(((struct sockaddr_un *)0)->sun_path) + 5;
     char *p = hy_palloc(req->pool, cap);
     if (ss.ss_family == AF_INET)
-        inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, p, INET6_ADDRSTRLEN);
+        hy_inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, p, INET6_ADDRSTRLEN);
     else if (ss.ss_family == AF_INET6)
-        inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, p, INET6_ADDRSTRLEN);
+        hy_inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, p, INET6_ADDRSTRLEN);
     else /* nginx: the listening socket's path */
         snprintf(p, cap, "unix:%.*s", (int)sizeof(((struct sockaddr_un *)0)->sun_path),
                  ((struct sockaddr_un *)&ss)->sun_path);
@@ -395,7 +395,6 @@ static void get_hostname(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 
 static void get_request_id(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
 {
-    static const char hex[] = "0123456789abcdef";
     static uint64_t s0, s1;
     if (s0 == 0 && s1 == 0) {
         if (getrandom(&s0, sizeof(s0), 0) != sizeof(s0) || getrandom(&s1, sizeof(s1), 0) != sizeof(s1)) {
@@ -413,15 +412,15 @@ static void get_request_id(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
     }
     char *p = hy_palloc(top->pool, 32);
     top->request_id = p;
+    uint64_t r[2];
     for (int k = 0; k < 2; k++) { /* xorshift128+ */
         uint64_t x = s0, y = s1;
         s0 = y;
         x ^= x << 23;
         s1 = x ^ y ^ (x >> 17) ^ (y >> 26);
-        uint64_t r = s1 + y;
-        for (int i = 0; i < 16; i++)
-            p[k * 16 + i] = hex[(r >> (i * 4)) & 0xf];
+        r[k] = s1 + y;
     }
+    hy_hex_dump(p, (const unsigned char *)r, sizeof(r));
     set_val(v, p, 32);
 }
 
@@ -431,6 +430,45 @@ static void get_host(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
         set_str(v, req->host);
     else
         set_str(v, server_name(req));
+}
+
+/* The port the client named: the absolute-form target's authority wins over the Host header (nginx 1.29's
+ * $request_port); 0 when neither has one. */
+static int64_t request_port(const hy_req_t *req)
+{
+    hy_str_t a = HY_STR_NULL, t = req->target;
+    const char *sep = t.len && t.ptr[0] != '/' ? memmem(t.ptr, t.len, "://", 3) : NULL;
+    if (sep) {
+        a.ptr = (char *)sep + 3;
+        a.len = 0;
+        while (a.ptr + a.len < t.ptr + t.len && !strchr("/?#", a.ptr[a.len]))
+            a.len++;
+    } else {
+        for (size_t i = 0; i < req->num_headers && a.ptr == NULL; i++)
+            if (hy_str_caseeq(req->headers[i].name, "host"))
+                a = req->headers[i].value;
+    }
+    size_t i = a.len;
+    while (i > 0 && a.ptr[i - 1] >= '0' && a.ptr[i - 1] <= '9')
+        i--;
+    if (i == 0 || i == a.len || a.ptr[i - 1] != ':')
+        return 0;
+    int64_t port = hy_parse_int(a.ptr + i, a.len - i);
+    return port > 0 && port <= 65535 ? port : 0;
+}
+
+static void get_request_port(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
+{
+    int64_t port = request_port(req);
+    if (port == 0)
+        set_val(v, "", 0);
+    else
+        set_int(req, v, port);
+}
+
+static void get_is_request_port(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
+{
+    set_val(v, ":", request_port(req) ? 1 : 0);
 }
 
 static void get_server_name(hy_req_t *req, hy_var_value_t *v, uintptr_t data)
@@ -781,6 +819,8 @@ static const builtin_t builtins[] = {
     {"content_type", get_content_type, 0, 0},
     {"content_length", get_content_length, 0, HY_VAR_NOCACHE},
     {"host", get_host, 0, 0},
+    {"request_port", get_request_port, 0, 0},
+    {"is_request_port", get_is_request_port, 0, 0},
     {"hostname", get_hostname, 0, 0},
     {"server_name", get_server_name, 0, 0},
     {"server_addr", get_server_addr, 0, 0},

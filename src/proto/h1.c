@@ -13,6 +13,7 @@
 #include "h1.h"
 #include "h1parse.h"
 #include "h2.h"
+#include "../http/log_access.h"
 #include "../http/http2_module.h"
 #include "../http/request.h"
 #include "../http/conn.h"
@@ -65,6 +66,15 @@ typedef struct h1conn {
 } h1conn_t;
 
 
+
+/* Whether v contains w (n bytes), case-insensitively (nginx reads "Connection: te, close" as close). */
+static bool has_word(hy_str_t v, const char *w, size_t n)
+{
+    for (size_t i = 0; i + n <= v.len; i++)
+        if (hy_mem_caseeq(v.ptr + i, w, n))
+            return true;
+    return false;
+}
 static void on_read(hy_sock_t *s, const char *err);
 static void on_written_partial(hy_sock_t *s, const char *err);
 static void on_timer(hy_timer_t *t);
@@ -147,6 +157,7 @@ static void conn_close(h1conn_t *h)
         return;
     if (h->state == ST_REQ && h->req)
         hy_req_log_phase(h->req); /* the client went away mid-response: still one log line */
+    hy_http_access_log_flush();
     h->state = ST_CLOSED;
     hy_loop_t *loop = h->c->sock.loop;
     hy_timer_unlink(loop, &h->timer);
@@ -202,6 +213,7 @@ static bool client_sent_more(h1conn_t *h)
 
 static void start_linger(h1conn_t *h)
 {
+    hy_http_access_log_flush(); /* the line is in the file before the client sees the close (nginx) */
     if (h->lingering_close == HY_LINGER_OFF || (h->lingering_close == HY_LINGER_ON && !client_sent_more(h))) {
         conn_close(h);
         return;
@@ -351,6 +363,15 @@ static void feed_body(h1conn_t *h)
         }
         p = hy_buf_data(in);
         size_t took = hy_req__body_in(req, p, n, last);
+        if (h->state == ST_REQ && !h->body_reading && !h->body_chunked) {
+            /* the response ended while the handler took these bytes and body_stop ran (it drops the decoded
+             * chunked bytes itself): the bytes taken are this body's, not the start of the next request */
+            hy_buf_consume(in, took);
+            h->body_left -= (int64_t)took;
+            req->request_length += (int64_t)took;
+            if (h->body_left == 0)
+                h->body_pending = false;
+        }
         if (h->state != ST_REQ || !h->body_reading)
             break; /* closed, or the response ended and body_stop ran */
         hy_buf_consume(in, took);
@@ -785,6 +806,19 @@ static void to_h2(h1conn_t *h)
     hy_h2_attach(c);
 }
 
+/* The start of an incomplete request line: false if the method so far has a byte other than A-Z, '_' and '-' (the
+ * parser takes any token; a complete line with such a method is answered 400 below, as nginx answers it). */
+static bool method_prefix_ok(const char *p, size_t len)
+{
+    size_t i = 0;
+    while (i < len && (p[i] == '\r' || p[i] == '\n'))
+        i++;
+    for (; i < len && p[i] != ' '; i++)
+        if (!((p[i] >= 'A' && p[i] <= 'Z') || p[i] == '_' || p[i] == '-'))
+            return false;
+    return true;
+}
+
 static void try_parse(h1conn_t *h, const char *err)
 {
     hy_buf_t *in = &h->c->sock.input;
@@ -824,6 +858,10 @@ static void try_parse(h1conn_t *h, const char *err)
     }
     if (n == -2) {
         h->last_len = in->len;
+        if (!method_prefix_ok(data, in->len)) { /* nginx answers a bad method byte as it comes, not at the line's end */
+            bad_request(h, 400, "client sent invalid method", NULL);
+            return;
+        }
         if (err == hy_err_buf_full) {
             /* nginx: a request line that does not fit is 414, a header section that does not fit is 400 */
             const char *eol = memchr(data, '\n', in->len);
@@ -915,10 +953,10 @@ static void try_parse(h1conn_t *h, const char *err)
     /* keep-alive by default on 1.1, on request on 1.0 (RFC 9112 §9.3) */
     req->keepalive = req->version >= 11;
     for (size_t i = 0; i < nh; i++) {
-        if (hy_str_caseeq(headers[i].name, "connection")) {
-            if (hy_str_caseeq(headers[i].value, "close"))
+        if (hy_str_caseeq(headers[i].name, "connection")) { /* as nginx: the words anywhere in the value */
+            if (has_word(headers[i].value, "close", 5))
                 req->keepalive = false;
-            else if (hy_str_caseeq(headers[i].value, "keep-alive"))
+            else if (has_word(headers[i].value, "keep-alive", 10))
                 req->keepalive = true;
         }
     }

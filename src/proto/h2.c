@@ -317,6 +317,13 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame, const uint
      * field (what SETTINGS_MAX_HEADER_LIST_SIZE announces) may not pass the size * number either */
     st->header_bytes += namelen + valuelen;
     st->header_fields++;
+    if (namelen <= h->field_limit && valuelen <= h->field_limit && st->header_bytes > h->header_limit) {
+        /* fields that fit one by one but not together (indexed ones cost their decoded size): as nginx, a
+         * connection error */
+        hy_log_conn(HY_LOG_INFO, h->c->id, "client sent too large header, client: %s", h->c->peer_text);
+        conn_error(h, NGHTTP2_ENHANCE_YOUR_CALM);
+        return NGHTTP2_ERR_CALLBACK_FAILURE;
+    }
     if (namelen > h->field_limit || valuelen > h->field_limit || st->header_bytes > h->header_limit ||
         32 * (uint64_t)st->header_fields > h->header_limit) {
         hy_log_conn(HY_LOG_INFO, h->c->id, "client sent too large header list (header list bomb), client: %s",
@@ -542,6 +549,7 @@ static void start_request(h2conn_t *h, h2stream_t *st, const nghttp2_frame *fram
         hy_header_t *x = hy_array_push(st->headers);
         x->name = HY_STR("host");
         x->value = st->authority;
+        req->implied_headers = 1;
     }
     req->headers = st->headers->elts;
     req->num_headers = st->headers->nelts;
@@ -607,6 +615,60 @@ static void start_request(h2conn_t *h, h2stream_t *st, const nghttp2_frame *fram
     hy_req_process(req);
 }
 
+/* ---- frames on closed streams ---- */
+
+enum {
+    CLOSED_BY_US = 1,      /* we reset it or ended it while the client's side was open */
+    CLOSED_CLIENT = 2,     /* the client ended (END_STREAM) or reset its side */
+    CLOSED_ANSWERED = 4,   /* a frame on it was answered with RST_STREAM already */
+};
+
+static uint8_t *closed_how(h2conn_t *h, int32_t id)
+{
+    for (size_t i = 0; i < HY_ARRAY_SIZE(h->closed_ids); i++)
+        if (h->closed_ids[i].id == id)
+            return &h->closed_ids[i].how;
+    return NULL;
+}
+
+static void note_closed(h2conn_t *h, int32_t id, uint8_t how)
+{
+    uint8_t *p = closed_how(h, id);
+    if (p == NULL) {
+        unsigned i = h->closed_next++ % HY_ARRAY_SIZE(h->closed_ids);
+        h->closed_ids[i].id = id;
+        h->closed_ids[i].how = 0;
+        p = &h->closed_ids[i].how;
+    }
+    *p |= how;
+}
+
+/* DATA or HEADERS on a client stream nghttp2 has forgotten (it would ignore the frame). Once the client had ended or
+ * reset its side, the frame is a STREAM_CLOSED stream error (RFC 9113 §5.1), answered once per stream; a second
+ * HEADERS without END_STREAM (trailers that do not end the request, RFC 9113 §8.1) on a stream we reset while the
+ * client was sending is a PROTOCOL_ERROR stream error. Frames the client sent before it saw our RST_STREAM are
+ * otherwise ignored (RFC 9113 §5.4.2). Returns false for a stream not among the recently closed. */
+static bool closed_stream_frame(h2conn_t *h, const nghttp2_frame_hd *hd)
+{
+    uint8_t *how = closed_how(h, hd->stream_id);
+    if (how == NULL)
+        return false;
+    if (*how & CLOSED_ANSWERED)
+        return true;
+    uint32_t code;
+    if (*how & CLOSED_CLIENT)
+        code = NGHTTP2_STREAM_CLOSED;
+    else if (hd->type == NGHTTP2_HEADERS && !(hd->flags & NGHTTP2_FLAG_END_STREAM))
+        code = NGHTTP2_PROTOCOL_ERROR;
+    else
+        return true;
+    *how |= CLOSED_ANSWERED;
+    hy_log_conn(HY_LOG_INFO, h->c->id, "client sent %s frame for closed stream %d, client: %s",
+                hd->type == NGHTTP2_DATA ? "DATA" : "HEADERS", hd->stream_id, h->c->peer_text);
+    nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, hd->stream_id, code);
+    return true;
+}
+
 static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
 {
     h2conn_t *h = user;
@@ -641,6 +703,7 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *
             hy_h2_body_end(st);
         return 0;
     case NGHTTP2_RST_STREAM:
+        note_closed(h, frame->hd.stream_id, CLOSED_CLIENT);
         st = nghttp2_session_get_stream_user_data(ng, frame->hd.stream_id);
         if (st && !st->eof_sent) { /* reset before its response was out */
             h->resets++;
@@ -677,6 +740,12 @@ static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void 
     if (hd->type == NGHTTP2_PRIORITY) { /* counted here: with RFC 9218 on, nghttp2 drops them unannounced */
         if (!count_frame(h, CNT_PRIORITY))
             return NGHTTP2_ERR_CALLBACK_FAILURE;
+        if (hd->stream_id == 0) { /* RFC 9113 §6.3, which nghttp2 no longer checks */
+            hy_log_conn(HY_LOG_INFO, h->c->id, "client sent PRIORITY frame with incorrect identifier, client: %s",
+                        h->c->peer_text);
+            conn_error(h, NGHTTP2_PROTOCOL_ERROR);
+            return NGHTTP2_ERR_CALLBACK_FAILURE;
+        }
     } else if (hd->type == NGHTTP2_PRIORITY_UPDATE) {
         h->ext_len = 0;
         h->ext_over = false;
@@ -691,7 +760,9 @@ static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void 
                     calm_down(h, "client sent too many streams at once%s", "");
                     return NGHTTP2_ERR_CALLBACK_FAILURE;
                 }
-            } else if (nghttp2_session_find_stream(ng, hd->stream_id) == NULL && !reset_by_us(h, hd->stream_id)) {
+            } else if (nghttp2_session_find_stream(ng, hd->stream_id) == NULL && reset_by_us(h, hd->stream_id)) {
+                closed_stream_frame(h, hd);
+            } else if (nghttp2_session_find_stream(ng, hd->stream_id) == NULL) {
                 /* a new stream must use a higher id than all before (RFC 9113 §5.1.1): the stream is closed, or
                  * was implicitly closed while idle; nghttp2 would ignore the frame, nginx ends the connection */
                 hy_log_conn(HY_LOG_INFO, h->c->id, "client sent HEADERS frame with incorrect identifier %d, the last "
@@ -812,6 +883,8 @@ static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *
 static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error_code, void *user)
 {
     h2conn_t *h = user;
+    if (id & 1) /* the client's side: ended, or open while we closed ours */
+        note_closed(h, id, nghttp2_session_get_stream_remote_close(ng, id) == 1 ? CLOSED_CLIENT : CLOSED_BY_US);
     h2stream_t *st = nghttp2_session_get_stream_user_data(ng, id);
     if (st == NULL)
         return 0;
@@ -959,6 +1032,192 @@ static bool client_preface(h2conn_t *h, hy_buf_t *in, const char *err)
     return true;
 }
 
+/* An HPACK integer with an n-bit prefix at p[*i]: false if the block ends inside it. */
+static bool hpack_int(const uint8_t *p, size_t len, size_t *i, unsigned n, size_t *v)
+{
+    size_t mask = ((size_t)1 << n) - 1;
+    *v = p[(*i)++] & mask;
+    if (*v < mask)
+        return true;
+    for (unsigned shift = 0;; shift += 7) {
+        if (*i >= len)
+            return false;
+        uint8_t b = p[(*i)++];
+        if (shift < 28)
+            *v += (size_t)(b & 0x7f) << shift;
+        else
+            *v = SIZE_MAX; /* too long: nghttp2 answers it (COMPRESSION_ERROR) */
+        if (!(b & 0x80))
+            return true;
+    }
+}
+
+/* Whether a whole header block ends where a field representation ends (RFC 7541 §6): nginx answers one that ends
+ * inside a representation as a frame of incorrect length (FRAME_SIZE_ERROR), nghttp2 as COMPRESSION_ERROR. Only
+ * the structure is read; the fields themselves are nghttp2's. */
+static bool hpack_block_whole(const uint8_t *p, size_t len)
+{
+    size_t i = 0, v;
+    while (i < len) {
+        uint8_t b = p[i];
+        if (b & 0x80) { /* indexed */
+            if (!hpack_int(p, len, &i, 7, &v))
+                return false;
+            continue;
+        }
+        if ((b & 0xe0) == 0x20) { /* dynamic table size update */
+            if (!hpack_int(p, len, &i, 5, &v))
+                return false;
+            continue;
+        }
+        if (!hpack_int(p, len, &i, b & 0x40 ? 6 : 4, &v)) /* a literal: its name's index, 0 for a literal name */
+            return false;
+        for (int strings = v == 0 ? 2 : 1; strings > 0; strings--) {
+            if (i >= len || !hpack_int(p, len, &i, 7, &v))
+                return false;
+            if (v > len - i)
+                return v == SIZE_MAX; /* an overlong length is nghttp2's to refuse */
+            i += v;
+        }
+    }
+    return true;
+}
+
+/* A HEADERS frame's payload: whether its header block (padding and priority fields taken off) is whole. */
+static bool headers_whole(const uint8_t *b, size_t blen, uint8_t flags)
+{
+    if (flags & NGHTTP2_FLAG_PADDED) { /* nghttp2 judges a bad pad length */
+        blen = blen > 0 && b[0] < blen ? blen - 1 - b[0] : 0;
+        b++;
+    }
+    if (flags & NGHTTP2_FLAG_PRIORITY) {
+        b += HY_MIN(blen, 5);
+        blen -= HY_MIN(blen, 5);
+    }
+    return hpack_block_whole(b, blen);
+}
+
+/* nghttp2 reads the bytes, in pieces that end after each PRIORITY frame depending on its own stream: with RFC 7540
+ * priorities off nghttp2 skips PRIORITY frames unchecked and unannounced, and such a frame is a connection error
+ * PROTOCOL_ERROR as nginx makes it (RFC 9113 §5.3.1 allows a stream error; an idle stream cannot be reset); and after the header of a DATA frame on a stream that may be closed
+ * (closed_stream_frame), and after a WINDOW_UPDATE of 0 on a stream (a stream error nghttp2 sees only on a stream
+ * it knows). A HEADERS frame that arrives whole in one read with a header block ending inside a field is a
+ * FRAME_SIZE_ERROR, as nginx (nghttp2 says COMPRESSION_ERROR). Only frame headers are walked, and the payload of
+ * PRIORITY and WINDOW_UPDATE frames (and of such a HEADERS frame, for its structure only). */
+static int32_t scan_sid(const h2conn_t *h)
+{
+    return (int32_t)(((uint32_t)h->scan_hdr[5] << 24 | (uint32_t)h->scan_hdr[6] << 16 | (uint32_t)h->scan_hdr[7] << 8 |
+                      h->scan_hdr[8]) & 0x7fffffff);
+}
+
+static hy_ng_ssize recv_frames(h2conn_t *h, const uint8_t *p, size_t n)
+{
+    size_t done = 0, i = 0;
+    bool closing = false; /* a frame of these bytes may close a stream (nghttp2 has not read them yet) */
+    while (i < n) {
+        if (h->scan_left == 0 && h->scan_hlen < 9) { /* a frame header */
+            size_t k = HY_MIN(n - i, (size_t)(9 - h->scan_hlen));
+            memcpy(h->scan_hdr + h->scan_hlen, p + i, k);
+            h->scan_hlen += k, i += k;
+            if (h->scan_hlen < 9)
+                break;
+            h->scan_left = (uint32_t)h->scan_hdr[0] << 16 | (uint32_t)h->scan_hdr[1] << 8 | h->scan_hdr[2];
+            h->scan_plen = 0;
+            nghttp2_frame_hd hd = {.length = h->scan_left, .stream_id = scan_sid(h), .type = h->scan_hdr[3],
+                                   .flags = h->scan_hdr[4]};
+            if (k == 9 && hd.type == NGHTTP2_HEADERS && (hd.flags & NGHTTP2_FLAG_END_HEADERS) &&
+                hd.length <= n - i && !headers_whole(p + i, hd.length, hd.flags)) {
+                /* a whole header block, all in this read, that ends inside a field: nginx's FRAME_SIZE_ERROR */
+                hy_ng_ssize r = hy_ng_mem_recv(h->ng, p + done, i - 9 - done);
+                if (r < 0)
+                    return r;
+                if (h->closed || h->fatal)
+                    return (hy_ng_ssize)n;
+                hy_log_conn(HY_LOG_INFO, h->c->id, "client sent header block with incorrect length, client: %s",
+                            h->c->peer_text);
+                conn_error(h, NGHTTP2_FRAME_SIZE_ERROR);
+                return (hy_ng_ssize)n;
+            }
+            if (hd.type == NGHTTP2_DATA && (hd.stream_id & 1) &&
+                     (closing || nghttp2_session_find_stream(h->ng, hd.stream_id) == NULL)) {
+                /* nghttp2 ignores DATA on a stream it forgot without a word (not even on_begin_frame): it reads
+                 * up to this header, then the stream's fate is known */
+                hy_ng_ssize r = hy_ng_mem_recv(h->ng, p + done, i - done);
+                if (r < 0)
+                    return r;
+                done = i;
+                if (h->closed || h->fatal)
+                    return (hy_ng_ssize)n;
+                if (hd.stream_id <= h->max_sid && nghttp2_session_find_stream(h->ng, hd.stream_id) == NULL) {
+                    closed_stream_frame(h, &hd);
+                    h->scan_ign = (hd.flags & NGHTTP2_FLAG_PADDED) && hd.length > 0;
+                }
+            }
+            if (hd.type == NGHTTP2_RST_STREAM || (hd.flags & NGHTTP2_FLAG_END_STREAM))
+                closing = true;
+            if (h->scan_left == 0)
+                h->scan_hlen = 0;
+            continue;
+        }
+        size_t k = HY_MIN(n - i, (size_t)h->scan_left);
+        if (h->scan_ign && h->scan_plen == 0) {
+            /* the pad length of a padded DATA frame nghttp2 ignores, unchecked there: one that leaves no room is
+             * a connection error PROTOCOL_ERROR (RFC 9113 §6.1) wherever the frame goes */
+            h->scan_ign = false;
+            uint32_t len = (uint32_t)h->scan_hdr[0] << 16 | (uint32_t)h->scan_hdr[1] << 8 | h->scan_hdr[2];
+            if (p[i] >= len) {
+                hy_log_conn(HY_LOG_INFO, h->c->id, "client sent padded DATA frame with incorrect length: %u, "
+                            "padding: %u, client: %s", len, p[i], h->c->peer_text);
+                conn_error(h, NGHTTP2_PROTOCOL_ERROR);
+                return (hy_ng_ssize)n;
+            }
+        }
+        if ((h->scan_hdr[3] == NGHTTP2_PRIORITY || h->scan_hdr[3] == NGHTTP2_WINDOW_UPDATE) && h->scan_plen < 5) {
+            size_t c = HY_MIN(k, (size_t)(5 - h->scan_plen));
+            memcpy(h->scan_prio + h->scan_plen, p + i, c);
+            h->scan_plen += c;
+        }
+        h->scan_left -= k, i += k;
+        if (h->scan_left)
+            break;
+        h->scan_hlen = 0;
+        int32_t sid = scan_sid(h);
+        int32_t val = (int32_t)(((uint32_t)h->scan_prio[0] << 24 | (uint32_t)h->scan_prio[1] << 16 |
+                                 (uint32_t)h->scan_prio[2] << 8 | h->scan_prio[3]) & 0x7fffffff);
+        if (h->scan_hdr[3] == NGHTTP2_WINDOW_UPDATE && h->scan_plen == 4 && sid != 0 && val == 0) {
+            /* an increment of 0 is a stream error (RFC 9113 §6.9), which nghttp2 sees only on a stream it knows */
+            hy_ng_ssize r = hy_ng_mem_recv(h->ng, p + done, i - done);
+            if (r < 0)
+                return r;
+            done = i;
+            if (h->closed || h->fatal)
+                return (hy_ng_ssize)n;
+            if (sid <= h->max_sid && nghttp2_session_find_stream(h->ng, sid) == NULL) {
+                hy_log_conn(HY_LOG_INFO, h->c->id, "client sent WINDOW_UPDATE frame for closed stream %d with "
+                            "incorrect window increment 0, client: %s", sid, h->c->peer_text);
+                nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, sid, NGHTTP2_PROTOCOL_ERROR);
+            }
+            continue;
+        }
+        if (h->scan_hdr[3] != NGHTTP2_PRIORITY || h->scan_plen != 5 || sid == 0 || val != sid)
+            continue;
+        hy_ng_ssize r = hy_ng_mem_recv(h->ng, p + done, i - done);
+        if (r < 0)
+            return r;
+        done = i;
+        if (h->closed || h->fatal)
+            return (hy_ng_ssize)n;
+        hy_log_conn(HY_LOG_INFO, h->c->id, "client sent PRIORITY frame for stream %d with incorrect dependency, "
+                    "client: %s", sid, h->c->peer_text);
+        conn_error(h, NGHTTP2_PROTOCOL_ERROR);
+        return (hy_ng_ssize)n;
+    }
+    if (done == n)
+        return (hy_ng_ssize)n;
+    hy_ng_ssize r = hy_ng_mem_recv(h->ng, p + done, n - done);
+    return r < 0 ? r : (hy_ng_ssize)n;
+}
+
 static void on_read(hy_sock_t *s, const char *err)
 {
     h2conn_t *h = s->data;
@@ -982,7 +1241,7 @@ static void on_read(hy_sock_t *s, const char *err)
     if (in->len && !h->fatal) {
         h->in_recv = true;
         h->new_in_read = 0;
-        hy_ng_ssize n = hy_ng_mem_recv(h->ng, (const uint8_t *)hy_buf_data(in), in->len);
+        hy_ng_ssize n = recv_frames(h, (const uint8_t *)hy_buf_data(in), in->len);
         h->in_recv = false;
         if (h->closed)
             return;

@@ -38,6 +38,19 @@ typedef struct h2conn {
     int32_t max_sid;        /* the highest client stream id a HEADERS frame used */
     int32_t rst_sent[8];    /* the last streams we reset: frames the client had sent on them are ignored */
     unsigned rst_next;
+    /* the last streams closed, and whether the client had ended or reset its side: its DATA or HEADERS on one is a
+     * STREAM_CLOSED error (RFC 9113 §5.1), which nghttp2, having forgotten the stream, would ignore (h2.c) */
+    struct {
+        int32_t id;
+        uint8_t how; /* CLOSED_* in h2.c */
+    } closed_ids[16];
+    unsigned closed_next;
+    /* the frame scanner ahead of nghttp2 (h2.c, recv_frames): nghttp2 skips PRIORITY frames with RFC 7540
+     * priorities off, their validity is judged here; so are DATA on forgotten streams and whole header blocks */
+    uint8_t scan_hdr[9], scan_prio[5];
+    uint8_t scan_hlen, scan_plen;
+    bool scan_ign; /* the DATA frame being walked is one nghttp2 ignores */
+    uint32_t scan_left;
     size_t block_len;       /* the header block's bytes so far (HEADERS and CONTINUATION payloads) */
     uint64_t send_due;      /* when send_timeout next judges whether output moved */
     uint64_t linger_deadline;
@@ -72,6 +85,7 @@ struct h2stream {
      * does not match its content-length, answered 400 when the handler reads it (body_bad) */
     char *bad;
     bool regular_seen, body_bad;
+    bool window_open; /* a buffered body's stream window was opened to the maximum (hy_h2_feed_body) */
     /* RFC 9218 (h2_stream.c, hy_h2_set_priority) */
     hy_h2_prio_t prio;
     hy_str_t prio_field; /* the priority header field(s) while the head arrives */

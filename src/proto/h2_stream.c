@@ -286,6 +286,14 @@ void hy_h2_feed_body(h2stream_t *st)
         size_t took = hy_req__body_in(&st->req, st->rb, n, st->rb_end);
         if (!st->body_reading)
             return; /* the response ended (body_stop acknowledged the rest) or the body failed */
+        if (took && !st->window_open && !st->rb_end && st->req.body_in->mode == HY_BODY_BUFFER) {
+            /* a buffered body is taken whole as it arrives (memory, then the temp file): once the preread window
+             * brought bytes, the stream's window opens wide, as nginx's does, instead of WINDOW_UPDATEs
+             * of half the preread window (DATA beyond the preread window before that is still refused). 1 GiB,
+             * not 2^31-1: WINDOW_UPDATEs already out and a SETTINGS not acknowledged yet stay below the maximum. */
+            st->window_open = true;
+            nghttp2_session_set_local_window_size(st->h->ng, NGHTTP2_FLAG_NONE, st->id, 1 << 30);
+        }
         if (took) {
             memmove(st->rb, st->rb + took, n - took);
             st->rb_len -= took;

@@ -1,6 +1,6 @@
 /* balancer.c — choosing a peer of an upstream group: nginx's smooth weighted round robin and, on top of the same
  * liveness rules (down, max_fails within fail_timeout, max_conns, peers already tried by this request), the
- * least_conn, ip_hash, hash KEY [consistent] and random [two] methods. A hashed choice that lands on an unusable
+ * least_conn, least_time, ip_hash, hash KEY [consistent] and random [two] methods. A hashed choice that lands on an unusable
  * peer is hashed again (up to 20 times, as nginx), then falls back to round robin. Backup peers are used only
  * when no primary peer can take the request (round robin and least_conn; the hash methods have none, as nginx).
  * A peer that an active health check holds down (health.c, peer->hc_down in the group's zone) is unusable too. */
@@ -85,6 +85,86 @@ static hy_upstream_peer_t *least_conn(hy_upstream_group_t *g, size_t from, size_
         hy_upstream_peer_t *p = &g->peers[i];
         if (tried_has(tried, i) || !usable(p, now) ||
             (int64_t)p->conns * best->weight != (int64_t)best->conns * p->weight)
+            continue;
+        p->current_weight += p->effective_weight;
+        total += p->effective_weight;
+        if (p->effective_weight < p->weight)
+            p->effective_weight++;
+        if (pick == NULL || p->current_weight > pick->current_weight)
+            pick = p, pick_i = i;
+    }
+    pick->current_weight -= total;
+    picked(pick, now);
+    tried_set(tried, pick_i);
+    return pick;
+}
+
+/* least_time: nginx Plus documents the method (the least average response time and the fewest active connections,
+ * with the weights), not its arithmetic; ours. A peer's average is a moving average (each new time counts half) of
+ * its response times — to the head (`header`) or the last byte (`last_byte`) — which, once the peer's
+ * fail_timeout has passed since the last one, fades by half every LT_HALF_MS, so that a peer once slow is tried
+ * again (nginx-tests' "decay", with fail_timeout=0; the default 10s keeps it out that long): the new time then
+ * averages with the time as it was, not as it faded, so one fast answer does not make a slow peer first at once.
+ * An average below LT_FLOOR_MS counts as 0 (fast peers are equal), and with `inflight` the average age of the
+ * tries in flight counts when larger. The cost (connections * (time + LT_FLOOR_MS) + time) / weight is compared:
+ * idle fast peers cost 0 (weighted round robin among them), busy ones count their connections as least_conn, and
+ * an idle slow peer takes a request once the fast ones have time / (time + LT_FLOOR_MS) connections each. */
+#define LT_HALF_MS 500
+#define LT_FLOOR_MS 20
+
+static int64_t lt_time(const hy_upstream_group_t *g, const hy_upstream_peer_t *p, uint64_t now)
+{
+    int64_t t = p->lt_avg_ms;
+    uint64_t since = p->lt_stamp_ms + (uint64_t)p->fail_timeout_ms;
+    uint64_t age = now > since ? now - since : 0;
+    uint64_t k = age / LT_HALF_MS;
+    t = k >= 62 ? 0 : t >> k;
+    t -= t * (int64_t)(age % LT_HALF_MS) / (2 * LT_HALF_MS); /* 2^-f is about 1 - f/2 */
+    if (g->lt_inflight && p->conns > 0) {
+        uint64_t sum = p->lt_busy_ms, n = (uint64_t)p->conns;
+        int64_t busy = sum <= n * now ? (int64_t)((n * now - sum) / n) : 0;
+        if (busy > t)
+            t = busy;
+    }
+    return t < LT_FLOOR_MS ? 0 : t;
+}
+
+void hy_upstream__lt_sample(hy_upstream_group_t *g, hy_upstream_peer_t *p, bool header, int64_t ms)
+{
+    if (g == NULL || p == NULL || g->balancer != HY_UPS_LEAST_TIME || g->lt_header != header || ms < 0)
+        return;
+    p->lt_avg_ms = p->lt_stamp_ms == 0 ? ms : (p->lt_avg_ms + ms) / 2;
+    p->lt_stamp_ms = hy_clock_now_ms();
+}
+
+static int64_t lt_cost(const hy_upstream_group_t *g, const hy_upstream_peer_t *p, uint64_t now)
+{
+    int64_t t = lt_time(g, p, now);
+    return (int64_t)p->conns * (t + LT_FLOOR_MS) + t;
+}
+
+static hy_upstream_peer_t *least_time(hy_upstream_group_t *g, size_t from, size_t to, uint64_t *tried)
+{
+    uint64_t now = hy_clock_now_ms();
+    hy_upstream_peer_t *best = NULL;
+    int64_t best_cost = 0;
+    for (size_t i = from; i < to; i++) {
+        hy_upstream_peer_t *p = &g->peers[i];
+        if (tried_has(tried, i) || !usable(p, now))
+            continue;
+        int64_t c = lt_cost(g, p, now);
+        if (best == NULL || (__int128)c * best->weight < (__int128)best_cost * p->weight)
+            best = p, best_cost = c;
+    }
+    if (best == NULL)
+        return NULL;
+    hy_upstream_peer_t *pick = NULL;
+    int total = 0;
+    size_t pick_i = 0;
+    for (size_t i = from; i < to; i++) {
+        hy_upstream_peer_t *p = &g->peers[i];
+        if (tried_has(tried, i) || !usable(p, now) ||
+            (__int128)lt_cost(g, p, now) * best->weight != (__int128)best_cost * p->weight)
             continue;
         p->current_weight += p->effective_weight;
         total += p->effective_weight;
@@ -259,6 +339,9 @@ hy_upstream_peer_t *hy_upstream_peer_get(hy_upstream_group_t *g, hy_req_t *req, 
     case HY_UPS_LEAST_CONN:
         p = least_conn(g, 0, nprim, tried);
         return p || !g->nbackup ? p : least_conn(g, nprim, g->npeers, tried);
+    case HY_UPS_LEAST_TIME:
+        p = least_time(g, 0, nprim, tried);
+        return p || !g->nbackup ? p : least_time(g, nprim, g->npeers, tried);
     default:
         p = round_robin(g, 0, nprim, tried);
         return p || !g->nbackup ? p : round_robin(g, nprim, g->npeers, tried);

@@ -22,17 +22,31 @@ typedef struct ups_main {
     hy_upstream_group_t *cur; /* the upstream{} being parsed */
 } ups_main_t;
 
-/* `server NAME resolve`: a name the worker resolves again when its answer expires; its addresses are peers */
+/* One peer a resolve server stands for now: an address with its port; from SRV records also the record's weight
+ * and whether it is a backup (records of a priority other than the lowest). Compared with memcmp: built zeroed. */
+typedef struct ups_raddr {
+    hy_dns_addr_t addr;
+    uint16_t port, weight; /* weight 0: the server's weight= */
+    uint8_t backup, pad[3];
+} ups_raddr_t;
+
+#define UPS_MAX_RADDRS (2 * HY_DNS_MAX_ADDRS)
+
+/* `server NAME resolve [service=S]`: a name the worker resolves again when its answer expires; its addresses
+ * (or, with service=, the addresses of its SRV records' targets) are peers */
 typedef struct ups_dyn {
     struct ups_group_ext *e;
     char host[256];
     uint16_t port;
+    bool srv;                       /* service=: qname is the SRV name asked */
+    char qname[HY_DNS_NAME_MAX + 1];
     hy_str_t spec;          /* as written ($upstream_addr's peers are named by address) */
     hy_upstream_peer_t tpl; /* the parameters */
     /* per worker */
-    hy_dns_addr_t *addrs; /* malloc'ed */
+    ups_raddr_t *addrs; /* malloc'ed */
     size_t naddrs;
     hy_resolve_t *q;
+    hy_resolve_srv_t *sq;
     hy_timer_t timer;
 } ups_dyn_t;
 
@@ -128,11 +142,11 @@ static hy_str_t addr_text(hy_pool_t *pool, const struct sockaddr_storage *sa)
     int n;
     if (sa->ss_family == AF_INET) {
         const struct sockaddr_in *s4 = (const void *)sa;
-        inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip));
+        hy_inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip));
         n = snprintf(buf, sizeof(buf), "%s:%u", ip, ntohs(s4->sin_port));
     } else if (sa->ss_family == AF_INET6) {
         const struct sockaddr_in6 *s6 = (const void *)sa;
-        inet_ntop(AF_INET6, &s6->sin6_addr, ip, sizeof(ip));
+        hy_inet_ntop(AF_INET6, &s6->sin6_addr, ip, sizeof(ip));
         n = snprintf(buf, sizeof(buf), "[%s]:%u", ip, ntohs(s6->sin6_port));
     } else {
         const struct sockaddr_un *su = (const void *)sa;
@@ -324,6 +338,7 @@ static int set_server(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     hy_str_t *a = hy_conf_args(cf, &n);
     hy_upstream_peer_t tpl = {.weight = 1, .max_fails = 1, .fail_timeout_ms = 10000};
     bool resolve_it = false;
+    hy_str_t service = {NULL, 0};
     for (size_t i = 2; i < n; i++) {
         hy_str_t v;
         int64_t x;
@@ -356,7 +371,9 @@ static int set_server(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         } else if (hy_str_eq(a[i], "resolve")) {
             resolve_it = true;
         } else if (param(a[i], "service=", &v)) {
-            return hy_conf_error(cf, "\"service=\" (SRV records) is not supported yet");
+            if (v.len == 0)
+                return hy_conf_error(cf, "service is empty");
+            service = v;
         } else {
             goto invalid;
         }
@@ -364,12 +381,28 @@ static int set_server(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     invalid:
         return hy_conf_error(cf, "invalid parameter \"%s\"", a[i].ptr);
     }
+    if (service.len && !resolve_it)
+        return hy_conf_error(cf, "service upstream \"%s\" requires \"resolve\" parameter", a[1].ptr);
     if (resolve_it && !(a[1].len > 5 && memcmp(a[1].ptr, "unix:", 5) == 0)) {
         ups_dyn_t d0 = {.e = e, .port = 80, .tpl = tpl};
-        if (split_hostport(cf, a[1], 80, d0.host, &d0.port, "upstream") != 0)
+        if (split_hostport(cf, a[1], service.len ? 0 : 80, d0.host, &d0.port, "upstream") != 0)
             return -1;
+        if (service.len && d0.port != 0)
+            return hy_conf_error(cf, "service upstream \"%s\" may not have port", a[1].ptr);
         unsigned char tmp[16];
-        if (inet_pton(AF_INET, d0.host, tmp) != 1 && inet_pton(AF_INET6, d0.host, tmp) != 1) {
+        bool is_addr = inet_pton(AF_INET, d0.host, tmp) == 1 || inet_pton(AF_INET6, d0.host, tmp) == 1;
+        if (service.len && is_addr)
+            return hy_conf_error(cf, "service upstream \"%s\" requires domain name", a[1].ptr);
+        if (service.len) { /* RFC 2782's name when the service has no dot ("http": _http._tcp.HOST), else joined */
+            bool dotted = memchr(service.ptr, '.', service.len) != NULL;
+            int k = snprintf(d0.qname, sizeof(d0.qname), dotted ? "%.*s.%s" : "_%.*s._tcp.%s", (int)service.len,
+                             service.ptr, d0.host);
+            if (k < 0 || (size_t)k >= sizeof(d0.qname) || !hy_dns_name_valid(d0.qname, (size_t)k))
+                return hy_conf_error(cf, "invalid service \"%.*s\" in upstream \"%s\"", (int)service.len,
+                                     service.ptr, a[1].ptr);
+            d0.srv = true;
+        }
+        if (!is_addr) {
             if (!hy_dns_name_valid(d0.host, strlen(d0.host)))
                 return hy_conf_error(cf, "invalid host in upstream \"%s\"", a[1].ptr);
             /* a name: resolved by the workers (nginx 1.27.3: not at load) */
@@ -448,6 +481,14 @@ static int set_method(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         if (hy_vars_compile(cf, a[1], g->hash_key) != 0)
             return -1;
         g->balancer = n == 3 ? HY_UPS_HASH_CONSISTENT : HY_UPS_HASH;
+    } else if (strcmp(d->name, "least_time") == 0) { /* least_time header | last_byte [inflight] */
+        if (!hy_str_eq(a[1], "header") && !hy_str_eq(a[1], "last_byte"))
+            return hy_conf_error(cf, "invalid parameter \"%s\"", a[1].ptr);
+        if (n == 3 && !hy_str_eq(a[2], "inflight"))
+            return hy_conf_error(cf, "invalid parameter \"%s\"", a[2].ptr);
+        g->balancer = HY_UPS_LEAST_TIME;
+        g->lt_header = hy_str_eq(a[1], "header");
+        g->lt_inflight = n == 3;
     } else { /* random [two [least_conn]] */
         g->balancer = HY_UPS_RANDOM;
         if (n >= 2) {
@@ -465,9 +506,9 @@ static int set_method(hy_conf_t *cf, const hy_directive_t *d, void *conf)
  * upstream and name, with the addresses last resolved. Several upstreams may share one zone. */
 typedef struct ups_sh_entry {
     struct ups_sh_entry *next;
-    char key[600]; /* "UPSTREAM\nHOST" */
+    char key[600]; /* "UPSTREAM\nHOST", "UPSTREAM\nSRV _service._tcp.HOST" */
     size_t naddrs;
-    hy_dns_addr_t addrs[2 * HY_DNS_MAX_ADDRS];
+    ups_raddr_t addrs[UPS_MAX_RADDRS];
 } ups_sh_entry_t;
 
 typedef struct ups_sh {
@@ -551,7 +592,8 @@ static ups_zone_data_t *sh_open(ups_dyn_t *d, char *key, size_t cap)
     ups_zone_data_t *zd = z ? z->data : NULL;
     if (zd == NULL || zd->sh == NULL || z->slab == NULL)
         return NULL;
-    snprintf(key, cap, "%.*s\n%s", (int)HY_MIN(d->e->g.name.len, 300), d->e->g.name.ptr, d->host);
+    snprintf(key, cap, "%.*s\n%s%s", (int)HY_MIN(d->e->g.name.len, 300), d->e->g.name.ptr, d->srv ? "SRV " : "",
+             d->srv ? d->qname : d->host);
     return zd;
 }
 
@@ -587,7 +629,7 @@ static void sh_store(ups_dyn_t *d)
         zd->sh->head = x;
     }
     if (x != NULL) {
-        x->naddrs = HY_MIN(d->naddrs, 2 * HY_DNS_MAX_ADDRS);
+        x->naddrs = HY_MIN(d->naddrs, UPS_MAX_RADDRS);
         if (x->naddrs)
             memcpy(x->addrs, d->addrs, x->naddrs * sizeof(*d->addrs));
     }
@@ -619,8 +661,14 @@ static void rebuild(ups_group_ext_t *e)
     for (size_t i = 0; i < e->dyn->nelts; i++)
         for (size_t j = 0; j < ds[i].naddrs; j++) {
             hy_upstream_peer_t *p = &all[k++];
+            const ups_raddr_t *ra = &ds[i].addrs[j];
             *p = ds[i].tpl;
-            p->salen = sockaddr_of(&ds[i].addrs[j], ds[i].port, &p->sa);
+            if (ds[i].srv) { /* a plain name's peers take port, weight and backup from the server as it is now
+                              * (the zone may hold what an earlier configuration resolved) */
+                p->weight = ra->weight ? ra->weight : p->weight;
+                p->backup = ra->backup != 0;
+            }
+            p->salen = sockaddr_of(&ra->addr, ds[i].srv ? ra->port : ds[i].port, &p->sa);
             p->name = addr_text(e->wpool, &p->sa);
             p->server = ds[i].spec;
             p->stats_base = HY_STATS_SINK;
@@ -645,6 +693,9 @@ static void rebuild(ups_group_ext_t *e)
                     p->accessed_ms = old->accessed_ms;
                     p->stats_base = old->stats_base;
                     p->hc_down = old->hc_down;
+                    p->lt_avg_ms = old->lt_avg_ms;
+                    p->lt_stamp_ms = old->lt_stamp_ms;
+                    p->lt_busy_ms = old->lt_busy_ms;
                     break;
                 }
             nbackup += backup;
@@ -670,37 +721,84 @@ static void on_dyn_timer(hy_timer_t *t)
     dyn_resolve(t->data);
 }
 
-static void on_dyn_resolved(void *data, const hy_resolve_result_t *res)
+/* An answer for d: status, and n peers in ra (malloc'ed; taken) */
+static void dyn_answer(ups_dyn_t *d, int status, ups_raddr_t *ra, size_t n, uint64_t expire_ms)
 {
-    ups_dyn_t *d = data;
-    d->q = NULL;
     uint64_t now = hy_clock_now_ms();
-    size_t n = res->status == 0 ? res->naddrs : 0;
-    if (res->status != 0)
-        hy_log(HY_LOG_ERR, "%s could not be resolved (%d: %s) in upstream \"%.*s\"", d->host, res->status,
-               hy_resolve_strerror(res->status), (int)d->e->g.name.len, d->e->g.name.ptr);
+    if (status != 0 && d->srv)
+        hy_log(HY_LOG_ERR, "service %s of %s could not be resolved (%d: %s) in upstream \"%.*s\"", d->qname,
+               d->host, status, hy_resolve_strerror(status), (int)d->e->g.name.len, d->e->g.name.ptr);
+    else if (status != 0)
+        hy_log(HY_LOG_ERR, "%s could not be resolved (%d: %s) in upstream \"%.*s\"", d->host, status,
+               hy_resolve_strerror(status), (int)d->e->g.name.len, d->e->g.name.ptr);
     /* as nginx 1.27.3: a name that does not exist (NXDOMAIN) or has no address leaves no peer; a failure to get an
      * answer (SERVFAIL, REFUSED, a timeout ...) keeps the peers it had */
-    bool keep = res->status != 0 && res->status != HY_DNS_NXDOMAIN;
-    bool changed = !keep && (n != d->naddrs || (n && memcmp(d->addrs, res->addrs, n * sizeof(*res->addrs)) != 0));
+    bool keep = status != 0 && status != HY_DNS_NXDOMAIN;
+    if (status != 0)
+        n = 0;
+    bool changed = !keep && (n != d->naddrs || (n && memcmp(d->addrs, ra, n * sizeof(*ra)) != 0));
     if (changed) {
         free(d->addrs);
-        d->addrs = n ? hy_alloc(n * sizeof(*d->addrs)) : NULL;
-        if (n)
-            memcpy(d->addrs, res->addrs, n * sizeof(*d->addrs));
+        d->addrs = n ? ra : NULL;
+        ra = NULL;
         d->naddrs = n;
         rebuild(d->e);
         sh_store(d);
     }
+    free(ra);
     /* ask again when the answer expires (at least a second later: a TTL of 0 must not spin) */
-    uint64_t wait = res->expire_ms > now + 1000 ? res->expire_ms - now : 1000;
+    uint64_t wait = expire_ms > now + 1000 ? expire_ms - now : 1000;
     hy_timer_link(hy_worker_loop, &d->timer, wait);
+}
+
+static void on_dyn_resolved(void *data, const hy_resolve_result_t *res)
+{
+    ups_dyn_t *d = data;
+    d->q = NULL;
+    size_t n = res->status == 0 ? HY_MIN(res->naddrs, UPS_MAX_RADDRS) : 0;
+    ups_raddr_t *ra = n ? hy_calloc(n * sizeof(*ra)) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        ra[i].addr = res->addrs[i];
+        ra[i].port = d->port;
+        ra[i].backup = d->tpl.backup;
+    }
+    dyn_answer(d, res->status, ra, n, res->expire_ms);
+}
+
+/* service=: the records of the lowest priority are primary peers, the others backup; with `backup` on the server
+ * the lowest priority's are backup peers and the others are left out (nginx). The record's weight is the peer's
+ * unless the server has weight= (other than 1). */
+static void on_dyn_srv_resolved(void *data, const hy_resolve_srv_result_t *res)
+{
+    ups_dyn_t *d = data;
+    d->sq = NULL;
+    size_t n = res->status == 0 ? res->naddrs : 0;
+    uint16_t minp = UINT16_MAX;
+    for (size_t i = 0; i < n; i++)
+        minp = HY_MIN(minp, res->addrs[i].priority);
+    ups_raddr_t *ra = n ? hy_calloc(HY_MIN(n, UPS_MAX_RADDRS) * sizeof(*ra)) : NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < UPS_MAX_RADDRS; i++) {
+        bool primary = res->addrs[i].priority == minp;
+        if (d->tpl.backup && !primary)
+            continue;
+        ra[k].addr = res->addrs[i].addr;
+        ra[k].port = res->addrs[i].port;
+        ra[k].weight = d->tpl.weight != 1 ? (uint16_t)HY_MIN(d->tpl.weight, UINT16_MAX) : res->addrs[i].weight;
+        ra[k].backup = d->tpl.backup || !primary;
+        k++;
+    }
+    dyn_answer(d, res->status, ra, k, res->expire_ms);
 }
 
 static void dyn_resolve(ups_dyn_t *d)
 {
-    d->q = hy_resolve_start(hy_worker_loop, d->e->resolver, d->host, strlen(d->host), d->e->resolver_timeout_ms,
-                            on_dyn_resolved, d);
+    if (d->srv)
+        d->sq = hy_resolve_srv_start(hy_worker_loop, d->e->resolver, d->qname, strlen(d->qname),
+                                     d->e->resolver_timeout_ms, on_dyn_srv_resolved, d);
+    else
+        d->q = hy_resolve_start(hy_worker_loop, d->e->resolver, d->host, strlen(d->host), d->e->resolver_timeout_ms,
+                                on_dyn_resolved, d);
 }
 
 static int init_worker(hy_cycle_t *cycle)
@@ -774,6 +872,8 @@ static void flush_worker(hy_cycle_t *cycle, bool reopen)
             hy_timer_unlink(hy_worker_loop, &ds[j].timer);
             hy_resolve_cancel(ds[j].q);
             ds[j].q = NULL;
+            hy_resolve_srv_cancel(ds[j].sq);
+            ds[j].sq = NULL;
         }
     }
 }
@@ -896,6 +996,7 @@ static const hy_directive_t ups_directives[] = {
     {.name = "keepalive_time", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_1, .set = set_keepalive},
     {.name = "keepalive_timeout", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_1, .set = set_keepalive},
     {.name = "least_conn", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_0, .set = set_method},
+    {.name = "least_time", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_12, .set = set_method},
     {.name = "ip_hash", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_0, .set = set_method},
     {.name = "hash", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_12, .set = set_method},
     {.name = "random", .ctx = HY_CTX_UPSTREAM, .args = HY_ARGS_0 | HY_ARGS_12, .set = set_method},

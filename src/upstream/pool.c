@@ -20,6 +20,8 @@ struct hy_upstream_idle {
 static void free_conn(void *arg)
 {
     hy_upstream_conn_t *c = arg;
+    if (c->proto_free && c->proto_state)
+        c->proto_free(c->proto_state);
     free(c->idle);
     free(c);
 }
@@ -78,12 +80,12 @@ static bool alive(hy_upstream_conn_t *c, bool probe)
 }
 
 hy_upstream_conn_t *hy_upstream_pool_get(hy_upstream_group_t *g, hy_upstream_peer_t *p, const void *tls_key,
-                                         bool probe)
+                                         const void *proto, bool probe)
 {
     for (hy_upstream_idle_t *it = g->idle_tail, *prev; it; it = prev) {
         prev = it->prev;
         hy_upstream_conn_t *c = it->c;
-        if (c->peer != p || c->tls_key != tls_key)
+        if (c->peer != p || c->tls_key != tls_key || c->proto != proto)
             continue;
         unlink_idle(c);
         if (!alive(c, probe)) {

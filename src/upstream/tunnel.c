@@ -23,8 +23,10 @@ static void tunnel_end(hy_ureq_t *u)
     hy_upstream_conn_t *c = u->conn;
     if (c != NULL) {
         u->conn = NULL;
-        if (u->peer)
+        if (u->peer) {
             u->peer->conns--;
+            u->peer->lt_busy_ms -= u->try_start_ms;
+        }
         hy_upstream_conn_close(c);
     }
     hy_sock_t *cs = u->client_sock;

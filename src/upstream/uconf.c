@@ -118,7 +118,37 @@ int hy_uconf_set_temp_path(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 int hy_uconf_parse_bind(hy_str_t v, struct sockaddr_storage *ss, socklen_t *len)
 {
     char text[INET6_ADDRSTRLEN + 1];
-    if (v.len == 0 || v.len >= sizeof(text))
+    long port = 0;
+    /* an optional port (nginx 1.11.2): "addr:port", "[v6]:port"; a bare IPv6 address has no brackets */
+    hy_str_t ps = {NULL, 0};
+    bool has_port = false;
+    if (v.len && v.ptr[0] == '[') {
+        const char *rb = memchr(v.ptr, ']', v.len);
+        if (rb == NULL)
+            return -1;
+        const char *rest = rb + 1;
+        size_t rl = (size_t)(v.ptr + v.len - rest);
+        if (rl && rest[0] != ':')
+            return -1;
+        has_port = rl > 0;
+        ps = has_port ? (hy_str_t){(char *)rest + 1, rl - 1} : ps;
+        v = (hy_str_t){v.ptr + 1, (size_t)(rb - v.ptr - 1)};
+    } else {
+        const char *c = v.len ? memchr(v.ptr, ':', v.len) : NULL;
+        if (c && memchr(c + 1, ':', (size_t)(v.ptr + v.len - c - 1)) == NULL) { /* one colon: IPv4 with a port */
+            has_port = true;
+            ps = (hy_str_t){(char *)c + 1, (size_t)(v.ptr + v.len - c - 1)};
+            v.len = (size_t)(c - v.ptr);
+        }
+    }
+    if (has_port && (ps.len == 0 || ps.len > 5))
+        return -1;
+    for (size_t i = 0; i < ps.len; i++) {
+        if (ps.ptr[i] < '0' || ps.ptr[i] > '9')
+            return -1;
+        port = port * 10 + (ps.ptr[i] - '0');
+    }
+    if (port > 65535 || v.len == 0 || v.len >= sizeof(text))
         return -1;
     memcpy(text, v.ptr, v.len);
     text[v.len] = '\0';
@@ -127,9 +157,11 @@ int hy_uconf_parse_bind(hy_str_t v, struct sockaddr_storage *ss, socklen_t *len)
     struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
     if (inet_pton(AF_INET, text, &s4->sin_addr) == 1) {
         s4->sin_family = AF_INET;
+        s4->sin_port = htons((uint16_t)port);
         *len = sizeof(*s4);
     } else if (inet_pton(AF_INET6, text, &s6->sin6_addr) == 1) {
         s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons((uint16_t)port);
         *len = sizeof(*s6);
     } else {
         return -1;
@@ -161,6 +193,59 @@ int hy_uconf_set_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     return hy_vars_compile(cf, v, *slot);
 }
 
+/* *_store on | off | string */
+int hy_uconf_set_store(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hy_uconf_t *c = (hy_uconf_t *)((char *)conf + d->offset);
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (c->store != HY_UNSET)
+        return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
+    if (hy_str_eq(a[1], "off") || hy_str_eq(a[1], "on")) {
+        c->store = hy_str_eq(a[1], "on");
+        return 0;
+    }
+    c->store = 2;
+    c->store_path = hy_pcalloc(cf->pool, sizeof(*c->store_path));
+    return hy_vars_compile(cf, a[1], c->store_path);
+}
+
+/* *_store_access user:rw group:r all:r (nginx's ngx_conf_set_access_slot: the user's rw unless given) */
+int hy_uconf_set_store_access(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    int *slot = (int *)((char *)conf + d->offset);
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (*slot != HY_UNSET)
+        return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
+    int mode = 0, user = 0600;
+    for (size_t i = 1; i < n; i++) {
+        const char *p = a[i].ptr, *end = a[i].ptr + a[i].len;
+        int shift;
+        if (a[i].len >= 5 && memcmp(p, "user:", 5) == 0) {
+            shift = 6, p += 5, user = 0;
+        } else if (a[i].len >= 6 && memcmp(p, "group:", 6) == 0) {
+            shift = 3, p += 6;
+        } else if (a[i].len >= 4 && memcmp(p, "all:", 4) == 0) {
+            shift = 0, p += 4;
+        } else {
+            return hy_conf_error(cf, "invalid value \"%s\"", a[i].ptr);
+        }
+        int right = 0;
+        for (; p < end; p++) {
+            if (*p == 'r')
+                right |= 4;
+            else if (*p == 'w')
+                right |= 2;
+            else
+                return hy_conf_error(cf, "invalid value \"%s\"", a[i].ptr);
+        }
+        mode |= right << shift;
+    }
+    *slot = mode | user;
+    return 0;
+}
+
 int hy_uconf_bind(const hy_uconf_t *c, hy_ureq_t *u)
 {
     if (c->bind == NULL)
@@ -172,6 +257,20 @@ int hy_uconf_bind(const hy_uconf_t *c, hy_ureq_t *u)
         u->bind_len = 0;
     }
     return 0;
+}
+
+int hy_uconf_set_limit_rate(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hy_uconf_t *c = (hy_uconf_t *)((char *)conf + d->offset - offsetof(hy_uconf_t, limit_rate));
+    size_t n;
+    hy_str_t *a = hy_conf_args(cf, &n);
+    if (memchr(a[1].ptr, '$', a[1].len) == NULL)
+        return hy_slot_size(cf, d, conf);
+    if (c->limit_rate != HY_UNSET_SIZE)
+        return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
+    c->limit_rate = 0;
+    c->limit_rate_cv = hy_pcalloc(cf->pool, sizeof(*c->limit_rate_cv));
+    return hy_vars_compile(cf, a[1], c->limit_rate_cv);
 }
 
 /* ---------------------------------------------------------------- levels */
@@ -187,7 +286,8 @@ void hy_uconf_init(hy_uconf_t *c)
     c->next_upstream = c->ignore_headers = HY_UNSET;
     c->next_tries = c->next_timeout = HY_UNSET;
     c->ignore_client_abort = HY_UNSET;
-    c->max_temp_file_size = c->temp_file_write_size = HY_UNSET_SIZE;
+    c->max_temp_file_size = c->temp_file_write_size = c->temp_file_write_size_conf = HY_UNSET_SIZE;
+    c->store = c->store_access = HY_UNSET;
     hy_ucache_conf_init(&c->cache);
 }
 
@@ -217,6 +317,8 @@ int hy_uconf_merge(hy_conf_t *cf, hy_uconf_t *c, const hy_uconf_t *p, const char
     hy_merge_value(c->pass_request_headers, p->pass_request_headers, 1);
     hy_merge_value(c->pass_request_body, p->pass_request_body, 1);
     hy_merge_value(c->buffer_size, p->buffer_size, 4096);
+    if (c->limit_rate == HY_UNSET_SIZE)
+        c->limit_rate_cv = p->limit_rate_cv;
     hy_merge_value(c->limit_rate, p->limit_rate, 0);
     if (c->bufs_num == HY_UNSET) {
         c->bufs_num = p->bufs_num == HY_UNSET ? 8 : p->bufs_num;
@@ -238,7 +340,11 @@ int hy_uconf_merge(hy_conf_t *cf, hy_uconf_t *c, const hy_uconf_t *p, const char
     }
     /* nginx's checks against the larger of one buffer and buffer_size */
     int64_t one = c->buffer_size > c->bufs_size ? c->buffer_size : c->bufs_size;
-    hy_merge_value(c->temp_file_write_size, p->temp_file_write_size, 2 * one);
+    /* as nginx: what was written is inherited, the default is computed at each level from its own buffers */
+    if (c->temp_file_write_size_conf == HY_UNSET_SIZE)
+        c->temp_file_write_size_conf = c->temp_file_write_size != HY_UNSET_SIZE ? c->temp_file_write_size
+                                                                                : p->temp_file_write_size_conf;
+    c->temp_file_write_size = c->temp_file_write_size_conf != HY_UNSET_SIZE ? c->temp_file_write_size_conf : 2 * one;
     if (c->temp_file_write_size < one)
         return hy_conf_error(cf,
                              "\"%s_temp_file_write_size\" must be equal to or greater than the maximum of the value "
@@ -251,6 +357,11 @@ int hy_uconf_merge(hy_conf_t *cf, hy_uconf_t *c, const hy_uconf_t *p, const char
                              "must be equal to or greater than the maximum of the value of \"%s_buffer_size\" and "
                              "one of the \"%s_buffers\"",
                              module, module, module);
+    if (c->store == HY_UNSET) {
+        c->store = p->store == HY_UNSET ? 0 : p->store;
+        c->store_path = p->store_path;
+    }
+    hy_merge_value(c->store_access, p->store_access, 0600);
     hy_merge_value(c->next_upstream, p->next_upstream, HY_UPS_FT_ERROR | HY_UPS_FT_TIMEOUT);
     if (c->next_upstream & HY_UPS_FT_OFF)
         c->next_upstream = 0;
@@ -293,6 +404,7 @@ void hy_uconf_apply(const hy_uconf_t *c, hy_ureq_t *u)
     u->intercept_errors = c->intercept_errors;
     u->socket_keepalive = c->socket_keepalive;
     u->limit_rate = c->limit_rate;
+    u->limit_rate_cv = c->limit_rate_cv;
     u->next_upstream = c->next_upstream;
     u->next_upstream_tries = c->next_tries;
     u->next_upstream_timeout_ms = c->next_timeout;
@@ -301,6 +413,9 @@ void hy_uconf_apply(const hy_uconf_t *c, hy_ureq_t *u)
     u->temp_levels = c->temp_levels;
     u->max_temp_file_size = c->max_temp_file_size;
     u->temp_file_write_size = c->temp_file_write_size;
+    u->store = c->store;
+    u->store_path = c->store_path;
+    u->store_access = c->store_access;
     u->cache_conf = hy_ucache_on(&c->cache) || c->cache.force_ranges == 1 ? &c->cache : NULL;
 }
 

@@ -19,6 +19,7 @@ typedef struct hy_uconf {
     int pass_request_headers, pass_request_body;
     int64_t buffer_size, bufs_num, bufs_size;
     int64_t limit_rate; /* bytes/s read from the upstream (0: no limit) */
+    hy_complex_t *limit_rate_cv; /* *_limit_rate with variables (evaluated when the response body starts), or NULL */
     hy_complex_t *bind; /* *_bind (NULL: inherit; the value "": off) */
     int next_upstream;
     int64_t next_tries, next_timeout;
@@ -31,6 +32,10 @@ typedef struct hy_uconf {
     int temp_levels[3];           /* digits per directory level, 0 = none */
     int64_t max_temp_file_size;   /* 0: no temp file (reading the upstream pauses); default 1024m */
     int64_t temp_file_write_size; /* bytes written at once; default 2 buffers */
+    int64_t temp_file_write_size_conf; /* as written (HY_UNSET_SIZE: none): the default is of each level's buffers */
+    int store;                    /* *_store: 0 off, 1 on (the root/alias path), 2 store_path; HY_UNSET */
+    hy_complex_t *store_path;     /* *_store with a string */
+    int store_access;             /* *_store_access: the mode, default 0600 */
     hy_ucache_conf_t cache;       /* *_cache* (upstream/cache.h) */
 } hy_uconf_t;
 
@@ -48,7 +53,7 @@ void hy_uconf_apply(const hy_uconf_t *c, hy_ureq_t *u);
 /** *_bind evaluated for the exchange's request into u->bind: 0 (a value that is no address is logged and the
  * connection is not bound, as nginx). */
 int hy_uconf_bind(const hy_uconf_t *c, hy_ureq_t *u);
-/** An IPv4 or IPv6 literal without a port (a local address to bind to). 0 or -1. */
+/** An IPv4 or IPv6 literal, with an optional port ("127.0.0.2:8000", "[::1]:8000"): a local address to bind to. 0 or -1. */
 int hy_uconf_parse_bind(hy_str_t v, struct sockaddr_storage *ss, socklen_t *len);
 /** Is the response field hidden from the client (the settings' list or a hop-by-hop field)? */
 bool hy_uconf_hidden(const hy_uconf_t *c, hy_str_t name);
@@ -74,6 +79,10 @@ int hy_uconf_set_mask(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_uconf_set_names(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_uconf_set_temp_path(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_uconf_set_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf);
+/** *_limit_rate: a size, or (nginx 1.27) a value with variables evaluated once the upstream's header is in. */
+int hy_uconf_set_limit_rate(hy_conf_t *cf, const hy_directive_t *d, void *conf);
+int hy_uconf_set_store(hy_conf_t *cf, const hy_directive_t *d, void *conf);
+int hy_uconf_set_store_access(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 
 #define HY_UCONF_OFF(T, M, F) (offsetof(T, M) + offsetof(hy_uconf_t, F))
 /* The table rows of the shared settings for module prefix P ("fastcgi"), location type T, member M. */
@@ -196,7 +205,7 @@ int hy_uconf_set_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf);
         {.name = P "_limit_rate",                                                                                      \
          .ctx = HY_CTX_HTTP_ANY,                                                                                       \
          .args = HY_ARGS_1,                                                                                            \
-         .set = hy_slot_size,                                                                                          \
+         .set = hy_uconf_set_limit_rate,                                                                               \
          .conf = HY_CONF_LOC,                                                                                          \
          .offset = HY_UCONF_OFF(T, M, limit_rate)},                                                                    \
         {.name = P "_ignore_client_abort",                                                                            \
@@ -211,6 +220,18 @@ int hy_uconf_set_bind(hy_conf_t *cf, const hy_directive_t *d, void *conf);
          .set = hy_uconf_set_temp_path,                                                                                \
          .conf = HY_CONF_LOC,                                                                                          \
          .offset = HY_UCONF_OFF(T, M, temp_path)},                                                                     \
+        {.name = P "_store",                                                                                           \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1,                                                                                            \
+         .set = hy_uconf_set_store,                                                                                    \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = offsetof(T, M)},                                                                                    \
+        {.name = P "_store_access",                                                                                    \
+         .ctx = HY_CTX_HTTP_ANY,                                                                                       \
+         .args = HY_ARGS_1 | HY_ARGS_2 | HY_ARGS_3,                                                                    \
+         .set = hy_uconf_set_store_access,                                                                             \
+         .conf = HY_CONF_LOC,                                                                                          \
+         .offset = HY_UCONF_OFF(T, M, store_access)},                                                                  \
         {.name = P "_max_temp_file_size",                                                                              \
          .ctx = HY_CTX_HTTP_ANY,                                                                                       \
          .args = HY_ARGS_1,                                                                                            \

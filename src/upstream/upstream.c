@@ -13,6 +13,7 @@
 #include "../http/core.h"
 #include "../http/error_page.h"
 #include "../http/phases.h"
+#include "../http/vars.h"
 #include "../core/clock.h"
 #include "../core/file.h"
 #include "../core/log.h"
@@ -128,8 +129,10 @@ static void release_conn(hy_ureq_t *u, bool keep)
         l->bytes_received = c->sock.bytes_in;
         l->bytes_sent = c->sock.bytes_out;
     }
-    if (u->peer)
+    if (u->peer) {
         u->peer->conns--;
+        u->peer->lt_busy_ms -= u->try_start_ms;
+    }
     c->sock.bytes_in = c->sock.bytes_out = 0;
     hy_sock_read_stop(&c->sock);
     c->sock.on_write = NULL;
@@ -151,6 +154,7 @@ static void cleanup(void *arg)
     hy_resolve_cancel(u->resolving);
     u->resolving = NULL;
     release_conn(u, false);
+    hy_upstream__store_drop(u);
     hy_outq_clear(&u->ahead);
     hy_outq_clear(&u->towrite);
     if (u->temp) {
@@ -365,10 +369,12 @@ static void try_next(hy_ureq_t *u)
     l->connect_ms = l->header_ms = l->response_ms = -1;
     l->response_length = -1;
     u->peer->conns++;
+    u->peer->lt_busy_ms += u->try_start_ms;
     const void *tls_key = hy_ussl_key(u->ssl);
     /* An idempotent request that meets a connection the backend has just closed is retried on a fresh one
      * (try_failed: the keep-alive race), so only the others pay for the peek that finds such a close first. */
-    hy_upstream_conn_t *c = fresh ? NULL : hy_upstream_pool_get(u->group, u->peer, tls_key, !idempotent(u));
+    const void *proto = u->codec->conn_state ? u->codec : NULL;
+    hy_upstream_conn_t *c = fresh ? NULL : hy_upstream_pool_get(u->group, u->peer, tls_key, proto, !idempotent(u));
     if (c != NULL) {
         u->conn = c;
         u->reused = true;
@@ -383,6 +389,7 @@ static void try_next(hy_ureq_t *u)
     c->peer = u->peer;
     c->created_ms = hy_clock_now_ms();
     c->tls_key = tls_key;
+    c->proto = proto;
     u->conn = c;
     u->state = HY_UREQ_CONNECT;
     bool bind = u->bind_len && u->bind.ss_family == u->peer->sa.ss_family;
@@ -501,13 +508,14 @@ static void pump_body(hy_ureq_t *u)
     if (u->conn == NULL || u->state != HY_UREQ_SEND || b == NULL || u->pumping)
         return;
     hy_outq_t *out = &u->conn->sock.outq;
+    size_t queued = out->bytes + (u->codec->pending ? u->codec->pending(u) : 0);
     if (!u->in_body_cb) {
-        if (!b->complete && out->bytes < BODY_AHEAD)
+        if (!b->complete && queued < BODY_AHEAD)
             hy_req_body_resume(u->req);
         return;
     }
     u->pumping = true;
-    if (b->data_len > 0 && out->bytes < BODY_AHEAD) {
+    if (b->data_len > 0 && queued < BODY_AHEAD) {
         u->codec->frame_body(u, out, b->data, b->data_len, false);
         u->body_sent_any = true;
         hy_req_body_consume(u->req, b->data_len);
@@ -521,6 +529,21 @@ static void pump_body(hy_ureq_t *u)
         hy_sock_write(&u->conn->sock, on_sent);
     else if (u->body_last_framed)
         on_sent(&u->conn->sock, NULL);
+}
+
+/* A write error is left to the read side (it may fire inside the codec's hooks, where the connection must stay). */
+static void on_codec_sent(hy_sock_t *s, const char *err)
+{
+    hy_ureq_t *u = s->data;
+    if (err == NULL && u != NULL && u->conn != NULL && &u->conn->sock == s && u->state == HY_UREQ_SEND)
+        on_sent(s, NULL);
+}
+
+void hy_upstream_codec_flush(hy_ureq_t *u)
+{
+    if (u->conn == NULL || hy_outq_empty(&u->conn->sock.outq))
+        return;
+    hy_sock_write(&u->conn->sock, on_codec_sent);
 }
 
 static void send_request(hy_ureq_t *u)
@@ -652,6 +675,8 @@ static void stash(hy_ureq_t *u, hy_outq_t *fresh)
 {
     if (hy_outq_empty(fresh))
         return;
+    if (u->store)
+        hy_upstream__store_write(u, fresh);
     if (!hy_outq_empty(&u->towrite) ||
         (u->client_waiting && may_spill(u) && u->ahead_mem + fresh->bytes > (size_t)u->buffers_total)) {
         hy_outq_move(&u->towrite, fresh);
@@ -827,16 +852,24 @@ static void read_body(hy_ureq_t *u, bool eof)
     }
     if (done) {
         u->body_done = true;
+        if (u->pass_trailers && u->trailers_in) { /* sent if the response is framed for them */
+            hy_header_t *t = u->trailers_in->elts;
+            for (size_t i = 0; i < u->trailers_in->nelts; i++)
+                hy_req_add_trailer(u->req, t[i].name, t[i].value);
+        }
         towrite_to_memory(u); /* less than one write's worth: the client gets it from memory */
         hy_upstream_log_t *l = cur_log(u);
         l->response_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);
         l->response_length = u->resp_bytes;
         hy_upstream_peer_free(u->group, u->peer, false);
         hy_upstream_metrics_try(u->group, u->peer, false, l->response_ms);
+        hy_upstream__lt_sample(u->group, u->peer, false, l->response_ms);
         if (u->group->sticky)
             hy_upstream__sticky_response(u, true);
         if (u->cache != NULL && rc == 0)
             hy_ucache_store_end(u, true);
+        if (u->store)
+            hy_upstream__store_end(u);
         release_conn(u, u->codec->reusable(u) && s->input.len == 0);
         deliver(u);
         return;
@@ -878,12 +911,27 @@ static int ft_of_status(int status)
     }
 }
 
+/* proxy_limit_rate's value with variables: a size; empty is no limit, an invalid one is logged and no limit */
+static int64_t eval_limit_rate(hy_ureq_t *u)
+{
+    hy_str_t v;
+    if (hy_vars_eval(u->req, u->limit_rate_cv, &v) != 0 || v.len == 0)
+        return 0;
+    int64_t r = hy_parse_size(v.ptr, v.len);
+    if (r < 0) {
+        hy_req_log(u->req, HY_LOG_ERR, "invalid limit rate \"%.*s\"", (int)v.len, v.ptr);
+        return 0;
+    }
+    return r;
+}
+
 static void got_head(hy_ureq_t *u)
 {
     hy_req_t *req = u->req;
     hy_upstream_log_t *l = cur_log(u);
     l->status = u->status;
     l->header_ms = (int64_t)(hy_clock_now_ms() - u->try_start_ms);
+    hy_upstream__lt_sample(u->group, u->peer, true, l->header_ms);
     int ft = ft_of_status(u->status);
     if (ft && (u->next_upstream & ft) && u->tries < max_tries(u) &&
         (u->next_upstream_timeout_ms == 0 || hy_clock_now_ms() - u->start_ms < (uint64_t)u->next_upstream_timeout_ms) &&
@@ -945,6 +993,8 @@ static void got_head(hy_ureq_t *u)
         hy_ucache_store_begin(u);
     u->state = HY_UREQ_BODY_OUT;
     u->body_start_ms = hy_clock_now_ms();
+    if (u->limit_rate_cv) /* nginx 1.27: evaluated now, so $upstream_http_* can set it */
+        u->limit_rate = eval_limit_rate(u);
     read_body(u, u->conn->sock.is_eof);
 }
 
@@ -1024,7 +1074,8 @@ static void on_body(hy_req_t *req, const char *err)
     hy_req_body_t *b = req->body_in;
     int64_t len = b->received;
     if (!u->body_kept)
-        u->body_length = len > 0 || req->content_length >= 0 ? len : HY_UREQ_BODY_NONE;
+        /* an HTTP/2 body that came as empty DATA frames is a body all the same: "Content-Length: 0", as nginx */
+        u->body_length = len > 0 || req->content_length >= 0 || req->body_follows ? len : HY_UREQ_BODY_NONE;
     u->state = HY_UREQ_CONNECT;
     first_try(u);
 }
@@ -1077,7 +1128,9 @@ static void start_exchange(hy_ureq_t *u)
         u->body_kept = true;
     } else if (req->content_length == 0) {
         u->body_length = 0;
-        has_body = req->h_expect != NULL; /* read (empty) all the same: nginx answers "Expect" with 100 Continue */
+        /* read (empty) all the same: nginx answers "Expect" with 100 Continue; an HTTP/2 stream not ended yet is
+         * waited for (its END_STREAM ends the body sent unbuffered: FastCGI's empty stdin record comes then) */
+        has_body = req->h_expect != NULL || req->body_follows;
     }
     if (req->body_in && req->body_in->failed) {
         /* a body that failed (an error_page redirect after 400/413 came here): nginx discarded it, none is sent */

@@ -27,6 +27,11 @@
  *   reinit          forget the parse state before a retry on another connection (optional).
  *   frame_file      wrap a request body the client's reader kept in a file (size bytes) into `out` (optional;
  *                   without it the file goes up as it is: h1, uwsgi, SCGI; FastCGI: STDIN records around it).
+ *   pending         request body bytes the codec holds back (h2: flow control), counted with the connection's
+ *                   queue against the streaming bound (optional).
+ * A codec with conn_state keeps state on the connection (h2: the session, in hy_upstream_conn_t.proto_state):
+ * pooled connections are only handed to exchanges of the same codec; what it queues on u->conn outside its hooks'
+ * `out` (h2: WINDOW_UPDATE, SETTINGS ACK, DATA a window update released) it sends with hy_upstream_codec_flush.
  * Codecs keep their state in u->codec_state (request pool). */
 #ifndef HY_UPSTREAM_UPSTREAM_H
 #define HY_UPSTREAM_UPSTREAM_H
@@ -54,6 +59,8 @@ typedef struct hy_upstream_codec {
     /* process_head's count includes records that are no part of the head (FastCGI's stderr): the engine does not
      * hold it to *_buffer_size (the codec bounds its head itself) */
     bool head_in_records;
+    size_t (*pending)(const hy_ureq_t *u);
+    bool conn_state;
 } hy_upstream_codec_t;
 
 /* ---- peers and groups (upstream/group.c) */
@@ -94,6 +101,10 @@ typedef struct hy_upstream_peer {
     void *ssl_session;      /* the last TLS session (DER, malloc), for *_ssl_session_reuse (upstream/ussl.c) */
     const volatile uint32_t *hc_down; /* health checks (health.c): non-zero while a check holds it down (in the
                                        * group's zone, shared by the workers); NULL: not checked */
+    /* least_time (balancer.c): the average response time, when it was last updated, and the sum of the start
+     * times of the tries in flight (the engine adds and takes try_start_ms with conns) */
+    int64_t lt_avg_ms;
+    uint64_t lt_stamp_ms, lt_busy_ms;
 } hy_upstream_peer_t;
 
 typedef struct hy_upstream_idle hy_upstream_idle_t;
@@ -106,6 +117,7 @@ enum hy_upstream_balancer {
     HY_UPS_HASH_CONSISTENT,
     HY_UPS_RANDOM,
     HY_UPS_RANDOM_TWO, /* random two [least_conn]: the less loaded of two random picks */
+    HY_UPS_LEAST_TIME, /* least_time header|last_byte [inflight] (balancer.c) */
 };
 
 typedef struct hy_upstream_point {
@@ -137,6 +149,7 @@ typedef struct hy_upstream_group {
     uint32_t stats_idle;        /* its idle-pool gauge in the stats segment (upstream/metrics.c) */
     struct hy_upstream_hc_group *hc; /* its active health checks (health.c), NULL: none */
     struct hy_upstream_sticky *sticky; /* `sticky` (upstream/sticky.h), NULL: none */
+    bool lt_header, lt_inflight; /* least_time: header (else last_byte); inflight */
 } hy_upstream_group_t;
 
 /** A connection to a peer (outlives requests when kept alive). */
@@ -148,6 +161,9 @@ typedef struct hy_upstream_conn {
     uint64_t requests;        /* requests sent on it */
     hy_upstream_idle_t *idle; /* set while in the pool */
     const void *tls_key;      /* the TLS context it was made with (upstream/ussl.h), NULL: plain */
+    const void *proto;        /* the codec whose state it carries (conn_state codecs: h2), NULL: none */
+    void *proto_state;        /* that state, freed with proto_free(proto_state) when the connection closes */
+    void (*proto_free)(void *state);
 } hy_upstream_conn_t;
 
 /** The group proxy_pass names: an upstream{} block of this http{} with that name, else (implicit) a group
@@ -171,14 +187,18 @@ void hy_upstream__build_ring(hy_pool_t *pool, hy_upstream_group_t *g);
  * before it goes to the client; true: its body is all in): cookie mode sets the cookie at the head, learn mode
  * remembers the session the response creates (at the head with `header`, else when complete). */
 void hy_upstream__sticky_response(hy_ureq_t *u, bool complete);
+/** least_time: a try on p took ms to its response head (header true) or to its last byte; the group's
+ * least_time measures one of them (the other call is ignored), other methods ignore both. */
+void hy_upstream__lt_sample(hy_upstream_group_t *g, hy_upstream_peer_t *p, bool header, int64_t ms);
 /** The outcome of a try: failed counts toward max_fails. */
 void hy_upstream_peer_free(hy_upstream_group_t *g, hy_upstream_peer_t *p, bool failed);
-/** Keep-alive pool: an idle connection to peer p made with the same TLS context (tls_key, NULL: plain), or NULL.
+/** Keep-alive pool: an idle connection to peer p made with the same TLS context (tls_key, NULL: plain) carrying
+ * the same codec state (proto, NULL: none), or NULL.
  * probe: also check it alive with a one-byte peek (a close by the backend that arrived since the loop last
  * polled). Without it a dead connection shows as an error on the first read or write, which the caller must
  * then be free to retry on a fresh connection (the keep-alive race). */
 hy_upstream_conn_t *hy_upstream_pool_get(hy_upstream_group_t *g, hy_upstream_peer_t *p, const void *tls_key,
-                                         bool probe);
+                                         const void *proto, bool probe);
 /** Keep-alive pool: park a connection (or close it when the pool is full or its limits are reached). */
 void hy_upstream_pool_put(hy_upstream_conn_t *c);
 /** Close and free an upstream connection. */
@@ -226,6 +246,7 @@ struct hy_ureq {
     bool intercept_errors;
     bool socket_keepalive;            /* proxy_socket_keepalive: SO_KEEPALIVE on upstream TCP connections */
     int64_t limit_rate;               /* proxy_limit_rate: bytes/s read from the upstream (0: no limit) */
+    const struct hy_complex *limit_rate_cv; /* proxy_limit_rate with variables: sets limit_rate as the body starts */
     const struct hy_ussl *ssl;        /* TLS to the upstream (upstream/ussl.h: proxy_ssl_*), NULL: plain */
     hy_str_t ssl_host;                /* the default name to send and check: the host of *_pass */
     hy_str_t ssl_name;                /* the name used for this connection (ussl.c) */
@@ -235,11 +256,22 @@ struct hy_ureq {
     int64_t next_upstream_tries;      /* 0: no limit */
     int64_t next_upstream_timeout_ms; /* 0: no limit */
     bool ignore_client_abort;         /* proxy_ignore_client_abort: a client gone does not end the exchange */
+    bool pass_trailers;               /* proxy_pass_trailers: the upstream's trailer fields end the client's response
+                                       * (sent when it is framed for trailers: req->expect_trailers) */
     /* buffering: what the memory buffers cannot hold while the client is slower goes to a temp file */
     hy_str_t temp_path;           /* proxy_temp_path (absolute) */
     const int *temp_levels;       /* its levels (3 entries, 0 ends) */
     int64_t max_temp_file_size;   /* proxy_max_temp_file_size: 0, no temp file (reading the upstream pauses) */
     int64_t temp_file_write_size; /* proxy_temp_file_write_size: bytes gathered before a write */
+    /* *_store (upstream/store.c): the body also goes to a file in temp_path, renamed to the store's path when a 200
+     * response is complete */
+    int store;                             /* 0: off, 1: the root/alias path of the URI, 2: store_path's */
+    const struct hy_complex *store_path;   /* store 2: the path with variables */
+    int store_access;                      /* the stored file's mode (directories made: plus x where r) */
+    char *store_tmp;                       /* the file being written (request pool), NULL: not open */
+    int store_fd;
+    int64_t store_size;                    /* bytes written to it */
+    bool store_failed;                     /* it could not be written: nothing is stored */
     /* the request to send */
     hy_str_t method, uri; /* uri: path + args as sent upstream */
     int version;          /* 10 or 11 */
@@ -331,9 +363,20 @@ const void *hy_ussl_key(const struct hy_ussl *c);
 /** Free the sessions the peers of g keep (the generation's clean-up). */
 void hy_ussl_free_sessions(void *g);
 
+/** *_store (store.c): newly decoded body bytes (memory segments) also go to the store's file (made on first use). */
+void hy_upstream__store_write(hy_ureq_t *u, const hy_outq_t *fresh);
+/** *_store: the body is complete: a 200 whose length is as announced is renamed to the store's path (its
+ * directories made, its mtime from Last-Modified); otherwise the file is removed. */
+void hy_upstream__store_end(hy_ureq_t *u);
+/** *_store: the exchange ends without a complete body: the file is removed. */
+void hy_upstream__store_drop(hy_ureq_t *u);
+
 /** After a 101 to an Upgrade request: take the client's socket over and tunnel (tunnel.c). false when the client's
  * protocol cannot switch (nothing was sent then). */
 bool hy_upstream__tunnel(hy_ureq_t *u);
+/** For conn_state codecs: send what they queued on u->conn's output outside their hooks; the engine's send path
+ * goes on when it is written (a streamed body's next piece). */
+void hy_upstream_codec_flush(hy_ureq_t *u);
 /** A fresh exchange for req (request pool), settings zeroed; the module fills it. */
 hy_ureq_t *hy_upstream_create(hy_req_t *req);
 /** The exchange goes to host:port, resolved with the location's resolver (resolver, resolver_timeout) when the

@@ -9,6 +9,7 @@
 #include <openssl/x509v3.h>
 #include "ussl.h"
 #include "../http/ssl_module.h"
+#include "../http/ssl_cache.h"
 #include "../http/vars.h"
 #include "../conf/cycle.h"
 #include "../event/tls.h"
@@ -17,6 +18,7 @@ struct hy_ussl_built {
     SSL_CTX *ctx;
     hy_complex_t *cert_cv, *key_cv; /* a client certificate named with variables: loaded per connection */
     hy_array_t *passwords;
+    hy_ssl_cache_t *cert_cache; /* *_ssl_certificate_cache for those (NULL: off) */
 };
 
 const hy_bounds_t hy_ussl_depth_bounds = {0, 100};
@@ -82,6 +84,15 @@ int hy_ussl_set_passwords(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
     *slot = hy_http_ssl_read_passwords(cf, a[1]);
     return *slot ? 0 : -1;
+}
+
+int hy_ussl_set_cert_cache(hy_conf_t *cf, const hy_directive_t *d, void *conf)
+{
+    hy_ussl_t *c = (hy_ussl_t *)((char *)conf + d->offset - offsetof(hy_ussl_t, cert_cache));
+    if (c->cert_cache_set)
+        return hy_conf_error(cf, "\"%s\" directive is duplicate", d->name);
+    c->cert_cache_set = 1;
+    return hy_ssl_cache_parse(cf, &c->cert_cache);
 }
 
 int hy_ussl_set_protocols(hy_conf_t *cf, const hy_directive_t *d, void *conf)
@@ -167,6 +178,14 @@ static bool has_var(hy_str_t v)
     return memchr(v.ptr, '$', v.len) != NULL;
 }
 
+/* a certificate or key name: a file relative to the configuration's directory, or data:/store: as written */
+static char *conf_name(hy_conf_t *cf, hy_str_t v)
+{
+    if (hy_ssl_obj_is_special(v))
+        return hy_pstrndup(cf->pool, v.ptr, v.len);
+    return hy_cycle_conf_path(cf->cycle, v.ptr, v.len);
+}
+
 static int build(hy_conf_t *cf, hy_ussl_t *c, hy_ussl_built_t *b, const char *module)
 {
     SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
@@ -186,16 +205,9 @@ static int build(hy_conf_t *cf, hy_ussl_t *c, hy_ussl_built_t *b, const char *mo
             return hy_conf_error(cf, "no %s_ssl_trusted_certificate for %s_ssl_verify", module, module);
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, on_verify);
         SSL_CTX_set_verify_depth(ctx, (int)c->verify_depth);
-        if (SSL_CTX_load_verify_locations(ctx, c->trusted_certificate.ptr, NULL) != 1)
-            return hy_http_ssl_conf_fail(cf, "SSL_CTX_load_verify_locations(\"%s\") failed",
-                                         c->trusted_certificate.ptr);
-        if (c->crl.ptr) {
-            X509_STORE *store = SSL_CTX_get_cert_store(ctx);
-            X509_LOOKUP *lookup = X509_STORE_add_lookup(store, X509_LOOKUP_file());
-            if (lookup == NULL || X509_LOOKUP_load_file(lookup, c->crl.ptr, X509_FILETYPE_PEM) != 1)
-                return hy_http_ssl_conf_fail(cf, "X509_LOOKUP_load_file(\"%s\") failed", c->crl.ptr);
-            X509_STORE_set_flags(store, X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL);
-        }
+        if (hy_ssl_ctx_use_ca(cf, ctx, c->trusted_certificate.ptr, false) != 0 ||
+            (c->crl.ptr && hy_ssl_ctx_use_crl(cf, ctx, c->crl.ptr) != 0))
+            return -1;
     }
     if (c->certificate.len) {
         if (c->certificate_key.len == 0) {
@@ -205,6 +217,7 @@ static int build(hy_conf_t *cf, hy_ussl_t *c, hy_ussl_built_t *b, const char *mo
                                  c->certificate.ptr);
         }
         b->passwords = c->passwords;
+        b->cert_cache = c->cert_cache;
         if (has_var(c->certificate) || has_var(c->certificate_key)) {
             b->cert_cv = hy_pcalloc(cf->pool, sizeof(hy_complex_t));
             b->key_cv = hy_pcalloc(cf->pool, sizeof(hy_complex_t));
@@ -212,20 +225,9 @@ static int build(hy_conf_t *cf, hy_ussl_t *c, hy_ussl_built_t *b, const char *mo
                 hy_vars_compile(cf, c->certificate_key, b->key_cv) != 0)
                 return -1;
         } else {
-            char *crt = hy_cycle_conf_path(cf->cycle, c->certificate.ptr, c->certificate.len);
-            char *key = hy_cycle_conf_path(cf->cycle, c->certificate_key.ptr, c->certificate_key.len);
-            ERR_clear_error();
-            if (SSL_CTX_use_certificate_chain_file(ctx, crt) != 1)
-                return hy_http_ssl_conf_fail(
-                    cf, "cannot load certificate \"%s\": SSL_CTX_use_certificate_chain_file() failed", crt);
-            EVP_PKEY *pkey = hy_http_ssl_read_key(key, c->passwords);
-            if (pkey == NULL)
-                return hy_http_ssl_conf_fail(cf, "cannot load certificate key \"%s\": PEM_read_bio_PrivateKey() failed",
-                                             key);
-            int ok = SSL_CTX_use_PrivateKey(ctx, pkey);
-            EVP_PKEY_free(pkey);
-            if (ok != 1)
-                return hy_http_ssl_conf_fail(cf, "SSL_CTX_use_PrivateKey(\"%s\") failed", key);
+            char *crt = conf_name(cf, c->certificate), *key = conf_name(cf, c->certificate_key);
+            if (hy_ssl_ctx_use_pair(cf, ctx, crt, key, c->passwords) != 0)
+                return -1;
         }
     }
     if (c->session_reuse) {
@@ -245,7 +247,7 @@ int hy_ussl_merge(hy_conf_t *cf, hy_ussl_t *c, const hy_ussl_t *p, const char *m
     bool own = c->server_name != HY_UNSET || c->verify != HY_UNSET || c->session_reuse != HY_UNSET ||
                c->verify_depth != HY_UNSET || c->protocols != HY_UNSET || c->name || c->trusted_certificate.ptr ||
                c->crl.ptr || c->certificate.ptr || c->certificate_key.ptr || c->passwords || c->ciphers.ptr ||
-               c->conf_commands;
+               c->conf_commands || c->cert_cache_set;
     hy_merge_value(c->server_name, p->server_name, 0);
     hy_merge_value(c->verify, p->verify, 0);
     hy_merge_value(c->session_reuse, p->session_reuse, 1);
@@ -267,6 +269,8 @@ int hy_ussl_merge(hy_conf_t *cf, hy_ussl_t *c, const hy_ussl_t *p, const char *m
         c->passwords = p->passwords;
     if (c->conf_commands == NULL)
         c->conf_commands = p->conf_commands;
+    if (!c->cert_cache_set)
+        c->cert_cache = p->cert_cache, c->cert_cache_set = p->cert_cache_set;
     if (!own) {
         /* the same settings as the parent's: one context for both (made at the parent's level if it has none) */
         hy_ussl_t *pp = (hy_ussl_t *)p;
@@ -321,7 +325,7 @@ static bool is_address(hy_str_t name)
 /* A file named at run time, relative to the configuration's directory (request pool, NUL-terminated). */
 static char *conf_path(hy_req_t *req, hy_str_t v)
 {
-    const char *pre = v.len && v.ptr[0] == '/' ? "" : req->conn->cycle->conf_prefix;
+    const char *pre = (v.len && v.ptr[0] == '/') || hy_ssl_obj_is_special(v) ? "" : req->conn->cycle->conf_prefix;
     size_t pl = strlen(pre);
     char *p = hy_palloc(req->pool, pl + v.len + 1);
     memcpy(p, pre, pl);
@@ -340,25 +344,8 @@ static const char *dynamic_cert(hy_ureq_t *u, SSL *ssl)
     if (cv.len == 0 || kv.len == 0)
         return NULL;
     char *crt = conf_path(u->req, cv), *key = conf_path(u->req, kv);
-    char why[512], *msg;
-    ERR_clear_error();
-    if (SSL_use_certificate_chain_file(ssl, crt) != 1) {
-        hy_tls_error_text(why, sizeof(why));
-        msg = hy_palloc(u->req->pool, 1200);
-        snprintf(msg, 1200, "cannot load certificate \"%s\": SSL_use_certificate_chain_file() failed (SSL: %s)", crt,
-                 why);
-        return msg;
-    }
-    EVP_PKEY *pkey = hy_http_ssl_read_key(key, b->passwords);
-    int ok = pkey && SSL_use_PrivateKey(ssl, pkey) == 1;
-    EVP_PKEY_free(pkey);
-    if (!ok) {
-        hy_tls_error_text(why, sizeof(why));
-        msg = hy_palloc(u->req->pool, 1200);
-        snprintf(msg, 1200, "cannot load certificate key \"%s\": PEM_read_bio_PrivateKey() failed (SSL: %s)", key, why);
-        return msg;
-    }
-    return NULL;
+    char *msg = hy_palloc(u->req->pool, 1536);
+    return hy_ssl_use_pair(ssl, b->cert_cache, crt, key, b->passwords, msg, 1536);
 }
 
 const char *hy_ussl_connect(hy_ureq_t *u, hy_sock_cb cb)
@@ -371,6 +358,10 @@ const char *hy_ussl_connect(hy_ureq_t *u, hy_sock_cb cb)
     if (ssl == NULL)
         return "SSL_new() failed";
     u->ssl_name = ssl_name(u);
+    if (u->version == 20 && SSL_set_alpn_protos(ssl, (const unsigned char *)"\x02h2", 3) != 0) { /* HTTP/2 */
+        ERR_clear_error();
+        return "SSL_set_alpn_protos() failed";
+    }
     if (c->server_name && !is_address(u->ssl_name) && SSL_set_tlsext_host_name(ssl, u->ssl_name.ptr) != 1) {
         ERR_clear_error();
         return "SSL_set_tlsext_host_name() failed";

@@ -30,6 +30,8 @@ typedef struct hy_ussl {
     const char *cert_file;           /* where *_ssl_certificate was, for messages */
     unsigned cert_line;
     hy_array_t *passwords;     /* hy_str_t */
+    struct hy_ssl_cache *cert_cache; /* *_ssl_certificate_cache (NULL: off) */
+    int cert_cache_set;
     hy_str_t ciphers;
     hy_array_t *conf_commands; /* hy_ssl_conf_cmd_t (http/ssl_module.h) */
     hy_ussl_built_t *built;    /* the context (shared with the parent when this level set nothing) */
@@ -51,6 +53,7 @@ int hy_ussl_set_name(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_ussl_set_path(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_ussl_set_cert(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_ussl_set_passwords(hy_conf_t *cf, const hy_directive_t *d, void *conf);
+int hy_ussl_set_cert_cache(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_ussl_set_protocols(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_ussl_set_conf_command(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 extern const hy_bounds_t hy_ussl_depth_bounds;
@@ -76,6 +79,7 @@ extern const hy_bounds_t hy_ussl_depth_bounds;
         HY_USSL_ROW(P, "_ssl_crl", HY_ARGS_1, hy_ussl_set_path, T, M, crl),                                            \
         HY_USSL_ROW(P, "_ssl_certificate", HY_ARGS_1, hy_ussl_set_cert, T, M, certificate),                            \
         HY_USSL_ROW(P, "_ssl_certificate_key", HY_ARGS_1, hy_ussl_set_cert, T, M, certificate_key),                    \
+        HY_USSL_ROW(P, "_ssl_certificate_cache", HY_ARGS_123, hy_ussl_set_cert_cache, T, M, cert_cache),              \
         HY_USSL_ROW(P, "_ssl_password_file", HY_ARGS_1, hy_ussl_set_passwords, T, M, passwords),                       \
         HY_USSL_ROW(P, "_ssl_protocols", HY_ARGS_1MORE, hy_ussl_set_protocols, T, M, protocols),                       \
         HY_USSL_ROW(P, "_ssl_ciphers", HY_ARGS_1, hy_slot_str, T, M, ciphers),                                         \

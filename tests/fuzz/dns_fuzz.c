@@ -21,13 +21,16 @@ static void one(const uint8_t *v, size_t size, uint16_t qtype)
     CHECK(a.rcode >= 0 && a.rcode <= 15);
     for (size_t i = 0; i < a.naddrs; i++)
         CHECK(a.addrs[i].family == (qtype == HY_DNS_A ? AF_INET : AF_INET6));
+    CHECK(a.nsrvs <= HY_DNS_MAX_SRVS && (qtype == HY_DNS_SRV || a.nsrvs == 0));
+    for (size_t i = 0; i < a.nsrvs; i++)
+        CHECK(memchr(a.srvs[i].target, '\0', sizeof(a.srvs[i].target)) != NULL);
     CHECK(memchr(a.cname, '\0', sizeof(a.cname)) != NULL);
     CHECK(strcmp(a.cname, "app.test") != 0);
     if (a.naddrs)
         CHECK(a.cname[0] == '\0');
     hy_dns_answer_t b;
     CHECK(hy_dns_parse(v, size, id, "APP.TEST.", 9, qtype, &b) == rc);
-    CHECK(b.naddrs == a.naddrs && b.ttl == a.ttl && strcmp(a.cname, b.cname) == 0);
+    CHECK(b.naddrs == a.naddrs && b.nsrvs == a.nsrvs && b.ttl == a.ttl && strcmp(a.cname, b.cname) == 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -36,6 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(v, data, size);
     one(v, size, HY_DNS_A);
     one(v, size, HY_DNS_AAAA);
+    one(v, size, HY_DNS_SRV);
     /* a query for the input as a name */
     size_t nl = size < 300 ? size : 300;
     uint8_t q[HY_DNS_QUERY_MAX];

@@ -29,10 +29,10 @@ http {
     proxy_cache_path {tmp}/cache keys_zone=z:1m;
     server {
         listen 127.0.0.1:{port};
-        ssl_ocsp on;
+        ssl_engine pkcs11;
         location / {
             proxy_cache z;
-            disable_symlinks on;
+            memcached_bind 127.0.0.1;
         }
         location /x {
             return 200 "$request_uri $uir";
@@ -45,9 +45,9 @@ http {
     want = [
         ('"dav_methods" directive is not supported by hayate yet (not planned)', line_of(conf, 'dav_methods off')),
         ('"proxy_cache_path" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'proxy_cache_path')),
-        ('"ssl_ocsp" directive is not supported by hayate yet (TLS)', line_of(conf, 'ssl_ocsp')),
+        ('"ssl_engine" directive is not supported by hayate yet (TLS)', line_of(conf, 'ssl_engine')),
         ('"proxy_cache" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'proxy_cache z')),
-        ('"disable_symlinks" directive is not supported by hayate yet', line_of(conf, 'disable_symlinks')),
+        ('"memcached_bind" directive is not supported by hayate yet (not planned)', line_of(conf, 'memcached_bind')),
         ('"$gzip_ratio" variable is not supported by hayate yet', line_of(conf, 'log_format')),
         ('"$geoip_country_code" variable is not supported by hayate yet', line_of(conf, 'log_format')),
         ('unknown "uir" variable (did you mean "$uri"?)', line_of(conf, '$uir')),

@@ -31,7 +31,7 @@ ERRORS = [
     ('server 127.0.0.1 max_fails=x;', 'invalid parameter "max_fails=x"', 'max_fails', None),
     ('server 127.0.0.1 max_conns=-1;', 'invalid parameter "max_conns=-1"', 'max_conns', None),
     ('server 127.0.0.1 fail_timeout=abc;', 'invalid parameter "fail_timeout=abc"', 'fail_timeout', None),
-    ('server 127.0.0.1 service=http;', '"service=" (SRV records) is not supported yet', 'service', H),
+    ('server 127.0.0.1 service=http;', 'service upstream "127.0.0.1" requires "resolve" parameter', 'service', H),
     ('server 127.0.0.1 slow_start=10s;', 'invalid parameter "slow_start=10s"', 'slow_start', H),
     ('zone z 64k; resolver 127.0.0.1; server bad..name:80 resolve;', 'invalid host in upstream "bad..name:80"',
      'resolve;', H),

@@ -116,16 +116,20 @@ def test_reload_swaps_certificate_keeps_connections(server, prefix):
     assert old.getpeercert(binary_form=True) == cert_der(crt1)
     old.sendall(b'GET /big.bin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
     got = old.recv(65536)
-    # a broken certificate: the reload is refused, the old configuration keeps serving
-    with open(live_crt, 'w') as f:
+    # a broken certificate: the reload is refused, the old configuration keeps serving. Files are replaced (a new
+    # inode), not rewritten: with ssl_object_cache_inheritable on (the default) a reload keeps an object whose file
+    # has the same inode and mtime, which a rewrite within the same second keeps (nginx 1.27.4+ alike)
+    with open(live_crt + '.new', 'w') as f:
         f.write('garbage\n')
+    os.replace(live_crt + '.new', live_crt)
     s.proc.send_signal(signal.SIGHUP)
     assert wait_until(lambda: 'SSL:' in s.error_log(), timeout=10)
     c = tls_connect(s.prefix.port)
     assert c.getpeercert(binary_form=True) == cert_der(crt1)
     c.close()
-    shutil.copy(crt2, live_crt)
-    shutil.copy(key2, live_key)
+    for src, dst in ((crt2, live_crt), (key2, live_key)):
+        shutil.copy(src, dst + '.new')
+        os.replace(dst + '.new', dst)
     s.proc.send_signal(signal.SIGHUP)
 
     def new_cert():

@@ -72,7 +72,6 @@ def test_client_certificate_without_a_certificate_in_it(prefix, run_cli, pair):
      r'"ssl_password_file" directive is duplicate', 'ssl_password_file'),
     ('ssl_protocols TLSv1.2 TLSv9;', r'invalid value "TLSv9"', 'ssl_protocols'),
     ('ssl_dhparam a.pem;\n ssl_dhparam b.pem;', r'"ssl_dhparam" directive is duplicate', 'ssl_dhparam b'),
-    ('ssl_certificate data:abc;', r'"data:" certificates are not supported by hayate', 'data:'),
 ])
 def test_directive_errors(prefix, run_cli, pair, directive, message, needle):
     prefix.write('conf/emptypw', '\n\n')

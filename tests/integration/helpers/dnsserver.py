@@ -6,6 +6,9 @@ port, answering from a table the test changes while it runs.
     dns.set('alias.test', cname='app.test')            # a CNAME (the target's records are added to the answer
                                                        # when the table has them, as a recursive server does)
     dns.set('gone.test', rcode=3)                      # NXDOMAIN (names not in the table are NXDOMAIN too)
+    dns.set('_http._tcp.app.test', srv=[(1, 5, 8080, 'app.test')])  # SRV records (priority, weight, port,
+                                                       # target); a target ending in the question's name is
+                                                       # written compressed (a pointer into the question)
     dns.drop = {'slow.test'}                           # never answer these names ('*': none)
     dns.delay = 0.5                                    # seconds before each answer
     dns.truncate = {'big.test'}                        # answer over UDP with TC set and no records
@@ -18,7 +21,7 @@ import struct
 import threading
 import time
 
-TYPES = {1: 'A', 5: 'CNAME', 28: 'AAAA'}
+TYPES = {1: 'A', 5: 'CNAME', 28: 'AAAA', 33: 'SRV'}
 
 
 def _name(msg, off):
@@ -46,6 +49,22 @@ def _enc(name):
     for label in name.rstrip('.').split('.'):
         out += bytes([len(label)]) + label.encode()
     return out + b'\0'
+
+
+def _enc_against(target, qname):
+    """target's labels, ending in a pointer to the question's name (offset 12) or to one of its suffixes when
+    target ends with it"""
+    labels = target.rstrip('.').split('.') if target.strip('.') else []
+    q = qname.rstrip('.').split('.')
+    for k in range(len(q)):  # the longest suffix of the question's name that target ends with
+        suffix = q[k:]
+        if len(suffix) <= len(labels) and [x.lower() for x in labels[len(labels) - len(suffix):]] == suffix:
+            off = 12 + sum(1 + len(x) for x in q[:k])
+            out = b''
+            for label in labels[:len(labels) - len(suffix)]:
+                out += bytes([len(label)]) + label.encode()
+            return out + struct.pack('!H', 0xc000 | off)
+    return _enc(target) if labels else b'\0'
 
 
 class DnsServer:
@@ -95,10 +114,10 @@ class DnsServer:
                 except OSError:
                     pass
 
-    def set(self, name, a=None, aaaa=None, cname=None, ttl=60, rcode=0):
+    def set(self, name, a=None, aaaa=None, cname=None, ttl=60, rcode=0, srv=None):
         with self.lock:
             self.table[name.lower()] = {'a': list(a or []), 'aaaa': list(aaaa or []), 'cname': cname, 'ttl': ttl,
-                                        'rcode': rcode}
+                                        'rcode': rcode, 'srv': list(srv or [])}
 
     def remove(self, name):
         with self.lock:
@@ -136,6 +155,8 @@ class DnsServer:
             return 0, [(name, 1, e['ttl'], socket.inet_pton(socket.AF_INET, x)) for x in e['a']]
         if qtype == 28:
             return 0, [(name, 28, e['ttl'], socket.inet_pton(socket.AF_INET6, x)) for x in e['aaaa']]
+        if qtype == 33:
+            return 0, [(name, 33, e['ttl'], ('srv', pri, w, port, target)) for pri, w, port, target in e['srv']]
         return 0, []
 
     def _answer(self, msg, transport):
@@ -165,6 +186,8 @@ class DnsServer:
         hdr = struct.pack('!HHHHHH', qid, 0x8180 | (0x0200 if trunc else 0) | rcode, 1, len(rrs), 0, 0)
         body = b''
         for owner, t, ttl, rdata in rrs:
+            if isinstance(rdata, tuple):  # SRV: the target compressed against the question's name when it can be
+                rdata = struct.pack('!HHH', *rdata[1:4]) + _enc_against(rdata[4], name)
             body += _enc(owner) + struct.pack('!HHIH', t, 1, ttl, len(rdata)) + rdata
         out.append(hdr + question + body)
         return out

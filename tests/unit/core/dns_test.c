@@ -76,6 +76,42 @@ static void test_answer(void)
     is_int(a.naddrs, 0);
 }
 
+/* SRV (RFC 2782): priority, weight, port and a target written compressed (a pointer into the question) */
+static void test_srv(void)
+{
+    msg_t m;
+    hy_dns_answer_t a;
+    head(&m, 5, 0x8180, 3, "_http._tcp.app.test", HY_DNS_SRV);
+    u16(&m, 0xc00c), u16(&m, HY_DNS_SRV), u16(&m, 1), u32(&m, 30), u16(&m, 6 + 2);
+    u16(&m, 1), u16(&m, 5), u16(&m, 8080), u16(&m, 0xc000 | 23); /* "app.test" inside the question */
+    u16(&m, 0xc00c), u16(&m, HY_DNS_SRV), u16(&m, 1), u32(&m, 20), u16(&m, 6 + 2 + 2);
+    u16(&m, 2), u16(&m, 0), u16(&m, 81), name(&m, "b"), m.n -= 1, u16(&m, 0xc000 | 23); /* "b.app.test" */
+    u16(&m, 0xc00c), u16(&m, HY_DNS_A), u16(&m, 1), u32(&m, 1), u16(&m, 4), u32(&m, 0x01020304); /* ignored */
+    is_int(parse(&m, 5, "_http._tcp.app.test", HY_DNS_SRV, &a), HY_DNS_OK);
+    is_int(a.nsrvs, 2);
+    is_int(a.naddrs, 0);
+    is_int(a.ttl, 20);
+    is_int(a.srvs[0].priority, 1);
+    is_int(a.srvs[0].weight, 5);
+    is_int(a.srvs[0].port, 8080);
+    is_str(a.srvs[0].target, "app.test");
+    is_int(a.srvs[1].port, 81);
+    is_str(a.srvs[1].target, "b.app.test");
+    is_str(a.cname, "");
+    /* a target running past the record's data is malformed */
+    head(&m, 5, 0x8180, 1, "_http._tcp.app.test", HY_DNS_SRV);
+    u16(&m, 0xc00c), u16(&m, HY_DNS_SRV), u16(&m, 1), u32(&m, 30), u16(&m, 7);
+    u16(&m, 1), u16(&m, 5), u16(&m, 80), name(&m, "x.test");
+    is_int(parse(&m, 5, "_http._tcp.app.test", HY_DNS_SRV, &a), HY_DNS_MALFORMED);
+    /* only a CNAME: its target is asked again */
+    head(&m, 5, 0x8180, 1, "_http._tcp.app.test", HY_DNS_SRV);
+    u16(&m, 0xc00c), u16(&m, HY_DNS_CNAME), u16(&m, 1), u32(&m, 30), u16(&m, 8);
+    name(&m, "alias"), m.n -= 1, u16(&m, 0xc000 | 23);
+    is_int(parse(&m, 5, "_http._tcp.app.test", HY_DNS_SRV, &a), HY_DNS_OK);
+    is_int(a.nsrvs, 0);
+    is_str(a.cname, "alias.app.test");
+}
+
 static void test_cname(void)
 {
     msg_t m;
@@ -209,6 +245,7 @@ int main(void)
     subtest("query", test_query);
     subtest("answer", test_answer);
     subtest("cname", test_cname);
+    subtest("srv", test_srv);
     subtest("mismatch", test_mismatch);
     subtest("malformed", test_malformed);
     return done_testing();

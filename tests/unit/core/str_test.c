@@ -1,4 +1,6 @@
 /* str_test.c — counted-string comparisons and the nginx value parsers (integers, sizes, times). */
+#include <arpa/inet.h>
+#include <errno.h>
 #include "../harness.h"
 #include "core/str.h"
 #include "core/mem.h"
@@ -215,8 +217,30 @@ static void test_fmt(void)
     }
 }
 
+static void test_inet_ntop(void)
+{
+    const char *addrs[] = {"0.0.0.0", "127.0.0.1", "10.20.30.40", "255.255.255.255", "1.22.133.9", "100.9.0.199"};
+    for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+        struct in_addr a;
+        inet_pton(AF_INET, addrs[i], &a);
+        char out[INET_ADDRSTRLEN];
+        ok(hy_inet_ntop(AF_INET, &a, out, sizeof(out)) == out);
+        is_str(out, addrs[i]);
+        char small[15]; /* "255.255.255.255" + NUL needs 16 */
+        const char *r = hy_inet_ntop(AF_INET, &a, small, sizeof(small));
+        ok(strlen(addrs[i]) < sizeof(small) ? r == small && strcmp(small, addrs[i]) == 0 : r == NULL && errno == ENOSPC);
+    }
+    struct in6_addr a6;
+    inet_pton(AF_INET6, "2001:db8::1", &a6);
+    char out6[INET6_ADDRSTRLEN];
+    ok(hy_inet_ntop(AF_INET6, &a6, out6, sizeof(out6)) != NULL);
+    is_str(out6, "2001:db8::1");
+    ok(hy_inet_ntop(12345, &a6, out6, sizeof(out6)) == NULL);
+}
+
 int main(void)
 {
+    subtest("hy_inet_ntop: dotted quads as inet_ntop, IPv6 through it", test_inet_ntop);
     subtest("hy_fmt_u64 / hy_fmt_hex match printf", test_fmt);
     subtest("eq / caseeq / eq_str / caseeq_str", test_eq);
     subtest("caseeq_str with an embedded NUL (regression)", test_caseeq_embedded_nul);

@@ -130,8 +130,17 @@ static void test_bind(void)
     is_int(hy_uconf_parse_bind(HY_STR("::1"), &ss, &len), 0);
     is_int(ss.ss_family, AF_INET6);
     is_int(len, sizeof(struct sockaddr_in6));
-    is_int(hy_uconf_parse_bind(HY_STR("127.0.0.1:80"), &ss, &len), -1); /* no port */
-    is_int(hy_uconf_parse_bind(HY_STR("[::1]"), &ss, &len), -1);
+    is_int(hy_uconf_parse_bind(HY_STR("127.0.0.1:80"), &ss, &len), 0); /* an optional port (nginx 1.11.2) */
+    is_int(ntohs(((struct sockaddr_in *)&ss)->sin_port), 80);
+    is_int(hy_uconf_parse_bind(HY_STR("[::1]:8080"), &ss, &len), 0);
+    is_int(ss.ss_family, AF_INET6);
+    is_int(ntohs(((struct sockaddr_in6 *)&ss)->sin6_port), 8080);
+    is_int(hy_uconf_parse_bind(HY_STR("[::1]"), &ss, &len), 0);
+    is_int(ntohs(((struct sockaddr_in6 *)&ss)->sin6_port), 0);
+    is_int(hy_uconf_parse_bind(HY_STR("127.0.0.1:"), &ss, &len), -1);
+    is_int(hy_uconf_parse_bind(HY_STR("127.0.0.1:65536"), &ss, &len), -1);
+    is_int(hy_uconf_parse_bind(HY_STR("127.0.0.1:8x"), &ss, &len), -1);
+    is_int(hy_uconf_parse_bind(HY_STR("[::1]x"), &ss, &len), -1);
     is_int(hy_uconf_parse_bind(HY_STR("localhost"), &ss, &len), -1);
     is_int(hy_uconf_parse_bind(HY_STR(""), &ss, &len), -1);
     is_int(hy_uconf_parse_bind(HY_STR("0000:0000:0000:0000:0000:0000:0000:0000:0000:0000"), &ss, &len), -1);
