@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "conf.h"
+#include "../core/file.h"
 #include "compat.h"
 #include "suggest.h"
 #include "cycle.h"
@@ -87,19 +88,6 @@ static void dump_add(hy_conf_t *cf, const char *name, const char *data, size_t l
     d->tail = &f->next;
 }
 
-static void write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;
-        p += w;
-        n -= (size_t)w;
-    }
-}
-
 void hy_conf_dump_write(hy_conf_t *cf, int fd)
 {
     dump_t *d = cf->_dump;
@@ -107,11 +95,11 @@ void hy_conf_dump_write(hy_conf_t *cf, int fd)
         return;
     /* nginx -T: header line, the file's bytes as read, then one newline (whether or not it ended with one) */
     for (dump_file_t *f = d->head; f != NULL; f = f->next) {
-        write_all(fd, "# configuration file ", 21);
-        write_all(fd, f->name, strlen(f->name));
-        write_all(fd, ":\n", 2);
-        write_all(fd, f->data, f->len);
-        write_all(fd, "\n", 1);
+        (void)hy_write_all(fd, "# configuration file ", 21); /* -T: a failed write loses the text */
+        (void)hy_write_all(fd, f->name, strlen(f->name));
+        (void)hy_write_all(fd, ":\n", 2);
+        (void)hy_write_all(fd, f->data, f->len);
+        (void)hy_write_all(fd, "\n", 1);
     }
 }
 

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include "body.h"
 #include "../core/log.h"
+#include "../core/file.h"
 
 const char hy_err_body[] = "request body could not be read";
 
@@ -71,21 +72,6 @@ static int open_temp(hy_req_t *req, hy_req_body_t *b)
     return 0;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static void fail(hy_req_t *req, int status)
 {
     hy_req_body_t *b = req->body_in;
@@ -110,14 +96,14 @@ static int buffer_in(hy_req_t *req, hy_req_body_t *b, const char *p, size_t n)
     const hy_http_loc_conf_t *lc = req->loc ? req->loc : req->srv->loc;
     size_t limit = mem_limit(lc);
     if (b->fd < 0 && (lc->client_body_in_file_only || b->mem_len + n > limit)) {
-        if (open_temp(req, b) != 0 || write_all(b->fd, b->mem, b->mem_len) != 0)
+        if (open_temp(req, b) != 0 || !hy_write_all(b->fd, b->mem, b->mem_len))
             return -1;
         free(b->mem);
         b->mem = NULL;
         b->mem_len = b->mem_cap = 0;
     }
     if (b->fd >= 0)
-        return write_all(b->fd, p, n);
+        return hy_write_all(b->fd, p, n) ? 0 : -1;
     return buffer_in_mem(b, p, n, limit);
 }
 

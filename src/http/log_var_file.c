@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "log_var_file.h"
+#include "../core/file.h"
 #include "../core/clock.h"
 
 typedef struct vf_entry {
@@ -35,18 +36,6 @@ struct hy_logvf_cache {
 static int open_log(const char *path)
 {
     return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-}
-
-static void write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return; /* as nginx: a failed log write loses the line */
-        p += w, n -= (size_t)w;
-    }
 }
 
 static void unlink_entry(hy_logvf_cache_t *c, vf_entry_t *e)
@@ -133,7 +122,7 @@ int hy_logvf_write(hy_logvf_cache_t *c, const char *path, const char *line, size
         int fd = open_log(path);
         if (fd < 0)
             return errno;
-        write_all(fd, line, len);
+        (void)hy_write_all(fd, line, len); /* as nginx: a failed write loses the text */
         close(fd);
         return 0;
     }
@@ -153,13 +142,13 @@ int hy_logvf_write(hy_logvf_cache_t *c, const char *path, const char *line, size
             e->fd = -1;
         }
         if (e->fd >= 0) {
-            write_all(e->fd, line, len);
+            (void)hy_write_all(e->fd, line, len);
             return 0;
         }
         int fd = open_log(path);
         if (fd < 0)
             return errno;
-        write_all(fd, line, len);
+        (void)hy_write_all(fd, line, len);
         if (e->uses >= c->min_uses)
             keep(e, fd, now);
         else
@@ -169,7 +158,7 @@ int hy_logvf_write(hy_logvf_cache_t *c, const char *path, const char *line, size
     int fd = open_log(path);
     if (fd < 0)
         return errno;
-    write_all(fd, line, len);
+    (void)hy_write_all(fd, line, len);
     if (c->max == 0) {
         close(fd);
         return 0;

@@ -91,21 +91,6 @@ static bool predicates_true(hy_req_t *req, const hy_array_t *a)
     return false;
 }
 
-static bool write_all(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-    while (n > 0) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        c += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 static bool read_at(int fd, int64_t off, void *dst, size_t n)
 {
     char *d = dst;
@@ -723,9 +708,9 @@ void hy_ucache_store_begin(hy_ureq_t *u)
     if (open_tmp(cr) != 0)
         return;
     int fd = cr->fd;
-    if (!write_all(fd, &hdr, sizeof(hdr)) || !write_all(fd, cr->key.ptr, cr->key.len) ||
-        (vv.len && !write_all(fd, vv.ptr, vv.len)) || (etag.len && !write_all(fd, etag.ptr, etag.len)) ||
-        !write_all(fd, head, (size_t)(o - head)))
+    if (!hy_write_all(fd, &hdr, sizeof(hdr)) || !hy_write_all(fd, cr->key.ptr, cr->key.len) ||
+        (vv.len && !hy_write_all(fd, vv.ptr, vv.len)) || (etag.len && !hy_write_all(fd, etag.ptr, etag.len)) ||
+        !hy_write_all(fd, head, (size_t)(o - head)))
         hy_ucache_store_end(u, false);
 }
 
@@ -747,8 +732,8 @@ void hy_ucache_store_error(hy_ureq_t *u)
     snprintf(head, sizeof(head), "%03d \r\n", u->status);
     if (open_tmp(cr) != 0)
         return;
-    if (!write_all(cr->fd, &hdr, sizeof(hdr)) || !write_all(cr->fd, cr->key.ptr, cr->key.len) ||
-        !write_all(cr->fd, head, 6)) {
+    if (!hy_write_all(cr->fd, &hdr, sizeof(hdr)) || !hy_write_all(cr->fd, cr->key.ptr, cr->key.len) ||
+        !hy_write_all(cr->fd, head, 6)) {
         hy_ucache_store_end(u, false);
         return;
     }
@@ -764,7 +749,7 @@ void hy_ucache_tee(hy_ureq_t *u, const hy_outq_t *q)
     if (cr == NULL || cr->fd < 0)
         return;
     for (const hy_seg_t *g = q->head; g; g = g->next) {
-        if (g->kind != HY_SEG_MEM || !write_all(cr->fd, g->mem.ptr, g->mem.len)) {
+        if (g->kind != HY_SEG_MEM || !hy_write_all(cr->fd, g->mem.ptr, g->mem.len)) {
             hy_ucache_store_end(u, false);
             return;
         }

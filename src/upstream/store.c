@@ -12,23 +12,10 @@
 #include "upstream.h"
 #include "../core/httpdate.h"
 #include "../core/log.h"
+#include "../core/file.h"
 #include "../http/body.h"
 #include "../http/path.h"
 #include "../http/vars.h"
-
-static bool write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
 
 static bool store_open(hy_ureq_t *u)
 {
@@ -65,7 +52,7 @@ void hy_upstream__store_write(hy_ureq_t *u, const hy_outq_t *fresh)
     if (!store_open(u))
         return;
     for (const hy_seg_t *g = fresh->head; g; g = g->next) {
-        if (g->kind == HY_SEG_MEM && write_all(u->store_fd, g->mem.ptr, g->mem.len)) {
+        if (g->kind == HY_SEG_MEM && hy_write_all(u->store_fd, g->mem.ptr, g->mem.len)) {
             u->store_size += (int64_t)g->mem.len;
             continue;
         }
@@ -111,7 +98,7 @@ static bool copy_file(hy_ureq_t *u, const char *from, const char *to, mode_t mod
             ok = r == 0;
             break;
         }
-        ok = write_all(out, buf, (size_t)r);
+        ok = hy_write_all(out, buf, (size_t)r);
     }
     close(in);
     if (out < 0)

@@ -604,20 +604,6 @@ static bool may_spill(const hy_ureq_t *u)
     return u->buffering && u->max_temp_file_size > 0 && !u->temp_failed && u->temp_size < u->max_temp_file_size;
 }
 
-static bool write_seg_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 /* What `towrite` holds goes to the client's queue: as memory (the client is ready, the body ended, or the file
  * failed). */
 static void towrite_to_memory(hy_ureq_t *u)
@@ -656,7 +642,7 @@ static void spill_flush(hy_ureq_t *u)
     int64_t start = u->temp_size;
     size_t n = u->towrite.bytes;
     for (hy_seg_t *g = u->towrite.head; g; g = g->next) {
-        if (g->kind == HY_SEG_MEM && write_seg_all(u->temp->fd, g->mem.ptr, g->mem.len))
+        if (g->kind == HY_SEG_MEM && hy_write_all(u->temp->fd, g->mem.ptr, g->mem.len))
             continue;
         hy_req_log(u->req, HY_LOG_CRIT, "write() to temp file failed (%d: %s)", errno, strerror(errno));
         u->temp_failed = true; /* what was written past start is never queued; the file takes no more */
