@@ -64,17 +64,23 @@ static hy_upstream_peer_t *round_robin(hy_upstream_group_t *g, size_t from, size
     return best;
 }
 
-/* least_conn: the fewest active connections for the weight; ties go to round robin among them */
-static hy_upstream_peer_t *least_conn(hy_upstream_group_t *g, size_t from, size_t to, uint64_t *tried)
+/* The peer of the least cost for its weight (cost(p) / p->weight, compared crosswise); ties go to weighted round
+ * robin among them. least_conn's cost is the active connections, least_time's below. */
+typedef int64_t (*peer_cost_fn)(const hy_upstream_group_t *g, const hy_upstream_peer_t *p, uint64_t now);
+
+static hy_upstream_peer_t *least_cost(hy_upstream_group_t *g, size_t from, size_t to, uint64_t *tried,
+                                      peer_cost_fn cost)
 {
     uint64_t now = hy_clock_now_ms();
     hy_upstream_peer_t *best = NULL;
+    int64_t best_cost = 0;
     for (size_t i = from; i < to; i++) {
         hy_upstream_peer_t *p = &g->peers[i];
         if (tried_has(tried, i) || !usable(p, now))
             continue;
-        if (best == NULL || (int64_t)p->conns * best->weight < (int64_t)best->conns * p->weight)
-            best = p;
+        int64_t c = cost(g, p, now);
+        if (best == NULL || (__int128)c * best->weight < (__int128)best_cost * p->weight)
+            best = p, best_cost = c;
     }
     if (best == NULL)
         return NULL;
@@ -84,7 +90,7 @@ static hy_upstream_peer_t *least_conn(hy_upstream_group_t *g, size_t from, size_
     for (size_t i = from; i < to; i++) {
         hy_upstream_peer_t *p = &g->peers[i];
         if (tried_has(tried, i) || !usable(p, now) ||
-            (int64_t)p->conns * best->weight != (int64_t)best->conns * p->weight)
+            (__int128)cost(g, p, now) * best->weight != (__int128)best_cost * p->weight)
             continue;
         p->current_weight += p->effective_weight;
         total += p->effective_weight;
@@ -97,6 +103,13 @@ static hy_upstream_peer_t *least_conn(hy_upstream_group_t *g, size_t from, size_
     picked(pick, now);
     tried_set(tried, pick_i);
     return pick;
+}
+
+/* least_conn: the fewest active connections for the weight */
+static int64_t conn_cost(const hy_upstream_group_t *g, const hy_upstream_peer_t *p, uint64_t now)
+{
+    (void)g, (void)now;
+    return (int64_t)p->conns;
 }
 
 /* least_time: nginx Plus documents the method (the least average response time and the fewest active connections,
@@ -141,42 +154,6 @@ static int64_t lt_cost(const hy_upstream_group_t *g, const hy_upstream_peer_t *p
 {
     int64_t t = lt_time(g, p, now);
     return (int64_t)p->conns * (t + LT_FLOOR_MS) + t;
-}
-
-static hy_upstream_peer_t *least_time(hy_upstream_group_t *g, size_t from, size_t to, uint64_t *tried)
-{
-    uint64_t now = hy_clock_now_ms();
-    hy_upstream_peer_t *best = NULL;
-    int64_t best_cost = 0;
-    for (size_t i = from; i < to; i++) {
-        hy_upstream_peer_t *p = &g->peers[i];
-        if (tried_has(tried, i) || !usable(p, now))
-            continue;
-        int64_t c = lt_cost(g, p, now);
-        if (best == NULL || (__int128)c * best->weight < (__int128)best_cost * p->weight)
-            best = p, best_cost = c;
-    }
-    if (best == NULL)
-        return NULL;
-    hy_upstream_peer_t *pick = NULL;
-    int total = 0;
-    size_t pick_i = 0;
-    for (size_t i = from; i < to; i++) {
-        hy_upstream_peer_t *p = &g->peers[i];
-        if (tried_has(tried, i) || !usable(p, now) ||
-            (__int128)lt_cost(g, p, now) * best->weight != (__int128)best_cost * p->weight)
-            continue;
-        p->current_weight += p->effective_weight;
-        total += p->effective_weight;
-        if (p->effective_weight < p->weight)
-            p->effective_weight++;
-        if (pick == NULL || p->current_weight > pick->current_weight)
-            pick = p, pick_i = i;
-    }
-    pick->current_weight -= total;
-    picked(pick, now);
-    tried_set(tried, pick_i);
-    return pick;
 }
 
 /* A weighted pick by a hash value among the primary peers (ip_hash, hash); NULL when that peer cannot serve. */
@@ -337,11 +314,11 @@ hy_upstream_peer_t *hy_upstream_peer_get(hy_upstream_group_t *g, hy_req_t *req, 
         p = random_pick(g, tried, g->balancer == HY_UPS_RANDOM_TWO);
         return p ? p : round_robin(g, 0, nprim, tried);
     case HY_UPS_LEAST_CONN:
-        p = least_conn(g, 0, nprim, tried);
-        return p || !g->nbackup ? p : least_conn(g, nprim, g->npeers, tried);
+        p = least_cost(g, 0, nprim, tried, conn_cost);
+        return p || !g->nbackup ? p : least_cost(g, nprim, g->npeers, tried, conn_cost);
     case HY_UPS_LEAST_TIME:
-        p = least_time(g, 0, nprim, tried);
-        return p || !g->nbackup ? p : least_time(g, nprim, g->npeers, tried);
+        p = least_cost(g, 0, nprim, tried, lt_cost);
+        return p || !g->nbackup ? p : least_cost(g, nprim, g->npeers, tried, lt_cost);
     default:
         p = round_robin(g, 0, nprim, tried);
         return p || !g->nbackup ? p : round_robin(g, nprim, g->npeers, tried);
