@@ -26,12 +26,12 @@ def test_every_unsupported_directive_and_variable_in_one_run(run_cli, prefix):
 http {
     dav_methods off;
     log_format main '$remote_addr $gzip_ratio $geoip_country_code';
-    proxy_cache_path {tmp}/cache keys_zone=z:1m;
+    grpc_buffer_size 8k;
     server {
         listen 127.0.0.1:{port};
         ssl_engine pkcs11;
         location / {
-            proxy_cache z;
+            grpc_pass 127.0.0.1:9;
             memcached_bind 127.0.0.1;
         }
         location /x {
@@ -44,9 +44,9 @@ http {
     emerg = [l for l in res.err.splitlines() if '[emerg]' in l]
     want = [
         ('"dav_methods" directive is not supported by hayate yet (not planned)', line_of(conf, 'dav_methods off')),
-        ('"proxy_cache_path" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'proxy_cache_path')),
+        ('"grpc_buffer_size" directive is not supported by hayate yet (gRPC proxy)', line_of(conf, 'grpc_buffer_size')),
         ('"ssl_engine" directive is not supported by hayate yet (TLS)', line_of(conf, 'ssl_engine')),
-        ('"proxy_cache" directive is not supported by hayate yet (reverse proxy)', line_of(conf, 'proxy_cache z')),
+        ('"grpc_pass" directive is not supported by hayate yet (gRPC proxy)', line_of(conf, 'grpc_pass')),
         ('"memcached_bind" directive is not supported by hayate yet (not planned)', line_of(conf, 'memcached_bind')),
         ('"$gzip_ratio" variable is not supported by hayate yet', line_of(conf, 'log_format')),
         ('"$geoip_country_code" variable is not supported by hayate yet', line_of(conf, 'log_format')),
