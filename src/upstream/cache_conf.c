@@ -168,6 +168,11 @@ const hy_ucache_path_t *hy_ucache_path_find(hy_str_t name)
     return NULL;
 }
 
+const hy_ucache_path_t *hy_ucache__zone_path(const struct hy_zone *z)
+{
+    return z->tag == &cache_tag ? z->data : NULL;
+}
+
 /* P_cache zone | off */
 int hy_ucache_set_cache(hy_conf_t *cf, const hy_directive_t *d, void *conf)
 {
