@@ -48,7 +48,7 @@ typedef struct hy_ucache_path {
     hy_str_t dir;          /* absolute, no trailing '/' */
     int levels[3];         /* hex digits per directory level, 0: none */
     int64_t inactive_ms;   /* inactive= (default 10m): the cache manager removes entries unused that long */
-    int64_t max_size;      /* max_size= (0: none): the cache manager removes the least recently used above it */
+    int64_t max_size;      /* max_size= (-1: none; 0 keeps nothing, as nginx): the cache manager removes the least recently used above it */
 } hy_ucache_path_t;
 
 typedef struct hy_ucache_valid {

@@ -102,6 +102,7 @@ int hy_ucache_set_path(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         len--;
     cp->dir = (hy_str_t){dir, len};
     cp->inactive_ms = 600000;
+    cp->max_size = -1;
     size_t zsize = 0;
     for (size_t i = 2; i < n; i++) {
         hy_str_t v = a[i];

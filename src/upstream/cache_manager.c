@@ -156,7 +156,7 @@ static int leaf_file(mgr_t *m, int dfd, const char *name, int64_t now_ns)
         }
         int64_t size = (int64_t)st.st_blocks * 512;
         m->total += size;
-        if (m->cp->max_size > 0 && m->rel_len[m->depth] + n < sizeof(m->rel)) {
+        if (m->cp->max_size >= 0 && m->rel_len[m->depth] + n < sizeof(m->rel)) {
             char rel[48];
             memcpy(rel, m->rel, m->rel_len[m->depth]);
             memcpy(rel + m->rel_len[m->depth], name, n + 1);
@@ -288,7 +288,7 @@ static void on_tick(hy_timer_t *t)
         hy_timer_link(hy_worker_loop, &m->timer, SLEEP_MS);
         return;
     }
-    if (m->cp->max_size > 0 && m->total > m->cp->max_size && m->ncand > 0) {
+    if (m->cp->max_size >= 0 && m->total > m->cp->max_size && m->ncand > 0) {
         qsort(m->cands, m->ncand, sizeof(cand_t), cand_cmp);
         m->evict_ix = 0;
         m->evicting = true;
@@ -329,7 +329,7 @@ static int init_worker(hy_cycle_t *cycle)
         m->depth = -1;
         while (m->nlevels < 3 && cp->levels[m->nlevels])
             m->nlevels++;
-        if (cp->max_size > 0)
+        if (cp->max_size >= 0)
             m->cands = hy_calloc(CAND_MAX * sizeof(cand_t));
         m->timer.cb = on_tick;
         m->timer.data = m;

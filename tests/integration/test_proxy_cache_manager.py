@@ -117,6 +117,7 @@ def test_max_size_removes_least_recently_used(server, be):
         r = srv.get('/e%d' % i)
         assert r.status == 200 and r.header('X-Cache') == 'MISS'
     assert wait_exists([entry_file(srv, '/e%d' % i) for i in range(1, 6)])
+    time.sleep(0.05)  # file times tick coarsely (a few ms): the access below must come out later than the stores
     assert srv.get('/e1').header('X-Cache') == 'HIT'  # now the most recently used
     deadline = time.monotonic() + 25
     while sum(entries(srv).values()) > 20 * 1024 and time.monotonic() < deadline:
@@ -129,3 +130,17 @@ def test_max_size_removes_least_recently_used(server, be):
     assert hits(be, '/e1') == 1
     assert srv.get('/e2').header('X-Cache') == 'MISS'
     assert hits(be, '/e2') == 2
+
+
+def test_max_size_zero_keeps_nothing(server, be):
+    counting(be)
+    srv = start(server, be, 'max_size=0')
+    srv.ignore_log = r'ignore long locked inactive cache entry'  # nginx, about the entry being (re)stored
+    for i in range(3):
+        assert srv.get('/z%d' % i).header('X-Cache') == 'MISS'
+    assert wait_exists([entry_file(srv, '/z%d' % i) for i in range(3)])
+    deadline = time.monotonic() + 25
+    while entries(srv) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not entries(srv), 'max_size=0: entries still on disk'
+    assert srv.get('/z0').header('X-Cache') == 'MISS' and hits(be, '/z0') == 2
