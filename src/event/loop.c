@@ -15,6 +15,7 @@
 #define MAX_EVENTS 512
 
 hy_loop_t *hy_worker_loop;
+size_t hy_worker_slot;
 
 struct hy_free_later {
     struct hy_free_later *next;

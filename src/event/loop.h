@@ -57,6 +57,9 @@ struct hy_loop {
 
 /** The worker's loop (set by the process layer), for modules that need timers (e.g. log flush). */
 extern hy_loop_t *hy_worker_loop;
+/** The worker's index in its generation (0 .. worker_processes-1; 0 in the single process), set by the process
+ * layer: a task one worker does for all (the cache manager) runs where it is 0. */
+extern size_t hy_worker_slot;
 
 /** Initialise (epoll_create1). 0 or -errno. */
 int hy_loop_init(hy_loop_t *loop);

@@ -31,6 +31,7 @@
 #include "../handlers/scgi.h"
 #include "../upstream/upstream.h"
 #include "../upstream/health.h"
+#include "../upstream/cache.h"
 #include "../http/split_clients.h"
 #include "../http/referer.h"
 #include "../filters/userid.h"
@@ -72,6 +73,7 @@ hy_module_t *hy_modules[] = {
     &hy_http_upstream_module,  /* before vars: defines $upstream_*; before proxy: resolves the groups it names */
     &hy_http_upstream_metrics_module, /* init_worker: per-peer series and the metrics families */
     &hy_http_upstream_hc_module, /* match {}; after upstream: the checks' workers attach to the groups' peers */
+    &hy_http_upstream_cache_manager_module, /* init_worker: worker 0 evicts from the *_cache_path directories */
     &hy_http_proxy_module,     /* a location's own content handler; before vars: defines $proxy_* */
     &hy_http_fastcgi_module,   /* a location's own content handler; before vars: $fastcgi_script_name ... */
     &hy_http_uwsgi_module,     /* a location's own content handler */

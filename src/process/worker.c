@@ -326,6 +326,7 @@ int hy_worker_run(hy_cycle_t *cycle, hy_lset_t *lset, size_t slot, int num_worke
     current = cycle;
     cur_lset = lset;
     my_slot = slot;
+    hy_worker_slot = slot;
     is_single = single;
     hy_core_conf_t *core = hy_core_conf(cycle);
     hy_core_env_apply(core);

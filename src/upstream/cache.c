@@ -242,6 +242,7 @@ static void serve(cache_req_t *cr, int fd, const file_hdr_t *hdr, char *meta, in
     hy_req_t *req = u->req;
     cr->status = status;
     u->state = HY_UREQ_DONE;
+    futimens(fd, NULL); /* the entry's mtime is its last access: the cache manager's inactive= and LRU */
     if (hdr->flags & FLAG_ERROR) {
         close(fd);
         hy_req_error(req, hdr->status);

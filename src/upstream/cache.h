@@ -47,8 +47,8 @@ typedef struct hy_ucache_path {
     hy_str_t name;         /* the keys zone */
     hy_str_t dir;          /* absolute, no trailing '/' */
     int levels[3];         /* hex digits per directory level, 0: none */
-    int64_t inactive_ms;   /* inactive= (default 10m): accepted, see DIFFERENCES.md */
-    int64_t max_size;      /* max_size= (0: none): accepted */
+    int64_t inactive_ms;   /* inactive= (default 10m): the cache manager removes entries unused that long */
+    int64_t max_size;      /* max_size= (-1: none; 0 keeps nothing, as nginx): the cache manager removes the least recently used above it */
 } hy_ucache_path_t;
 
 typedef struct hy_ucache_valid {
@@ -99,6 +99,13 @@ extern const hy_enum_t hy_ucache_stale_names[];
 
 /* the engine's hooks are declared in upstream.h (hy_ucache_start ...) */
 
+/** The cache manager (cache_manager.c; nginx's cache manager process, run by worker 0 on its loop): every
+ * min(inactive, 10 s) it walks each cache path's levels, a bounded number of entries per tick, removes entries
+ * whose last access (the file's mtime: stored, or touched by a HIT) is older than inactive=, leftover ".lock" files
+ * and temporary files whose writer is gone; then, above max_size= (disk blocks of the entries), the least recently
+ * used entries until under it. */
+extern hy_module_t hy_http_upstream_cache_manager_module;
+
 /* ---- for cache.c (cache_fields.c) */
 typedef struct hy_ucache_stale {
     int64_t swr_sec, sie_sec; /* Cache-Control stale-while-revalidate=, stale-if-error= (0: none) */
@@ -113,6 +120,8 @@ int64_t hy_ucache__validity(hy_ureq_t *u, int status, bool fields_only, bool *un
 hy_str_t hy_ucache__vary_names(hy_ureq_t *u);
 /** "names\n" then the request's values of those fields (whitespace-normalized, repeated fields joined), one a line. */
 hy_str_t hy_ucache__vary_values(hy_req_t *req, hy_str_t names);
+/** The cache path a keys zone names (NULL: not a cache's zone, or a zone only referenced). */
+const hy_ucache_path_t *hy_ucache__zone_path(const struct hy_zone *z);
 /** $upstream_cache_status, $upstream_cache_last_modified, $upstream_cache_etag. */
 int hy_ucache__define_vars(hy_conf_t *cf);
 

@@ -102,6 +102,7 @@ int hy_ucache_set_path(hy_conf_t *cf, const hy_directive_t *d, void *conf)
         len--;
     cp->dir = (hy_str_t){dir, len};
     cp->inactive_ms = 600000;
+    cp->max_size = -1;
     size_t zsize = 0;
     for (size_t i = 2; i < n; i++) {
         hy_str_t v = a[i];
@@ -166,6 +167,11 @@ const hy_ucache_path_t *hy_ucache_path_find(hy_str_t name)
             return cp;
     }
     return NULL;
+}
+
+const hy_ucache_path_t *hy_ucache__zone_path(const struct hy_zone *z)
+{
+    return z->tag == &cache_tag ? z->data : NULL;
 }
 
 /* P_cache zone | off */
