@@ -228,7 +228,7 @@ typedef struct entry {
     ino_t ino;
     time_t mtime;
     uint64_t gen; /* configuration table: the generation that last used it */
-    char name[];
+    char *name;   /* the bytes after the entry (a pointer, not a flexible array: the list sentinel embeds one) */
 } entry_t;
 
 #define NBUCKETS 256
@@ -281,6 +281,7 @@ static entry_t *insert(hy_ssl_cache_t *c, int type, const char *name, uint32_t h
     size_t n = strlen(name);
     entry_t *e = hy_alloc(sizeof(*e) + n + 1);
     memset(e, 0, sizeof(*e));
+    e->name = (char *)(e + 1);
     memcpy(e->name, name, n + 1);
     e->type = type, e->hash = h, e->value = value;
     e->hnext = c->buckets[h % NBUCKETS];
