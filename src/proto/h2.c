@@ -1097,6 +1097,16 @@ static bool headers_whole(const uint8_t *b, size_t blen, uint8_t flags)
     return hpack_block_whole(b, blen);
 }
 
+/* recv_frames: nghttp2 reads p[*done, upto) and *done moves there. False when the walk stops, *ret then being
+ * recv_frames' result: nghttp2's error, or n once the connection is closing. */
+static bool feed_to(h2conn_t *h, const uint8_t *p, size_t *done, size_t upto, size_t n, hy_ng_ssize *ret)
+{
+    hy_ng_ssize r = hy_ng_mem_recv(h->ng, p + *done, upto - *done);
+    *done = upto;
+    *ret = r < 0 ? r : (hy_ng_ssize)n;
+    return r >= 0 && !h->closed && !h->fatal;
+}
+
 /* nghttp2 reads the bytes, in pieces that end after each PRIORITY frame depending on its own stream: with RFC 7540
  * priorities off nghttp2 skips PRIORITY frames unchecked and unannounced, and such a frame is a connection error
  * PROTOCOL_ERROR as nginx makes it (RFC 9113 §5.3.1 allows a stream error; an idle stream cannot be reset); and after the header of a DATA frame on a stream that may be closed
@@ -1113,6 +1123,7 @@ static int32_t scan_sid(const h2conn_t *h)
 static hy_ng_ssize recv_frames(h2conn_t *h, const uint8_t *p, size_t n)
 {
     size_t done = 0, i = 0;
+    hy_ng_ssize ret = (hy_ng_ssize)n;
     bool closing = false; /* a frame of these bytes may close a stream (nghttp2 has not read them yet) */
     while (i < n) {
         if (h->scan_left == 0 && h->scan_hlen < 9) { /* a frame header */
@@ -1128,11 +1139,8 @@ static hy_ng_ssize recv_frames(h2conn_t *h, const uint8_t *p, size_t n)
             if (k == 9 && hd.type == NGHTTP2_HEADERS && (hd.flags & NGHTTP2_FLAG_END_HEADERS) &&
                 hd.length <= n - i && !headers_whole(p + i, hd.length, hd.flags)) {
                 /* a whole header block, all in this read, that ends inside a field: nginx's FRAME_SIZE_ERROR */
-                hy_ng_ssize r = hy_ng_mem_recv(h->ng, p + done, i - 9 - done);
-                if (r < 0)
-                    return r;
-                if (h->closed || h->fatal)
-                    return (hy_ng_ssize)n;
+                if (!feed_to(h, p, &done, i - 9, n, &ret))
+                    return ret;
                 hy_log_conn(HY_LOG_INFO, h->c->id, "client sent header block with incorrect length, client: %s",
                             h->c->peer_text);
                 conn_error(h, NGHTTP2_FRAME_SIZE_ERROR);
@@ -1142,12 +1150,8 @@ static hy_ng_ssize recv_frames(h2conn_t *h, const uint8_t *p, size_t n)
                      (closing || nghttp2_session_find_stream(h->ng, hd.stream_id) == NULL)) {
                 /* nghttp2 ignores DATA on a stream it forgot without a word (not even on_begin_frame): it reads
                  * up to this header, then the stream's fate is known */
-                hy_ng_ssize r = hy_ng_mem_recv(h->ng, p + done, i - done);
-                if (r < 0)
-                    return r;
-                done = i;
-                if (h->closed || h->fatal)
-                    return (hy_ng_ssize)n;
+                if (!feed_to(h, p, &done, i, n, &ret))
+                    return ret;
                 if (hd.stream_id <= h->max_sid && nghttp2_session_find_stream(h->ng, hd.stream_id) == NULL) {
                     closed_stream_frame(h, &hd);
                     h->scan_ign = (hd.flags & NGHTTP2_FLAG_PADDED) && hd.length > 0;
@@ -1186,12 +1190,8 @@ static hy_ng_ssize recv_frames(h2conn_t *h, const uint8_t *p, size_t n)
                                  (uint32_t)h->scan_prio[2] << 8 | h->scan_prio[3]) & 0x7fffffff);
         if (h->scan_hdr[3] == NGHTTP2_WINDOW_UPDATE && h->scan_plen == 4 && sid != 0 && val == 0) {
             /* an increment of 0 is a stream error (RFC 9113 §6.9), which nghttp2 sees only on a stream it knows */
-            hy_ng_ssize r = hy_ng_mem_recv(h->ng, p + done, i - done);
-            if (r < 0)
-                return r;
-            done = i;
-            if (h->closed || h->fatal)
-                return (hy_ng_ssize)n;
+            if (!feed_to(h, p, &done, i, n, &ret))
+                return ret;
             if (sid <= h->max_sid && nghttp2_session_find_stream(h->ng, sid) == NULL) {
                 hy_log_conn(HY_LOG_INFO, h->c->id, "client sent WINDOW_UPDATE frame for closed stream %d with "
                             "incorrect window increment 0, client: %s", sid, h->c->peer_text);
@@ -1201,21 +1201,16 @@ static hy_ng_ssize recv_frames(h2conn_t *h, const uint8_t *p, size_t n)
         }
         if (h->scan_hdr[3] != NGHTTP2_PRIORITY || h->scan_plen != 5 || sid == 0 || val != sid)
             continue;
-        hy_ng_ssize r = hy_ng_mem_recv(h->ng, p + done, i - done);
-        if (r < 0)
-            return r;
-        done = i;
-        if (h->closed || h->fatal)
-            return (hy_ng_ssize)n;
+        if (!feed_to(h, p, &done, i, n, &ret))
+            return ret;
         hy_log_conn(HY_LOG_INFO, h->c->id, "client sent PRIORITY frame for stream %d with incorrect dependency, "
                     "client: %s", sid, h->c->peer_text);
         conn_error(h, NGHTTP2_PROTOCOL_ERROR);
         return (hy_ng_ssize)n;
     }
-    if (done == n)
-        return (hy_ng_ssize)n;
-    hy_ng_ssize r = hy_ng_mem_recv(h->ng, p + done, n - done);
-    return r < 0 ? r : (hy_ng_ssize)n;
+    if (done < n)
+        feed_to(h, p, &done, n, n, &ret);
+    return ret;
 }
 
 static void on_read(hy_sock_t *s, const char *err)
