@@ -27,6 +27,14 @@ static bool ipvfuture(const char *p, size_t n)
     return true;
 }
 
+/* the bytes of a reg-name host as nginx takes them: controls, space, DEL, '/', '\\', '@', '[' and ']' refuse it;
+ * '.' separates labels; ':' starts the port */
+enum { HC_OK, HC_DOT, HC_COLON, HC_BAD };
+static const unsigned char host_class[256] = {
+    [0 ... 0x20] = HC_BAD, [0x7f] = HC_BAD, ['/'] = HC_BAD, ['\\'] = HC_BAD, ['@'] = HC_BAD,
+    ['['] = HC_BAD,        [']'] = HC_BAD,  ['.'] = HC_DOT, [':'] = HC_COLON,
+};
+
 /* Check a host[:port] (or [v6]:port) without changing it; *host_len = length of the host part, trailing '.' off. */
 static int check_host(const char *h, size_t len, size_t *host_len)
 {
@@ -55,15 +63,14 @@ static int check_host(const char *h, size_t len, size_t *host_len)
         i = al + 2;
         hend = i;
     } else {
-        while (i < len && h[i] != ':') {
-            unsigned char c = (unsigned char)h[i];
-            if (c == '.') {
-                if (i == 0 || h[i - 1] == '.')
-                    return -1; /* empty label */
-            } else if (c <= 0x20 || c == 0x7f || c == '/' || c == '\\' || c == '@' || c == '[' || c == ']') {
-                return -1;
-            }
-            i++;
+        for (; i < len; i++) {
+            unsigned k = host_class[(unsigned char)h[i]];
+            if (k == HC_OK)
+                continue;
+            if (k == HC_COLON)
+                break;
+            if (k == HC_BAD || i == 0 || h[i - 1] == '.')
+                return -1; /* a byte no host holds, or an empty label */
         }
         hend = i;
         if (hend > 0 && h[hend - 1] == '.')
