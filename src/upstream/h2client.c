@@ -224,6 +224,23 @@ static void conn_free(void *arg)
     free(cs);
 }
 
+static int pump(h2conn_t *cs, hy_outq_t *out);
+
+/* The pool's proto_idle: frames of the connection itself while no exchange uses it (PING, SETTINGS, WINDOW_UPDATE,
+ * which the session answers); anything that leaves the session unusable (GOAWAY, an error, a frame on a stream)
+ * closes the connection. */
+static bool idle_input(hy_upstream_conn_t *c)
+{
+    h2conn_t *cs = c->proto_state;
+    hy_buf_t *in = &c->sock.input;
+    cs->u = NULL; /* no exchange: the callbacks find no stream of ours */
+    ssize_t r = nghttp2_session_mem_recv(cs->session, (const uint8_t *)hy_buf_data(in), in->len);
+    hy_buf_consume(in, in->len);
+    if (r < 0 || cs->goaway || !nghttp2_session_want_read(cs->session))
+        return false;
+    return pump(cs, &c->sock.outq) == 0;
+}
+
 static h2conn_t *conn_new(hy_upstream_conn_t *c)
 {
     nghttp2_session_callbacks *cb;
@@ -244,6 +261,7 @@ static h2conn_t *conn_new(hy_upstream_conn_t *c)
     nghttp2_submit_settings(cs->session, NGHTTP2_FLAG_NONE, iv, 1);
     c->proto_state = cs;
     c->proto_free = conn_free;
+    c->proto_idle = idle_input;
     return cs;
 }
 

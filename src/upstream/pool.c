@@ -1,7 +1,8 @@
 /* pool.c — the per-worker keep-alive pool of upstream connections (upstream { keepalive N; }): an idle list per
  * group, newest last, at most N entries (the oldest is closed to make room, as nginx). An idle connection stays
  * registered for reading: any byte or EOF from the backend closes it at once (nginx's keepalive close handler),
- * and keepalive_timeout closes it when unused. Before reuse a peek must find nothing queued (h2o's socketpool),
+ * except what the connection's protocol answers itself (proto_idle: HTTP/2's PING, SETTINGS ...), and
+ * keepalive_timeout closes it when unused. Before reuse a peek must find nothing queued (h2o's socketpool),
  * else the connection is dropped and the next one tried. A TLS connection keeps its SSL object (the transport) while
  * parked, and is only handed to exchanges that use the same TLS context. keepalive_requests and keepalive_time are checked when a
  * connection comes back. */
@@ -55,10 +56,23 @@ void hy_upstream_conn_close(hy_upstream_conn_t *c)
     hy_loop_free_later(loop, free_conn, c);
 }
 
+static void idle_written(hy_sock_t *s, const char *err)
+{
+    if (err != NULL)
+        hy_upstream_conn_close(s->data);
+}
+
 static void idle_event(hy_sock_t *s, const char *err)
 {
-    (void)err; /* bytes nobody asked for, EOF or an error: the connection is of no use any more */
-    hy_upstream_conn_close(s->data);
+    hy_upstream_conn_t *c = s->data;
+    /* a protocol's own traffic (proto_idle: HTTP/2 PING ...) is answered; bytes nobody asked for, EOF or an error
+     * leave the connection of no use */
+    if (err == NULL && !s->is_eof && c->proto_idle != NULL && s->input.len > 0 && c->proto_idle(c)) {
+        if (!hy_outq_empty(&s->outq))
+            hy_sock_write(s, idle_written);
+        return;
+    }
+    hy_upstream_conn_close(c);
 }
 
 static void idle_timeout(hy_timer_t *t)

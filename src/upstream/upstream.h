@@ -164,6 +164,10 @@ typedef struct hy_upstream_conn {
     const void *proto;        /* the codec whose state it carries (conn_state codecs: h2), NULL: none */
     void *proto_state;        /* that state, freed with proto_free(proto_state) when the connection closes */
     void (*proto_free)(void *state);
+    /* bytes arrived while the connection is idle in the pool (h2: the backend's PING, SETTINGS, WINDOW_UPDATE):
+     * take all of sock.input, queue any answer on sock.outq and return true to keep it idle; false (or NULL: any
+     * byte) closes it */
+    bool (*proto_idle)(struct hy_upstream_conn *c);
 } hy_upstream_conn_t;
 
 /** The group proxy_pass names: an upstream{} block of this http{} with that name, else (implicit) a group

@@ -140,6 +140,22 @@ def test_keepalive_reuses_one_connection(server, be):
     assert [q.header(':path') for q in b.requests] == ['/k'] * 5
 
 
+def test_idle_pooled_connection_answers_ping_and_stays(server, be):
+    """A PING from the backend while the connection waits in the keep-alive pool is answered (RFC 9113 6.7) and
+    the connection is used again; before, any byte on an idle connection closed it."""
+    b = be()
+    b.handler = lambda req: H2Reply(200, b'n%d' % req.conn_no)
+    srv = server(conf(b.port, keepalive='keepalive 4;'))
+    assert srv.get('/p').body == b'n1'
+    assert wait_for(lambda: b.open_connections == 1)
+    for i in range(1, 3):
+        assert b.ping_all() == 1
+        assert wait_for(lambda: b.ping_acks == i), 'no PING ACK from the idle connection'
+    r = srv.get('/p')
+    assert r.status == 200 and r.body == b'n1'
+    assert b.connections == 1
+
+
 def test_without_keepalive_each_request_connects(server, be):
     b = be()
     srv = server(conf(b.port))

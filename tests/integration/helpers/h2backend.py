@@ -10,8 +10,10 @@ accepted connections. The handler returns an H2Reply; its `action` makes edge ca
 `code` instead of an answer, or after the body with `after_body`), 'goaway' (answer, then GOAWAY), 'close'
 (close the connection without answering). `window` sets the initial stream window it announces (SETTINGS), so
 a request body must wait for its WINDOW_UPDATEs; `chunk` splits the response body into DATA frames of that size.
+ping_all() sends a PING on every open connection (from the test's thread); `ping_acks` counts the answers.
 """
 import ssl
+import threading
 
 import h2.config
 import h2.connection
@@ -57,6 +59,18 @@ class H2Backend(Backend):
         self.window = window
         self.alpn = []
         self.handler = lambda req: H2Reply(200, b'ok')
+        self.conns = []  # (socket, H2Connection, lock) of the open connections
+        self.ping_acks = 0
+
+    def ping_all(self):
+        """A PING on every open connection; returns how many were sent."""
+        with self.lock:
+            conns = list(self.conns)
+        for c, conn, lk in conns:
+            with lk:
+                conn.ping(b'hy-ping!')
+                c.sendall(conn.data_to_send())
+        return len(conns)
 
     def _serve(self, c, conn_no):  # Backend's accept loop counts the connection and calls this
         try:
@@ -82,27 +96,43 @@ class H2Backend(Backend):
         c.sendall(conn.data_to_send())
         reqs = {}
         pending = {}  # stream -> remaining response body waiting for window
-        while not self.stopping:
-            data = c.recv(65536)
-            if not data:
-                return
-            for ev in conn.receive_data(data):
-                if isinstance(ev, h2.events.RequestReceived):
-                    reqs[ev.stream_id] = H2Req(list(ev.headers), conn_no)
-                elif isinstance(ev, h2.events.DataReceived):
-                    reqs[ev.stream_id].body += ev.data
-                    conn.acknowledge_received_data(ev.flow_controlled_length, ev.stream_id)
-                elif isinstance(ev, h2.events.StreamEnded):
-                    req = reqs.pop(ev.stream_id)
-                    with self.lock:
-                        self.requests.append(req)
-                    if self._answer(c, conn, ev.stream_id, self.handler(req), pending) == 'close':
+        lk = threading.Lock()
+        with self.lock:
+            self.conns.append((c, conn, lk))
+        try:
+            while not self.stopping:
+                data = c.recv(65536)
+                if not data:
+                    return
+                with lk:
+                    if self._receive(c, conn, conn_no, data, reqs, pending) == 'close':
                         return
-                elif isinstance(ev, h2.events.WindowUpdated):
-                    self._flush(conn, pending)
-            out = conn.data_to_send()
-            if out:
-                c.sendall(out)
+        finally:
+            with self.lock:
+                self.conns = [x for x in self.conns if x[0] is not c]
+
+    def _receive(self, c, conn, conn_no, data, reqs, pending):
+        for ev in conn.receive_data(data):
+            if isinstance(ev, h2.events.RequestReceived):
+                reqs[ev.stream_id] = H2Req(list(ev.headers), conn_no)
+            elif isinstance(ev, h2.events.DataReceived):
+                reqs[ev.stream_id].body += ev.data
+                conn.acknowledge_received_data(ev.flow_controlled_length, ev.stream_id)
+            elif isinstance(ev, h2.events.StreamEnded):
+                req = reqs.pop(ev.stream_id)
+                with self.lock:
+                    self.requests.append(req)
+                if self._answer(c, conn, ev.stream_id, self.handler(req), pending) == 'close':
+                    return 'close'
+            elif isinstance(ev, h2.events.WindowUpdated):
+                self._flush(conn, pending)
+            elif isinstance(ev, h2.events.PingAckReceived):
+                with self.lock:
+                    self.ping_acks += 1
+        out = conn.data_to_send()
+        if out:
+            c.sendall(out)
+        return None
 
     def _answer(self, c, conn, sid, r, pending):
         if r.action == 'close':
