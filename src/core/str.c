@@ -29,23 +29,55 @@ bool hy_str_caseeq_str(hy_str_t a, hy_str_t b)
 
 void hy_str_lower(char *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (p[i] >= 'A' && p[i] <= 'Z')
-            p[i] = (char)(p[i] | 0x20);
+    hy_lower_copy(p, p, n);
 }
 
-void hy_lower_copy(char *dst, const char *src, size_t n)
+static inline uint64_t lower8(uint64_t x)
 {
     const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
-    for (; n >= 8; n -= 8, src += 8, dst += 8) {
-        uint64_t x;
-        memcpy(&x, src, 8);
-        uint64_t h = x & ~high;                   /* the low seven bits of each byte */
-        uint64_t ge_a = h + ones * (0x80 - 'A'); /* high bit set: h >= 'A' */
-        uint64_t gt_z = h + ones * (0x7f - 'Z'); /* high bit set: h > 'Z' */
-        uint64_t upper = (ge_a ^ gt_z) & ~x & high;
-        x |= upper >> 2; /* 0x80 >> 2 = 0x20 */
-        memcpy(dst, &x, 8);
+    uint64_t h = x & ~high;                  /* the low seven bits of each byte */
+    uint64_t ge_a = h + ones * (0x80 - 'A'); /* high bit set: h >= 'A' */
+    uint64_t gt_z = h + ones * (0x7f - 'Z'); /* high bit set: h > 'Z' */
+    return x | (((ge_a ^ gt_z) & ~x & high) >> 2); /* 0x80 >> 2 = 0x20 */
+}
+
+static inline uint32_t lower4(uint32_t x)
+{
+    const uint32_t ones = 0x01010101U, high = 0x80808080U;
+    uint32_t h = x & ~high;
+    uint32_t ge_a = h + ones * (0x80 - 'A');
+    uint32_t gt_z = h + ones * (0x7f - 'Z');
+    return x | (((ge_a ^ gt_z) & ~x & high) >> 2);
+}
+
+/* Eight bytes at a time; the last (partial) word is the string's last eight bytes again, overlapping the previous
+ * word (lowering twice changes nothing); under eight, two overlapping four-byte words. */
+void hy_lower_copy(char *dst, const char *src, size_t n)
+{
+    uint64_t x;
+    uint32_t y;
+    if (n >= 8) {
+        size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            memcpy(&x, src + i, 8);
+            x = lower8(x);
+            memcpy(dst + i, &x, 8);
+        }
+        if (i < n) {
+            memcpy(&x, src + n - 8, 8);
+            x = lower8(x);
+            memcpy(dst + n - 8, &x, 8);
+        }
+        return;
+    }
+    if (n >= 4) {
+        uint32_t z;
+        memcpy(&y, src, 4);
+        memcpy(&z, src + n - 4, 4);
+        y = lower4(y), z = lower4(z);
+        memcpy(dst, &y, 4);
+        memcpy(dst + n - 4, &z, 4);
+        return;
     }
     for (size_t i = 0; i < n; i++)
         dst[i] = (char)(src[i] >= 'A' && src[i] <= 'Z' ? src[i] + 32 : src[i]);

@@ -35,7 +35,8 @@ bool hy_str_eq_str(hy_str_t a, hy_str_t b);
 bool hy_str_caseeq_str(hy_str_t a, hy_str_t b);
 /** Lower-case ASCII in place. */
 void hy_str_lower(char *p, size_t n);
-/** dst[0..n) = src[0..n) with A-Z lowered (bytes above 0x7f unchanged); eight bytes at a time. */
+/** dst[0..n) = src[0..n) with A-Z lowered (bytes above 0x7f unchanged); eight bytes at a time. dst and src are the
+ * same buffer or do not overlap. */
 void hy_lower_copy(char *dst, const char *src, size_t n);
 /** Copy into the pool, NUL-terminated. */
 hy_str_t hy_str_dup(hy_pool_t *p, hy_str_t s);

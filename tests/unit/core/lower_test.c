@@ -1,4 +1,5 @@
-/* lower_test.c — hy_lower_copy: every byte value, every length and alignment against the byte-wise rule. */
+/* lower_test.c — hy_lower_copy and hy_str_lower: every byte value, every length and alignment, in place, against the
+ * byte-wise rule. */
 #include <stdlib.h>
 #include "../harness.h"
 #include "core/str.h"
@@ -37,9 +38,26 @@ static void test_lengths_and_offsets(void)
     is_int(bad, 0);
 }
 
+/* in place (dst == src, as hy_str_lower): the overlapping last word lowers bytes lowered already */
+static void test_in_place(void)
+{
+    const char *text = "X-FORWARDED-For: AbCdEfGhIjKlMnOpQrStUvWxYz\xc1\xda @[`{";
+    size_t tl = strlen(text);
+    int bad = 0;
+    for (size_t n = 0; n <= tl; n++) {
+        char buf[128];
+        memcpy(buf, text, tl + 1);
+        hy_str_lower(buf, n);
+        for (size_t i = 0; i < tl; i++)
+            bad += buf[i] != (i < n ? want(text[i]) : text[i]);
+    }
+    is_int(bad, 0);
+}
+
 int main(void)
 {
     subtest("all bytes", test_all_bytes);
     subtest("lengths and offsets", test_lengths_and_offsets);
+    subtest("in place", test_in_place);
     return done_testing();
 }
