@@ -148,6 +148,29 @@ static ssize_t normalize_path(char *out, size_t n, bool merge_slashes)
     return (ssize_t)w;
 }
 
+/* the bytes of an origin-form target that the full parse below treats specially */
+enum { PC_OK, PC_SEP, PC_STOP };
+static const unsigned char path_class[256] = {
+    [0 ... 0x20] = PC_STOP, [0x7f] = PC_STOP, ['%'] = PC_STOP, ['?'] = PC_STOP, ['#'] = PC_STOP,
+    ['/'] = PC_SEP,         ['.'] = PC_SEP,
+};
+
+/* The common target: '/' and then bytes that need neither decoding nor normalising — no '%', '?', '#', control,
+ * space or DEL, and no '/' or '.' right after a '/' (no "//", no dot segment). Such a path is its own result. */
+static bool plain_path(const char *p, size_t n)
+{
+    if (p[0] != '/')
+        return false;
+    for (size_t i = 1; i < n; i++) {
+        unsigned k = path_class[(unsigned char)p[i]];
+        if (k == PC_OK)
+            continue;
+        if (k == PC_STOP || p[i - 1] == '/')
+            return false;
+    }
+    return true;
+}
+
 int hy_http_parse_target(hy_str_t method, hy_str_t target, bool merge_slashes, char *out, size_t *out_len,
                          hy_str_t *args, hy_str_t *host)
 {
@@ -158,6 +181,12 @@ int hy_http_parse_target(hy_str_t method, hy_str_t target, bool merge_slashes, c
     *out_len = 0;
     if (target.len == 0)
         return -1;
+    if (plain_path(p, target.len)) {
+        memcpy(out, p, target.len);
+        out[target.len] = '\0';
+        *out_len = target.len;
+        return 0;
+    }
     for (const char *q = p; q < end; q++) {
         if ((unsigned char)*q <= 0x20 || *q == 0x7f)
             return -1;
