@@ -236,14 +236,9 @@ const char *hy_inet_ntop(int af, const void *src, char *dst, size_t size)
 
 size_t hy_fmt_hex(char *out, uint64_t v)
 {
-    char tmp[16];
-    size_t n = 0;
-    do {
-        tmp[n++] = "0123456789abcdef"[v & 15];
-        v >>= 4;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
+    size_t n = (size_t)(64 - __builtin_clzll(v | 1) + 3) / 4; /* digits: v's significant bits, 1 for 0 */
+    for (size_t i = n; i-- > 0; v >>= 4)
+        out[i] = "0123456789abcdef"[v & 15];
     return n;
 }
 

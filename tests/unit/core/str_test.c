@@ -203,7 +203,7 @@ static void test_parse_sec(void)
 static void test_fmt(void)
 {
     char b[32];
-    const uint64_t vals[] = {0, 1, 9, 10, 99, 100, 12345, 4294967295u, UINT64_MAX};
+    const uint64_t vals[] = {0, 1, 9, 10, 15, 16, 99, 100, 255, 256, 12345, 0xfffff, 4294967295u, 1ull << 63, UINT64_MAX};
     for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
         char want[32];
         int wl = snprintf(want, sizeof(want), "%llu", (unsigned long long)vals[i]);
