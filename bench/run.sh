@@ -38,8 +38,9 @@
 # Adding a scenario: add one line to SCENARIOS below (id|label|tool|concurrency|path|request header; a path
 # "tls:/x" is fetched over HTTPS from the TLS listener, "tls12:/x" from the one limited to TLS 1.2),
 # put the file it fetches in make_docroot(), and if it needs configuration add it to server_conf() — both
-# servers get the same text — and its h2o equivalent to h2o_conf() (or its id to H2O_SKIP). tool is "wrk" (keep-alive, runs BENCH_SECONDS) or "ab" (one connection per
-# request, BENCH_REQUESTS requests, run with `ulimit -n 20000` for ab only).
+# servers get the same text — and its h2o equivalent to h2o_conf() (or its id to H2O_SKIP). tool is "wrk"
+# (keep-alive, runs BENCH_SECONDS) or "ab" (one connection per request, BENCH_REQUESTS requests, run with
+# `ulimit -n 20000` for ab only).
 set -u
 
 SCENARIOS=(
@@ -283,7 +284,7 @@ EOF
 # backlog is the kernel's somaxconn (4096 here, as nginx's backlog=4096).
 h2o_conf() {
     local port=$1
-    [ "$(id -u)" = 0 ] && echo "user: nobody" # h2o refuses to run as root
+    [ "$(id -u)" = 0 ] && echo "user: nobody" # as root, h2o switches to a user (nobody by default): said explicitly
     cat <<EOF
 num-threads: 1
 max-connections: $wconn
