@@ -1,31 +1,46 @@
 #!/bin/bash
-# bench/run.sh — hayate beside nginx on loopback, same config, same core. `make bench` builds, then runs this.
+# bench/run.sh — hayate beside nginx (and h2o as a second reference) on loopback, same config, same core.
+# `make bench` builds, then runs this.
 #
 #   bench/run.sh [--quick] [--out FILE] [--only ID[,ID...]] [--list] [--keep]
 #
-# Both servers run one worker pinned to CPU $BENCH_SERVER_CPU (0); the load generator runs pinned to
-# $BENCH_CLIENT_CPU (1). Prints a markdown table (req/s, ratio hayate/nginx, failed requests) and each
-# server's memory after the run; with --out FILE the same is appended to FILE as a dated section
+# Each server runs one worker (h2o: one thread) pinned to CPU $BENCH_SERVER_CPU (0); the load generator runs
+# pinned to $BENCH_CLIENT_CPU (1). Prints two markdown tables — req/s (ratios hayate/nginx and hayate/h2o, failed
+# requests) and server CPU per request (utime+stime of the server's processes from /proc over each measured run,
+# divided by the requests the client completed; ratios hayate/nginx and hayate/h2o, below 1 = hayate cheaper) —
+# and each server's memory after the run; with --out FILE the same is appended to FILE as a dated section
 # (docs/BENCHMARKS.md). See docs/BENCHMARKS.md for what each scenario means.
+#
+# h2o (Debian's 2.2, $H2O_BIN) serves the same files from its own YAML config (h2o_conf below): file.dir of the
+# same docroot, gzip quality 6 under /gz/, the combined log under /log/, a 13-byte file holding nginx's
+# 'Hello, World\n' at /hello (h2o 2.2 has no `return`), the same certificate on the TLS listeners. It has no
+# limit_req, so small-ka-limit (listed in H2O_SKIP) shows "—" for it; so do all its columns when the binary is
+# missing or fails to start or to pass the content check (a warning says which). nginx and hayate get exactly
+# the config they got before h2o was added.
 #
 # Environment:
 #   HY_BIN          hayate binary (default: build/hayate); set it to /usr/sbin/nginx to test this script
 #   NGINX_BIN       reference nginx (default: /usr/sbin/nginx, installed from Debian when missing)
+#   H2O_BIN         second reference (default: /usr/bin/h2o, installed from Debian when missing and BENCH_H2=1);
+#                   a path that does not exist (H2O_BIN=none) leaves h2o out ("—" in its columns)
 #   BENCH_SECONDS   duration of each wrk run (default 10; --quick: 2)
 #   BENCH_REQUESTS  requests of each ab run (default 20000; --quick: 2000)
 #   BENCH_QUICK=1   same as --quick;  BENCH_OUT=FILE same as --out FILE;  BENCH_ONLY=ids same as --only
-#   BENCH_NGINX_PORT / BENCH_HAYATE_PORT   loopback ports (default: first free from 18480 / 18481)
+#   BENCH_NGINX_PORT / BENCH_HAYATE_PORT / BENCH_H2O_PORT   loopback ports (default: first free from 18480 /
+#                   18481 / 18482); each server also listens on PORT+1000 (TLS) and PORT+2000 (TLS 1.2 only)
 #   BENCH_SERVER_CPU / BENCH_CLIENT_CPU    CPUs for servers / load generator (default 0 / 1)
 #   BENCH_HY_MASTER  master_process for hayate: on (default, as nginx) or off
 #   BENCH_NGINX_MASTER  master_process for nginx: on (default, as deployed) or off
 #   BENCH_WORKER_CONNECTIONS  worker_connections for both (default 4096)
-#   BENCH_ROUNDS    runs per scenario and server, alternating which server goes first; best req/s kept (default 1)
+#   BENCH_ROUNDS    runs per scenario and server, alternating the order (nginx hayate h2o, then h2o hayate nginx);
+#                   best req/s and lowest CPU per request of the rounds kept (default 1)
 #
 # Adding a scenario: add one line to SCENARIOS below (id|label|tool|concurrency|path|request header; a path
 # "tls:/x" is fetched over HTTPS from the TLS listener, "tls12:/x" from the one limited to TLS 1.2),
 # put the file it fetches in make_docroot(), and if it needs configuration add it to server_conf() — both
-# servers get the same text. tool is "wrk" (keep-alive, runs BENCH_SECONDS) or "ab" (one connection per
-# request, BENCH_REQUESTS requests, run with `ulimit -n 20000` for ab only).
+# servers get the same text — and its h2o equivalent to h2o_conf() (or its id to H2O_SKIP). tool is "wrk"
+# (keep-alive, runs BENCH_SECONDS) or "ab" (one connection per request, BENCH_REQUESTS requests, run with
+# `ulimit -n 20000` for ab only).
 set -u
 
 SCENARIOS=(
@@ -41,6 +56,8 @@ SCENARIOS=(
     "tls13-hs|small file over HTTPS, a new TLS 1.3 handshake per request, ab -c32|ab|32|tls:/small.html|"
     "tls12-hs|small file over HTTPS, a new TLS 1.2 handshake per request, ab -c32|ab|32|tls12:/small.html|"
 )
+# scenarios h2o cannot serve equivalently: limit_req has no h2o 2.2 counterpart
+H2O_SKIP=",small-ka-limit,"
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -74,6 +91,7 @@ fi
 case "$secs$reqs" in *[!0-9]*) echo "bench: BENCH_SECONDS and BENCH_REQUESTS must be integers" >&2; exit 2 ;; esac
 hy_bin=${HY_BIN:-$root/build/hayate}
 nginx_bin=${NGINX_BIN:-/usr/sbin/nginx}
+h2o_bin=${H2O_BIN:-/usr/bin/h2o}
 # port_busy PORT: true when something accepts connections on 127.0.0.1:PORT
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # free_port START: the first port from START up that nothing listens on
@@ -84,7 +102,9 @@ free_port() {
 }
 nginx_port=${BENCH_NGINX_PORT:-$(free_port 18480)}
 hayate_port=${BENCH_HAYATE_PORT:-$(free_port 18481 "$nginx_port")}
-for p in "$nginx_port" "$hayate_port"; do
+h2o_port=${BENCH_H2O_PORT:-$(free_port 18482 "$nginx_port")}
+[ "$h2o_port" = "$hayate_port" ] && h2o_port=$(free_port $((hayate_port + 1)) "$nginx_port")
+for p in "$nginx_port" "$hayate_port" "$h2o_port"; do
     port_busy "$p" && { echo "bench: 127.0.0.1:$p is already in use" >&2; exit 1; }
 done
 srv_cpu=${BENCH_SERVER_CPU:-0}
@@ -118,6 +138,7 @@ if [ "$srv_cpu" -ge "$ncpu" ] || [ "$cli_cpu" -ge "$ncpu" ]; then
     exit 1
 fi
 
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 # ---- prefix with docroot and configs
 prefix=$(mktemp -d /tmp/hayate-bench.XXXXXX) || exit 1
 chmod 755 "$prefix" # nginx's worker runs as nobody when started as root
@@ -170,6 +191,9 @@ make_docroot() {
             n += length(line)
         }
     }' | head -c 40960 >"$h/gz/40k.html"
+    # h2o 2.2 has no `return`: for hello-ka it serves a file holding nginx's answer (outside the shared docroot)
+    mkdir -p "$prefix/h2o"
+    printf 'Hello, World\n' >"$prefix/h2o/hello"
 }
 
 # server_conf NAME PORT MASTER — the same text for both servers but for the port, names of files, and
@@ -252,43 +276,135 @@ http {
 EOF
 }
 
-# start NAME BIN PORT: starts the server pinned to the server CPU, waits until it answers; sets started_pid
+# h2o_conf PORT — h2o 2.2's equivalent of server_conf (YAML): one thread, the same docroot and listeners.
+# Differences, all h2o's own: no `return` (/hello is a file with the same 13 bytes), no limit_req (small-ka-limit
+# skipped), no access_log off (h2o logs nothing where no access-log is given), no sendfile (h2o 2.2 reads files
+# with pread into its buffers), no open_file_cache setting (h2o's file cache is always on: open descriptors are
+# shared by the requests of one event-loop pass, then closed), keep-alive without a request limit, the listen
+# backlog is the kernel's somaxconn (4096 here, as nginx's backlog=4096).
+h2o_conf() {
+    local port=$1
+    [ "$(id -u)" = 0 ] && echo "user: nobody" # as root, h2o switches to a user (nobody by default): said explicitly
+    cat <<EOF
+num-threads: 1
+max-connections: $wconn
+pid-file: $prefix/logs/h2o.pid
+error-log: $prefix/logs/h2o-error.log
+listen:
+  host: 127.0.0.1
+  port: $port
+listen:
+  host: 127.0.0.1
+  port: $((port + 1000))
+  ssl:
+    certificate-file: $prefix/conf/bench.crt
+    key-file: $prefix/conf/bench.key
+    minimum-version: TLSv1.2
+    ocsp-update-interval: 0
+listen:
+  host: 127.0.0.1
+  port: $((port + 2000))
+  ssl:
+    certificate-file: $prefix/conf/bench.crt
+    key-file: $prefix/conf/bench.key
+    minimum-version: TLSv1.2
+    max-version: TLSv1.2
+    ocsp-update-interval: 0
+hosts:
+  default:
+    paths:
+      # hello-ka: the body of nginx's return 200, as a file (h2o adds etag, last-modified, accept-ranges)
+      /hello:
+        file.file: $prefix/h2o/hello
+      # small-ka-log: nginx's combined format (h2o's default access-log format is the same)
+      /log/:
+        file.dir: $prefix/html
+        access-log:
+          path: $prefix/logs/h2o-access.log
+          format: '%h %l %u %t "%r" %s %b "%{Referer}i" "%{User-agent}i"'
+      # gzip-40k: gzip level 6 as gzip_comp_level 6 (text/html is compressible in h2o's mime map)
+      /gz/:
+        file.dir: $prefix/html/gz
+        compress:
+          gzip: 6
+      /:
+        file.dir: $prefix/html
+EOF
+}
+
+# start NAME BIN PORT [optional]: starts the server pinned to the server CPU, waits until it answers; sets
+# started_pid. A server that does not start ends the script, unless "optional" (h2o): then it returns 1.
 start() {
-    local name=$1 bin=$2 port=$3
-    taskset -c "$srv_cpu" "$bin" -p "$prefix/" -c "$prefix/conf/$name.conf" </dev/null >"$prefix/logs/$name.out" 2>&1 &
+    local name=$1 bin=$2 port=$3 optional=${4:-}
+    if [ "$name" = h2o ]; then
+        taskset -c "$srv_cpu" "$bin" -c "$prefix/conf/h2o.conf" </dev/null >"$prefix/logs/$name.out" 2>&1 &
+    else
+        taskset -c "$srv_cpu" "$bin" -p "$prefix/" -c "$prefix/conf/$name.conf" </dev/null >"$prefix/logs/$name.out" 2>&1 &
+    fi
     started_pid=$!
     pids+=("$started_pid")
     for _ in $(seq 100); do
         if ! kill -0 "$started_pid" 2>/dev/null; then
             echo "bench: $name ($bin) exited at start:" >&2
             cat "$prefix/logs/$name.out" "$prefix/logs/$name-error.log" 2>/dev/null | tail -20 >&2
+            [ -n "$optional" ] && return 1
             exit 1
         fi
         curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$port/small.html" && return 0
         sleep 0.1
     done
     echo "bench: $name does not answer on 127.0.0.1:$port" >&2
+    [ -n "$optional" ] && return 1
     exit 1
 }
 
-# check NAME PORT: every file answers 200 with its exact size (a fast 404 must not pass for a fast server)
+# check NAME PORT [optional]: every file answers 200 with its exact size (a fast 404 must not pass for a fast
+# server), /hello and /log/ too; failing ends the script, unless "optional" (h2o): then it returns 1
 check() {
-    local name=$1 port=$2 f got want
+    local name=$1 port=$2 optional=${3:-} f got want
     for f in small.html 10k.dat 1m.dat gz/40k.html; do
         want="200 $(stat -c %s "$prefix/html/$f")"
         got=$(curl -s -o /dev/null --max-time 5 -w '%{http_code} %{size_download}' "http://127.0.0.1:$port/$f")
         if [ "$got" != "$want" ]; then
             echo "bench: $name: GET /$f gave \"$got\", want \"$want\"" >&2
+            [ -n "$optional" ] && return 1
             exit 1
         fi
     done
+    want="200 $(stat -c %s "$prefix/html/small.html")"
+    got=$(curl -s -o /dev/null --max-time 5 -w '%{http_code} %{size_download}' "http://127.0.0.1:$port/log/small.html")
+    if [ "$got" != "$want" ]; then
+        echo "bench: $name: GET /log/small.html gave \"$got\", want \"$want\"" >&2
+        [ -n "$optional" ] && return 1
+        exit 1
+    fi
+    got=$(curl -s --max-time 5 -w ' %{http_code}' "http://127.0.0.1:$port/hello")
+    if [ "$got" != "Hello, World
+ 200" ]; then
+        echo "bench: $name: GET /hello gave \"$got\", want the 13 bytes \"Hello, World\" and a newline, and 200" >&2
+        [ -n "$optional" ] && return 1
+        exit 1
+    fi
     # gzip-40k must really be compressed (and decompress to the file)
     if ! curl -s --max-time 5 -H 'Accept-Encoding: gzip' -D "$prefix/logs/$name-gz.head" "http://127.0.0.1:$port/gz/40k.html" |
         gzip -dc 2>/dev/null | cmp -s - "$prefix/html/gz/40k.html" ||
         ! grep -qi '^content-encoding: gzip' "$prefix/logs/$name-gz.head"; then
         echo "bench: $name: GET /gz/40k.html with Accept-Encoding: gzip is not the gzipped file" >&2
+        [ -n "$optional" ] && return 1
         exit 1
     fi
+    return 0
+}
+
+# cpu_ticks PID: utime+stime, in clock ticks, of PID and its children (a master's worker; h2o's idle
+# crash-handler helper)
+cpu_ticks() {
+    local t=0 p v
+    for p in "$1" $(pgrep -P "$1" 2>/dev/null); do
+        v=$(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null)
+        t=$((t + ${v:-0}))
+    done
+    echo "$t"
 }
 
 # tree_mem PID FIELD: sum of FIELD (VmRSS, VmHWM) in kB over PID and its children
@@ -302,8 +418,8 @@ tree_mem() {
     echo "$sum"
 }
 
-# run_client TOOL CONC URL HEADER LOG: prints "REQS_PER_SEC FAILED" (FAILED counts socket errors, non-2xx/3xx
-# and, for ab, length mismatches); "0 ERR" when the client aborted
+# run_client TOOL CONC URL HEADER LOG: prints "REQS_PER_SEC FAILED REQUESTS" (FAILED counts socket errors,
+# non-2xx/3xx and, for ab, length mismatches; REQUESTS the requests completed); "0 ERR 0" when the client aborted
 run_client() {
     local tool=$1 conc=$2 url=$3 hdr=$4 log=$5 rc
     local hargs=()
@@ -316,9 +432,10 @@ run_client() {
         rc=$?
         awk -v rc="$rc" '
             /^Requests\/sec:/ { rps = $2 }
+            / requests in / { done = $1 }
             /Socket errors:/ { gsub(",", ""); err += $4 + $6 + $8 + $10 }
             /Non-2xx or 3xx responses:/ { err += $NF }
-            END { if (rps == "" || rc != 0) print "0 ERR"; else printf "%.0f %d\n", rps, err }' "$log"
+            END { if (rps == "" || rc != 0) print "0 ERR 0"; else printf "%.0f %d %d\n", rps, err, done }' "$log"
     else
         local n=$reqs
         [ "$n" -lt "$conc" ] && n=$conc
@@ -333,7 +450,7 @@ run_client() {
             /^Failed requests:/ { err += $3 }
             /^Non-2xx responses:/ { err += $3 }
             /^Complete requests:/ { done = $3 }
-            END { if (rps == "" || rc != 0) print "0 ERR"; else printf "%.0f %d\n", rps, err }' "$log"
+            END { if (rps == "" || rc != 0) print "0 ERR 0"; else printf "%.0f %d %d\n", rps, err, done }' "$log"
     fi
 }
 
@@ -361,44 +478,84 @@ start hayate "$hy_bin" "$hayate_port"
 hayate_pid=$started_pid
 check nginx "$nginx_port"
 check hayate "$hayate_port"
+# h2o, the second reference: optional — missing, not starting or failing the check leaves its columns at "—"
+h2o_pid=""
+h2o_note=""
+if [ -x "$h2o_bin" ]; then
+    chmod 777 "$prefix/logs" # h2o's thread runs as nobody when started as root
+    h2o_conf "$h2o_port" >"$prefix/conf/h2o.conf"
+    if ! "$h2o_bin" -t -c "$prefix/conf/h2o.conf" >"$prefix/logs/h2o-t.out" 2>&1; then
+        h2o_note="h2o ($h2o_bin) rejects its config: $(tail -1 "$prefix/logs/h2o-t.out"); its columns are empty"
+    elif ! start h2o "$h2o_bin" "$h2o_port" optional; then
+        h2o_note="h2o ($h2o_bin) did not start; its columns are empty"
+    else
+        h2o_pid=$started_pid
+        if ! check h2o "$h2o_port" optional; then
+            h2o_note="h2o ($h2o_bin) failed the content check; its columns are empty"
+            kill -TERM "$h2o_pid" 2>/dev/null
+            h2o_pid=""
+        fi
+    fi
+else
+    h2o_note="no h2o at $h2o_bin (Debian package h2o); its columns are empty"
+fi
+[ -n "$h2o_note" ] && echo "bench: $h2o_note" >&2
 
 nginx_ver=$("$nginx_bin" -v 2>&1 | head -1)
 hy_ver=$("$hy_bin" -v 2>&1 | head -1)
-echo "bench: nginx: $nginx_ver ($nginx_bin, master_process $nginx_master); hayate: $hy_ver ($hy_bin, master_process $hy_master)" >&2
+h2o_ver=$([ -n "$h2o_pid" ] && "$h2o_bin" -v 2>&1 | head -1)
+echo "bench: nginx: $nginx_ver ($nginx_bin, master_process $nginx_master); hayate: $hy_ver ($hy_bin, master_process $hy_master)${h2o_pid:+; h2o: $h2o_ver ($h2o_bin, num-threads 1)}" >&2
 echo "bench: servers on CPU $srv_cpu, load generator on CPU $cli_cpu; wrk ${secs}s, ab ${reqs} requests, $rounds round(s)" >&2
 
-table="| scenario | nginx req/s | hayate req/s | ratio (hayate/nginx) | failed (nginx / hayate) |
-|---|---:|---:|---:|---|"
+hz=$(getconf CLK_TCK)
+# ratio A B: A/B with two decimals, "n/a" when either is missing or zero
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else print "n/a" }'; }
+table="| scenario | nginx req/s | hayate req/s | h2o req/s | ratio (hayate/nginx) | ratio (hayate/h2o) | failed (nginx / hayate / h2o) |
+|---|---:|---:|---:|---:|---:|---|"
+cputable="| scenario | nginx CPU µs/req | hayate CPU µs/req | h2o CPU µs/req | CPU hayate/nginx | CPU hayate/h2o |
+|---|---:|---:|---:|---:|---:|"
 cmds=""
+declare -A best_rps fails best_cpu
 for s in "${SCENARIOS[@]}"; do
     IFS='|' read -r id label tool conc path hdr <<<"$s"
     if [ -n "$only" ] && ! [[ ",$only," == *",$id,"* ]]; then
         continue
     fi
     echo "bench: $id: $label ..." >&2
-    # rounds alternate which server goes first; the best req/s of the rounds is kept, failures are summed
-    n_rps=0; h_rps=0; n_fail=0; h_fail=0
+    servers="nginx hayate"
+    [ -n "$h2o_pid" ] && [[ "$H2O_SKIP" != *",$id,"* ]] && servers="nginx hayate h2o"
+    # rounds alternate the order (odd: nginx hayate h2o, even: the reverse); the best req/s and the lowest CPU
+    # per request of the rounds are kept, failures are summed
+    best_rps=(); fails=(); best_cpu=()
     for r in $(seq "$rounds"); do
-        for who in $([ $((r % 2)) = 1 ] && echo "nginx hayate" || echo "hayate nginx"); do
-            port=$nginx_port
-            [ $who = hayate ] && port=$hayate_port
-            # in the background + wait, so that INT/TERM interrupt the run at once (the EXIT trap cleans up)
+        order=$servers
+        [ $((r % 2)) = 0 ] && order=$(echo "$servers" | tr ' ' '\n' | tac | tr '\n' ' ')
+        for who in $order; do
+            case $who in
+            nginx) port=$nginx_port pid=$nginx_pid ;;
+            hayate) port=$hayate_port pid=$hayate_pid ;;
+            h2o) port=$h2o_port pid=$h2o_pid ;;
+            esac
             url="http://127.0.0.1:$port$path"
             case "$path" in
             tls:*) url="https://127.0.0.1:$((port + 1000))${path#tls:}" ;;
             tls12:*) url="https://127.0.0.1:$((port + 2000))${path#tls12:}" ;;
             esac
+            t0=$(cpu_ticks "$pid")
+            # in the background + wait, so that INT/TERM interrupt the run at once (the EXIT trap cleans up)
             run_client "$tool" "$conc" "$url" "$hdr" "$prefix/logs/$id-$who-$r.txt" \
                 >"$prefix/result" &
             wait $!
-            read -r rps fail <"$prefix/result"
+            t1=$(cpu_ticks "$pid")
+            read -r rps fail done_ <"$prefix/result"
             sleep 1 # let the last connections close before the next run
-            if [ $who = nginx ]; then
-                [ "$rps" -gt "$n_rps" ] && n_rps=$rps
-                n_fail=$(add_fail "$n_fail" "$fail")
-            else
-                [ "$rps" -gt "$h_rps" ] && h_rps=$rps
-                h_fail=$(add_fail "$h_fail" "$fail")
+            [ "$rps" -gt "${best_rps[$who]:-0}" ] && best_rps[$who]=$rps
+            fails[$who]=$(add_fail "${fails[$who]:-0}" "$fail")
+            if [ "${done_:-0}" -gt 0 ] && [ "$fail" != ERR ]; then
+                cpu=$(awk -v t=$((t1 - t0)) -v hz="$hz" -v n="$done_" 'BEGIN { printf "%.2f", t / hz * 1e6 / n }')
+                if [ -z "${best_cpu[$who]:-}" ] || awk -v a="$cpu" -v b="${best_cpu[$who]}" 'BEGIN { exit !(a < b) }'; then
+                    best_cpu[$who]=$cpu
+                fi
             fi
             if [ "$fail" = ERR ]; then
                 echo "bench: $id: the client failed against $who; its output:" >&2
@@ -406,13 +563,17 @@ for s in "${SCENARIOS[@]}"; do
             fi
         done
     done
-    if [ "$n_rps" -gt 0 ] && [ "$h_rps" -gt 0 ]; then
-        ratio=$(awk -v h="$h_rps" -v n="$n_rps" 'BEGIN { printf "%.2f", h / n }')
+    n_rps=${best_rps[nginx]:-0} h_rps=${best_rps[hayate]:-0}
+    if [[ " $servers " == *" h2o "* ]]; then
+        o_rps=${best_rps[h2o]:-0} o_fail=${fails[h2o]:-0} o_cpu=${best_cpu[h2o]:-n/a}
+        o_ratio=$(ratio "$h_rps" "$o_rps") o_cratio=$(ratio "${best_cpu[hayate]:-}" "${best_cpu[h2o]:-}")
     else
-        ratio="n/a"
+        o_rps="—" o_fail="—" o_cpu="—" o_ratio="—" o_cratio="—"
     fi
     table="$table
-| $label | $n_rps | $h_rps | $ratio | $n_fail / $h_fail |"
+| $label | $n_rps | $h_rps | $o_rps | $(ratio "$h_rps" "$n_rps") | $o_ratio | ${fails[nginx]} / ${fails[hayate]} / $o_fail |"
+    cputable="$cputable
+| $label | ${best_cpu[nginx]:-n/a} | ${best_cpu[hayate]:-n/a} | $o_cpu | $(ratio "${best_cpu[hayate]:-}" "${best_cpu[nginx]:-}") | $o_cratio |"
     shown="http://127.0.0.1:PORT$path"
     case "$path" in
     tls:*) shown="https://127.0.0.1:PORT+1000${path#tls:}" ;;
@@ -430,14 +591,28 @@ done
 
 mem="| server | RSS after the run | peak RSS (VmHWM) | processes |
 |---|---:|---:|---:|"
-for who in nginx hayate; do
-    p=$([ $who = nginx ] && echo "$nginx_pid" || echo "$hayate_pid")
-    rss=$(tree_mem "$p" VmRSS)
-    hwm=$(tree_mem "$p" VmHWM)
-    np=$((1 + $(pgrep -P "$p" 2>/dev/null | wc -l)))
+for who in nginx hayate h2o; do
+    case $who in
+    nginx) p=$nginx_pid ;;
+    hayate) p=$hayate_pid ;;
+    h2o) p=$h2o_pid ;;
+    esac
+    [ -n "$p" ] || continue
+    if [ $who = h2o ]; then # h2o's process only: its crash-handler helper (a perl script, idle) is not counted
+        rss=$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$p/status" 2>/dev/null)
+        hwm=$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$p/status" 2>/dev/null)
+        rss=${rss:-0} hwm=${hwm:-0} np=1
+    else
+        rss=$(tree_mem "$p" VmRSS)
+        hwm=$(tree_mem "$p" VmHWM)
+        np=$((1 + $(pgrep -P "$p" 2>/dev/null | wc -l)))
+    fi
     mem="$mem
 | $who | $((rss / 1024)).$(((rss % 1024) * 10 / 1024)) MiB | $((hwm / 1024)).$(((hwm % 1024) * 10 / 1024)) MiB | $np |"
 done
+cpunote="CPU per request: utime+stime of the server's processes (nginx and hayate: master and worker; h2o: its one
+process and its idle crash-handler helper) from /proc over the measured run, divided by the requests the client
+completed; clock tick 1/$hz s; lowest of the rounds. A CPU ratio below 1 means hayate spends less CPU per request."
 
 bad_log=""
 for who in nginx hayate; do
@@ -448,15 +623,20 @@ done
 echo
 echo "$table"
 echo
+echo "$cputable"
+echo
+echo "$cpunote"
+echo
 echo "$mem"
 [ -n "${hy_note:-}" ] && echo && echo "Note: $hy_note"
+[ -n "$h2o_note" ] && echo && echo "Note: $h2o_note"
 [ -n "$bad_log" ] && echo && echo "Warning: [alert]/[crit]/[emerg] lines in the error logs:$bad_log (see --keep)"
 
 # HTTP/2 (bench/h2.sh): hayate, nginx and h2o (Debian's 2.2) under h2load over TLS and h2c, req/s and server CPU
 # per request; BENCH_H2=0 skips it (and --only does)
 h2table=""
 if [ "${BENCH_H2:-1}" = 1 ] && [ -z "$only" ]; then
-    h2table=$(HY_BIN="$hy_bin" NGINX_BIN="$nginx_bin" BENCH_SERVER_CPU="$srv_cpu" BENCH_CLIENT_CPU="$cli_cpu" \
+    h2table=$(HY_BIN="$hy_bin" NGINX_BIN="$nginx_bin" H2O_BIN="$h2o_bin" BENCH_SERVER_CPU="$srv_cpu" BENCH_CLIENT_CPU="$cli_cpu" \
         BENCH_H2_REQUESTS=$([ "$quick" = 1 ] && echo 20000 || echo 200000) "$here/h2.sh")
     echo
     echo "$h2table"
@@ -465,7 +645,7 @@ fi
 # request for hayate, nginx, nginx with open_file_cache and h2o; skipped with BENCH_H2=0 and --only
 tlstable=""
 if [ "${BENCH_H2:-1}" = 1 ] && [ -z "$only" ]; then
-    tlstable=$(HY_BIN="$hy_bin" NGINX_BIN="$nginx_bin" BENCH_SERVER_CPU="$srv_cpu" BENCH_CLIENT_CPU="$cli_cpu" \
+    tlstable=$(HY_BIN="$hy_bin" NGINX_BIN="$nginx_bin" H2O_BIN="$h2o_bin" BENCH_SERVER_CPU="$srv_cpu" BENCH_CLIENT_CPU="$cli_cpu" \
         "$here/tls.sh" "$([ "$quick" = 1 ] && echo 3 || echo 10)" "$([ "$quick" = 1 ] && echo 1000 || echo 4000)")
     echo
     echo "$tlstable"
@@ -478,19 +658,26 @@ if [ -n "$out" ]; then
         echo
         echo "### $(date -u '+%Y-%m-%d %H:%M UTC') — $rev$([ "$quick" = 1 ] && echo ' (quick)')"
         echo
-        echo "Rounds: $rounds (best req/s kept, failures summed); wrk ${secs}s per run, ab $reqs requests per run."
-        echo "Machine: $ncpu CPUs ($cpu), $(uname -sr); servers pinned to CPU $srv_cpu, load generator to CPU $cli_cpu."
+        echo "Rounds: $rounds (best req/s and lowest CPU per request kept, failures summed); wrk ${secs}s per run, ab $reqs requests per run."
+        echo "Machine: $ncpu CPUs ($cpu), $(uname -sr); servers pinned to CPU $srv_cpu, load generator to CPU $cli_cpu;"
+        echo "load average at the start: $load_start."
         echo "nginx: $nginx_ver, master_process $nginx_master, 1 worker. hayate: $hy_ver ($hy_bin), master_process $hy_master."
+        [ -n "$h2o_pid" ] && echo "h2o: $h2o_ver ($h2o_bin), num-threads 1 (config: bench/run.sh h2o_conf)."
         [ -n "${hy_note:-}" ] && echo "Note: $hy_note."
+        [ -n "$h2o_note" ] && echo "Note: $h2o_note."
         echo
         echo "$table"
+        echo
+        echo "$cputable"
+        echo
+        echo "$cpunote"
         echo
         echo "$mem"
         [ -n "$h2table" ] && echo && echo "$h2table"
         [ -n "$tlstable" ] && echo && echo "$tlstable"
         [ -n "$bad_log" ] && echo && echo "Warning: [alert]/[crit]/[emerg] lines in the error logs:$bad_log"
         echo
-        echo "Commands (PORT = $nginx_port for nginx, $hayate_port for hayate):"
+        echo "Commands (PORT = $nginx_port for nginx, $hayate_port for hayate${h2o_pid:+, $h2o_port for h2o}):"
         echo
         echo "$cmds"
     } >>"$out"
