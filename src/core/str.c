@@ -234,6 +234,60 @@ const char *hy_inet_ntop(int af, const void *src, char *dst, size_t size)
     return dst;
 }
 
+#define ONES 0x0101010101010101ULL
+#define HIGH 0x8080808080808080ULL
+
+/* a word has a byte below n (n <= 0x80; bytes above 0x7f do not count) */
+static inline uint64_t has_less(uint64_t x, unsigned n)
+{
+    return (x - ONES * n) & ~x & HIGH;
+}
+
+static inline bool word_visible(uint64_t x)
+{
+    return !(x & HIGH) && !has_less(x, 0x21) && !has_less(x ^ (ONES * 0x7f), 1);
+}
+
+bool hy_mem_visible(const char *p, size_t n)
+{
+    uint64_t x;
+    if (n < 8) {
+        for (size_t i = 0; i < n; i++)
+            if ((unsigned char)p[i] <= 0x20 || (unsigned char)p[i] >= 0x7f)
+                return false;
+        return true;
+    }
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+        memcpy(&x, p + i, 8);
+        if (!word_visible(x))
+            return false;
+    }
+    memcpy(&x, p + n - 8, 8); /* the tail, overlapping */
+    return word_visible(x);
+}
+
+static bool bytes_no_ctl(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)p[i] < 0x20 && p[i] != '\t')
+            return false;
+    return true;
+}
+
+bool hy_mem_no_ctl(const char *p, size_t n)
+{
+    uint64_t x;
+    if (n < 8)
+        return bytes_no_ctl(p, n);
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+        memcpy(&x, p + i, 8);
+        if (has_less(x, 0x20) && !bytes_no_ctl(p + i, 8)) /* a control byte, unless it is a tab */
+            return false;
+    }
+    memcpy(&x, p + n - 8, 8);
+    return !has_less(x, 0x20) || bytes_no_ctl(p + n - 8, 8);
+}
+
 size_t hy_fmt_hex(char *out, uint64_t v)
 {
     size_t n = (size_t)(64 - __builtin_clzll(v | 1) + 3) / 4; /* digits: v's significant bits, 1 for 0 */

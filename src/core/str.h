@@ -58,6 +58,11 @@ uint64_t hy_hash(const char *p, size_t n, bool fold_case);
 uint64_t hy_hash_bytes(const char *p, size_t n);
 /** Write v in decimal / lower-case hex at out (no NUL); returns the length (at most 20 / 16). For hot paths
  * where snprintf's format parsing shows in profiles. */
+/** Whether p[0..n) holds no byte <= 0x20, no DEL and none above 0x7f (a field name's bytes as upstream codecs accept
+ * them); eight bytes at a time. */
+bool hy_mem_visible(const char *p, size_t n);
+/** Whether p[0..n) holds no control byte (< 0x20) other than HTAB (a field value's bytes); eight bytes at a time. */
+bool hy_mem_no_ctl(const char *p, size_t n);
 size_t hy_fmt_u64(char *out, uint64_t v);
 size_t hy_fmt_hex(char *out, uint64_t v);
 /** inet_ntop's contract (dst NUL-terminated, NULL with ENOSPC when size is too small, EAFNOSUPPORT for another

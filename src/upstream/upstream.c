@@ -42,17 +42,15 @@ int hy_upstream_field(char **pos, char *end, bool strict_value, hy_str_t *name, 
     char *colon = memchr(q, ':', (size_t)(e - q));
     if (colon == NULL || colon == q)
         return -1;
-    for (char *c = q; c < colon; c++)
-        if (*c <= ' ' || *c == 0x7f)
-            return -1;
+    if (!hy_mem_visible(q, (size_t)(colon - q)))
+        return -1;
     char *v = colon + 1, *ve = e;
     while (v < ve && (*v == ' ' || *v == '\t'))
         v++;
     while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
         ve--;
-    for (char *c = v; strict_value && c < ve; c++)
-        if ((unsigned char)*c < ' ' && *c != '\t')
-            return -1;
+    if (strict_value && !hy_mem_no_ctl(v, (size_t)(ve - v)))
+        return -1;
     *name = (hy_str_t){q, (size_t)(colon - q)};
     *value = (hy_str_t){v, (size_t)(ve - v)};
     *pos = nl + 1;

@@ -1,5 +1,5 @@
 /* lower_test.c — hy_lower_copy and hy_str_lower: every byte value, every length and alignment, in place, against the
- * byte-wise rule. */
+ * byte-wise rule; hy_mem_visible and hy_mem_no_ctl against theirs. */
 #include <stdlib.h>
 #include "../harness.h"
 #include "core/str.h"
@@ -54,10 +54,47 @@ static void test_in_place(void)
     is_int(bad, 0);
 }
 
+static bool ref_visible(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)p[i] <= 0x20 || (unsigned char)p[i] >= 0x7f)
+            return false;
+    return true;
+}
+
+static bool ref_no_ctl(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)p[i] < 0x20 && p[i] != '\t')
+            return false;
+    return true;
+}
+
+/* hy_mem_visible / hy_mem_no_ctl: every byte value at every position of every length up to 24, in strings of a
+ * plain letter, a tab (allowed in values) and a high byte (allowed in values only) */
+static void test_field_bytes(void)
+{
+    int bad = 0;
+    const char fills[] = {'a', '\t', (char)0xc3};
+    for (size_t f = 0; f < sizeof(fills); f++)
+        for (size_t n = 0; n <= 24; n++)
+            for (size_t pos = 0; pos < (n ? n : 1); pos++)
+                for (int b = 0; b < 256; b++) {
+                    char s[32];
+                    memset(s, fills[f], sizeof(s));
+                    if (n)
+                        s[pos] = (char)b;
+                    bad += hy_mem_visible(s, n) != ref_visible(s, n);
+                    bad += hy_mem_no_ctl(s, n) != ref_no_ctl(s, n);
+                }
+    is_int(bad, 0);
+}
+
 int main(void)
 {
     subtest("all bytes", test_all_bytes);
     subtest("lengths and offsets", test_lengths_and_offsets);
     subtest("in place", test_in_place);
+    subtest("field name and value bytes", test_field_bytes);
     return done_testing();
 }
