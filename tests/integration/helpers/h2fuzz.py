@@ -96,7 +96,7 @@ class Gen:
     def request_fields(self):
         r = self.r
         method = r.choice(['GET', 'GET', 'GET', 'POST', 'HEAD', 'PUT', 'OPTIONS', 'CONNECT', 'get', ''])
-        path = r.choice(['/', '/', '/index.html', '/a?b=c', '/%zz', '*', '', 'noslash', '/' + 'p' * r.randrange(1, 3000),
+        path = r.choice(['/', '/', '/index.html', '/big.bin', '/echo', '/a?b=c', '/%zz', '*', '', 'noslash', '/' + 'p' * r.randrange(1, 3000),
                          '/../../etc/passwd', '/a\x00b'])
         fields = [(':method', method), (':scheme', r.choice(['http', 'http', 'https', 'ftp', ''])), (':path', path),
                   (':authority', r.choice(['localhost', 'localhost', 'a' * 300, '', 'x:99999', '[::1]']))]
@@ -243,7 +243,7 @@ class Gen:
             return self.headers_frames()
         if t == PRIORITY:
             sid = self.sid()
-            pl = struct.pack('>IB', r.choice([0, sid, sid + 2, 0x80000000 | sid, r.randrange(1 << 32)]), r.randrange(256))
+            pl = struct.pack('>IB', r.choice([0, sid, sid + 2, 0x80000000 | sid, r.randrange(1 << 32)]) & 0xffffffff, r.randrange(256))
             pl = r.choice([pl, pl, pl, pl[:4], pl + b'\x00'])
             return frame(PRIORITY, flags or 0, sid, pl)
         if t == RST_STREAM:
@@ -300,6 +300,65 @@ class Gen:
         self.exact = False
         return struct.pack('>I', new)[1:] + f[3:]
 
+    def spoil(self, frames):
+        """One of the frames spoiled: random flags, a lying length, another stream, dropped or doubled."""
+        r = self.r
+        j = r.randrange(len(frames))
+        f = frames[j]
+        m = r.randrange(5)
+        if m == 0:
+            f = f[:4] + bytes([r.randrange(256)]) + f[5:]
+        elif m == 1:
+            f = self.length_mutation(f)
+        elif m == 2:
+            f = f[:5] + struct.pack('>I', self.sid() & 0xffffffff) + f[9:]
+        elif m == 3:
+            f = b''
+        else:
+            f = f + f
+        return frames[:j] + [f] + frames[j + 1:]
+
+    def body_request(self):
+        """POST with DATA frames (padded or not) and maybe trailers; usually one frame spoiled."""
+        r = self.r
+        sid = self.new_sid()
+        sizes = [r.choice([0, 1, 100, 1000, 5000, 16384]) for _ in range(r.randrange(1, 6))]
+        fields = [(':method', 'POST'), (':scheme', 'http'), (':path', r.choice(['/echo', '/', '/index.html'])),
+                  (':authority', 'localhost')]
+        if r.random() < 0.6:
+            fields.append(('content-length', str(sum(sizes) + r.choice([0, 0, 0, 1, -1]))))
+        frames = [frame(HEADERS, END_HEADERS, sid, self.valid_block(fields))]
+        trailers = r.random() < 0.3
+        for k, n in enumerate(sizes):
+            fl = END_STREAM if k == len(sizes) - 1 and not trailers else 0
+            if r.random() < 0.2:
+                fl |= PADDED
+            frames.append(frame(DATA, fl, sid, self.pad(fl, r.randbytes(n))))
+        if trailers:
+            tr = [('x-trailer', 'v')] if r.random() < 0.7 else [(':path', '/x')]
+            frames.append(frame(HEADERS, END_HEADERS | END_STREAM, sid, self.valid_block(tr)))
+        if r.random() < 0.3:
+            frames.insert(r.randrange(1, len(frames) + 1), frame(WINDOW_UPDATE, 0, sid, struct.pack('>I', 1000)))
+        if r.random() < 0.7:
+            frames = self.spoil(frames)
+        return b''.join(frames)
+
+    def dyn_requests(self):
+        """Requests whose header blocks index into the dynamic table (resized by updates on the way), the client's
+        SETTINGS_HEADER_TABLE_SIZE changed for the server's encoder, and a last block that may be damaged."""
+        r = self.r
+        out = frame(SETTINGS, 0, 0, struct.pack('>HI', 1, r.choice([0, 1, 64, 256, 4096, 1 << 20])))
+        for _ in range(r.randrange(2, 7)):
+            if r.random() < 0.3:
+                self.enc.header_table_size = r.choice([0, 32, 100, 4096, 4096, 8192])
+            fields = [(':method', 'GET'), (':scheme', 'http'), (':path', r.choice(['/', '/index.html', '/a'])),
+                      (':authority', 'localhost')]
+            fields += [('x-d%d' % r.randrange(20), 'v' * r.randrange(0, 300)) for _ in range(r.randrange(0, 12))]
+            out += frame(HEADERS, END_HEADERS | END_STREAM, self.new_sid(), self.valid_block(fields))
+        if r.random() < 0.6:
+            out += self.headers_frames(sid=self.new_sid(), block=self.bad_block())
+        return out
+
     def oversized(self):
         """A frame longer than the default SETTINGS_MAX_FRAME_SIZE, actually sent: FRAME_SIZE_ERROR territory."""
         r = self.r
@@ -332,25 +391,31 @@ def gen_case(rng):
         out += frame(SETTINGS, 0, 0, g.settings_payload() if rng.random() < 0.3 else b'')
     if rng.random() < 0.3:
         out += frame(SETTINGS, ACK, 0)
-    if r < 0.2:                                              # valid requests, with harmless frames around
+    if r < 0.15:                                             # valid requests, with harmless frames around
         kind = 'valid'
         for _ in range(rng.randrange(1, 4)):
             if rng.random() < 0.3:
                 out += rng.choice([frame(PING, 0, 0, b'\x01' * 8), frame(WINDOW_UPDATE, 0, 0, b'\x00\x01\x00\x00'),
                                    frame(PRIORITY, 0, g.next_sid + 2, b'\x00\x00\x00\x00\x10')])
             out += frame(HEADERS, END_HEADERS | END_STREAM, g.new_sid(), g.valid_block(
-                [(':method', 'GET'), (':scheme', 'http'), (':path', rng.choice(['/', '/index.html'])),
+                [(':method', 'GET'), (':scheme', 'http'), (':path', rng.choice(['/', '/', '/index.html', '/big.bin'])),
                  (':authority', 'localhost'), ('user-agent', 'fuzz')]))
-    elif r < 0.45:                                           # a valid request, then a damaged header block
+    elif r < 0.25:                                           # a request body (and trailers), one frame spoiled
+        kind = 'body'
+        out += g.body_request()
+    elif r < 0.32:                                           # requests sharing the dynamic table, then a bad one
+        kind = 'dyn'
+        out += g.dyn_requests()
+    elif r < 0.5:                                           # a valid request, then a damaged header block
         kind = 'hpack'
         if rng.random() < 0.5:
             out += frame(HEADERS, END_HEADERS | END_STREAM, g.new_sid(), g.valid_block())
         out += g.headers_frames(sid=g.new_sid(), block=g.bad_block())
-    elif r < 0.75:                                           # a sequence of random frames
+    elif r < 0.72:                                           # a sequence of random frames
         kind = 'frames'
         for _ in range(rng.randrange(1, 10)):
             out += g.one_frame()
-    elif r < 0.85:                                           # a frame with a lying length, or one too big
+    elif r < 0.84:                                           # a frame with a lying length, or one too big
         kind = 'length'
         if rng.random() < 0.4:
             out += g.oversized()
@@ -389,6 +454,7 @@ class Outcome:
         self.statuses = []      # :status of the responses decoded
         self.closed = False     # the server closed the connection
         self.send_error = None  # the server closed while we were still sending
+        self.bad_hpack = False  # a response header block that python's hpack could not decode
 
     def __repr__(self):
         return 'Outcome(goaway=%s, statuses=%s, closed=%s, frames=%d)' % (
@@ -410,6 +476,7 @@ def decode(out):
     """Fills goaway and statuses from the frames read (a response's header block is decoded with the server's table)."""
     dec = hpack.Decoder()
     dec.max_header_list_size = 1 << 20
+    dec.max_allowed_table_size = 1 << 20  # the largest SETTINGS_HEADER_TABLE_SIZE the generator sends
     block = None
     for t, fl, sid, pl in out.frames:
         if t == GOAWAY and out.goaway is None and len(pl) >= 8:
@@ -434,7 +501,7 @@ def decode(out):
                 if k in (':status', b':status'):
                     out.statuses.append(int(v))
         except Exception:
-            pass
+            out.bad_hpack = True
         block = None
 
 
