@@ -359,6 +359,64 @@ class Gen:
             out += self.headers_frames(sid=self.new_sid(), block=self.bad_block())
         return out
 
+    def flow(self):
+        """Responses held by flow control: small windows, GET of a big file, WINDOW_UPDATEs, the initial window
+        changed under open streams (up to overflow), a stream reset mid-response, the connection closed on it."""
+        r = self.r
+        out = frame(SETTINGS, 0, 0, struct.pack('>HI', 4, r.choice([0, 1, 100, 16384])) +
+                    (struct.pack('>HI', 5, r.choice([16384, 16777215])) if r.random() < 0.5 else b''))
+        sids = []
+        for _ in range(r.randrange(1, 5)):
+            sid = self.new_sid()
+            sids.append(sid)
+            out += frame(HEADERS, END_HEADERS | END_STREAM, sid, self.valid_block(
+                [(':method', r.choice(['GET', 'GET', 'HEAD'])), (':scheme', 'http'),
+                 (':path', r.choice(['/big.bin', '/big.bin', '/'])), (':authority', 'localhost')]))
+        for _ in range(r.randrange(0, 8)):
+            m = r.randrange(5)
+            if m == 0:
+                out += frame(WINDOW_UPDATE, 0, r.choice([0] + sids), struct.pack('>I', r.choice([1, 100, 65535, 1 << 20])))
+            elif m == 1:
+                out += frame(SETTINGS, 0, 0, struct.pack('>HI', 4, r.choice([0, 1, 65535, 0x7fffffff, 0x80000000])))
+            elif m == 2:
+                out += frame(RST_STREAM, 0, r.choice(sids), struct.pack('>I', r.choice([0, 8])))
+            elif m == 3:
+                out += frame(WINDOW_UPDATE, 0, r.choice(sids), struct.pack('>I', 0x7fffffff))
+            else:
+                out += frame(PRIORITY, 0, r.choice(sids), struct.pack('>IB', r.choice([0] + sids), r.randrange(256)))
+        return out
+
+    def flood(self):
+        """Many small frames: streams opened and reset at once (rapid reset), more streams than allowed, PINGs,
+        SETTINGS, empty DATA, PRIORITY, WINDOW_UPDATE, unknown frames."""
+        r = self.r
+        n = r.choice([50, 200, 1000, 3000])
+        m = r.randrange(7)
+        out = b''
+        for _ in range(n):
+            if m == 0:
+                sid = self.new_sid()
+                out += frame(HEADERS, END_HEADERS | END_STREAM, sid, self.valid_block()) + \
+                    frame(RST_STREAM, 0, sid, struct.pack('>I', 8))
+            elif m == 1:
+                out += frame(HEADERS, END_HEADERS, self.new_sid(), self.valid_block())
+            elif m == 2:
+                out += frame(PING, 0, 0, b'\x00' * 8)
+            elif m == 3:
+                out += frame(SETTINGS, 0, 0, struct.pack('>HI', 3, 100))
+            elif m == 4:
+                out += frame(DATA, 0, 1, b'')
+            elif m == 5:
+                out += frame(PRIORITY, 0, r.randrange(1, 1 << 20) | 1, struct.pack('>IB', 0, 16))
+            else:
+                out += frame(r.randrange(0x0a, 0x100), 0, 0, b'')
+            if len(out) > 200000:
+                break
+        if m == 4:
+            out = frame(HEADERS, END_HEADERS, 1, self.valid_block(
+                [(':method', 'POST'), (':scheme', 'http'), (':path', '/echo'), (':authority', 'localhost')])) + out
+        return out
+
     def oversized(self):
         """A frame longer than the default SETTINGS_MAX_FRAME_SIZE, actually sent: FRAME_SIZE_ERROR territory."""
         r = self.r
@@ -403,10 +461,16 @@ def gen_case(rng):
     elif r < 0.25:                                           # a request body (and trailers), one frame spoiled
         kind = 'body'
         out += g.body_request()
-    elif r < 0.32:                                           # requests sharing the dynamic table, then a bad one
+    elif r < 0.3:                                            # requests sharing the dynamic table, then a bad one
         kind = 'dyn'
         out += g.dyn_requests()
-    elif r < 0.5:                                           # a valid request, then a damaged header block
+    elif r < 0.35:                                           # responses held by flow control
+        kind = 'flow'
+        out += g.flow()
+    elif r < 0.38:                                           # floods of small frames
+        kind = 'flood'
+        out += g.flood()
+    elif r < 0.52:                                           # a valid request, then a damaged header block
         kind = 'hpack'
         if rng.random() < 0.5:
             out += frame(HEADERS, END_HEADERS | END_STREAM, g.new_sid(), g.valid_block())
