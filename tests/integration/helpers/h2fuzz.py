@@ -475,10 +475,28 @@ def gen_case(rng):
         if rng.random() < 0.5:
             out += frame(HEADERS, END_HEADERS | END_STREAM, g.new_sid(), g.valid_block())
         out += g.headers_frames(sid=g.new_sid(), block=g.bad_block())
-    elif r < 0.72:                                           # a sequence of random frames
+    elif r < 0.66:                                           # a sequence of random frames
         kind = 'frames'
         for _ in range(rng.randrange(1, 10)):
             out += g.one_frame()
+    elif r < 0.72:                                           # a good stream damaged byte by byte after the preface
+        kind = 'bytes'
+        good = bytearray(rng.choice([g.body_request, g.dyn_requests, g.flow])())
+        for _ in range(rng.randrange(1, 6)):
+            if not good:
+                break
+            at = rng.randrange(len(good))
+            m = rng.randrange(4)
+            if m == 0:
+                good[at] ^= 1 << rng.randrange(8)
+            elif m == 1:
+                good[at] = rng.choice([0, 0xff, 0x7f, 0x80, rng.randrange(256)])
+            elif m == 2:
+                del good[at:at + rng.randrange(1, 4)]
+            else:
+                good[at:at] = rng.randbytes(rng.randrange(1, 4))
+        out += bytes(good)
+        g.exact = False
     elif r < 0.84:                                           # a frame with a lying length, or one too big
         kind = 'length'
         if rng.random() < 0.4:
