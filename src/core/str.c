@@ -7,11 +7,52 @@
 #include "str.h"
 #include "mem.h"
 
+static inline uint64_t lower8(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+    uint64_t h = x & ~high;                  /* the low seven bits of each byte */
+    uint64_t ge_a = h + ones * (0x80 - 'A'); /* high bit set: h >= 'A' */
+    uint64_t gt_z = h + ones * (0x7f - 'Z'); /* high bit set: h > 'Z' */
+    return x | (((ge_a ^ gt_z) & ~x & high) >> 2); /* 0x80 >> 2 = 0x20 */
+}
+
+static inline uint32_t lower4(uint32_t x)
+{
+    const uint32_t ones = 0x01010101U, high = 0x80808080U;
+    uint32_t h = x & ~high;
+    uint32_t ge_a = h + ones * (0x80 - 'A');
+    uint32_t gt_z = h + ones * (0x7f - 'Z');
+    return x | (((ge_a ^ gt_z) & ~x & high) >> 2);
+}
+
+/* Eight bytes at a time, both sides lowered (only A-Z fold, as the byte rule); the last word overlaps the one
+ * before; under eight bytes, two overlapping four-byte words. */
 bool hy_mem_caseeq(const char *a, const char *b, size_t n)
 {
+    uint64_t x, y;
+    if (n == 0)
+        return true;
+    if ((unsigned char)(a[0] ^ b[0]) & 0xdf) /* first bytes that differ in more than case: most mismatches */
+        return false;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 <= n; i += 8) {
+            memcpy(&x, a + i, 8);
+            memcpy(&y, b + i, 8);
+            if (x != y && lower8(x) != lower8(y))
+                return false;
+        }
+        memcpy(&x, a + n - 8, 8);
+        memcpy(&y, b + n - 8, 8);
+        return x == y || lower8(x) == lower8(y);
+    }
+    if (n >= 4) {
+        uint32_t u, v, u2, v2;
+        memcpy(&u, a, 4), memcpy(&v, b, 4), memcpy(&u2, a + n - 4, 4), memcpy(&v2, b + n - 4, 4);
+        return (u == v || lower4(u) == lower4(v)) && (u2 == v2 || lower4(u2) == lower4(v2));
+    }
     for (size_t i = 0; i < n; i++) {
-        unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
-        if (x != y && ((x | 0x20) != (y | 0x20) || (x | 0x20) < 'a' || (x | 0x20) > 'z'))
+        unsigned char c = (unsigned char)a[i], d = (unsigned char)b[i];
+        if (c != d && ((c | 0x20) != (d | 0x20) || (c | 0x20) < 'a' || (c | 0x20) > 'z'))
             return false;
     }
     return true;
@@ -30,24 +71,6 @@ bool hy_str_caseeq_str(hy_str_t a, hy_str_t b)
 void hy_str_lower(char *p, size_t n)
 {
     hy_lower_copy(p, p, n);
-}
-
-static inline uint64_t lower8(uint64_t x)
-{
-    const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
-    uint64_t h = x & ~high;                  /* the low seven bits of each byte */
-    uint64_t ge_a = h + ones * (0x80 - 'A'); /* high bit set: h >= 'A' */
-    uint64_t gt_z = h + ones * (0x7f - 'Z'); /* high bit set: h > 'Z' */
-    return x | (((ge_a ^ gt_z) & ~x & high) >> 2); /* 0x80 >> 2 = 0x20 */
-}
-
-static inline uint32_t lower4(uint32_t x)
-{
-    const uint32_t ones = 0x01010101U, high = 0x80808080U;
-    uint32_t h = x & ~high;
-    uint32_t ge_a = h + ones * (0x80 - 'A');
-    uint32_t gt_z = h + ones * (0x7f - 'Z');
-    return x | (((ge_a ^ gt_z) & ~x & high) >> 2);
 }
 
 /* Eight bytes at a time; the last (partial) word is the string's last eight bytes again, overlapping the previous

@@ -1,5 +1,6 @@
 /* lower_test.c — hy_lower_copy and hy_str_lower: every byte value, every length and alignment, in place, against the
- * byte-wise rule; hy_mem_visible and hy_mem_no_ctl against theirs. */
+ * byte-wise rule; hy_mem_visible, hy_mem_no_ctl and hy_mem_caseeq against
+ * theirs. */
 #include <stdlib.h>
 #include "../harness.h"
 #include "core/str.h"
@@ -90,11 +91,41 @@ static void test_field_bytes(void)
     is_int(bad, 0);
 }
 
+static bool ref_caseeq(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (want(a[i]) != want(b[i]))
+            return false;
+    return true;
+}
+
+/* hy_mem_caseeq: every pair of byte values at the first, middle and last position of every length up to 17, the
+ * rest of both strings equal letters of different case */
+static void test_caseeq_pairs(void)
+{
+    int bad = 0;
+    for (size_t n = 1; n <= 17; n++) {
+        const size_t pos[] = {0, n / 2, n - 1};
+        for (size_t k = 0; k < 3; k++)
+            for (int x = 0; x < 256; x++)
+                for (int y = 0; y < 256; y++) {
+                    char a[24], b[24];
+                    memset(a, 'Q', sizeof(a));
+                    memset(b, 'q', sizeof(b));
+                    a[pos[k]] = (char)x;
+                    b[pos[k]] = (char)y;
+                    bad += hy_mem_caseeq(a, b, n) != ref_caseeq(a, b, n);
+                }
+    }
+    is_int(bad, 0);
+}
+
 int main(void)
 {
     subtest("all bytes", test_all_bytes);
     subtest("lengths and offsets", test_lengths_and_offsets);
     subtest("in place", test_in_place);
     subtest("field name and value bytes", test_field_bytes);
+    subtest("hy_mem_caseeq, every byte pair", test_caseeq_pairs);
     return done_testing();
 }
