@@ -265,9 +265,15 @@ int hy_http_parse_target(hy_str_t method, hy_str_t target, bool merge_slashes, c
     return 0;
 }
 
+/* the bytes nginx escapes in a URI it sends upstream (NGX_ESCAPE_URI's set) */
+static const unsigned char uri_esc[256] = {
+    [0 ... 0x20] = 1, [0x7f ... 0xff] = 1, ['#'] = 1, ['%'] = 1, ['?'] = 1, ['"'] = 1, ['<'] = 1,
+    ['>'] = 1,        ['\\'] = 1,         ['^'] = 1, ['`'] = 1, ['{'] = 1, ['|'] = 1, ['}'] = 1,
+};
+
 static inline bool uri_escaped(unsigned char c)
 {
-    return c <= ' ' || c >= 0x7f || c == '#' || c == '%' || c == '?' || (c != 0 && strchr("\"<>\\^`{|}", c));
+    return uri_esc[c];
 }
 
 size_t hy_pct_escape(char *dst, const char *src, size_t n, bool (*escaped)(unsigned char c))
@@ -299,5 +305,11 @@ bool hy_pct_not_unreserved(unsigned char c)
 
 size_t hy_uri_escape(char *dst, const char *src, size_t n)
 {
+    if (dst == NULL) { /* the length only: most URIs need no escape */
+        size_t extra = 0;
+        for (size_t i = 0; i < n; i++)
+            extra += uri_esc[(unsigned char)src[i]];
+        return n + 2 * extra;
+    }
     return hy_pct_escape(dst, src, n, uri_escaped);
 }
