@@ -621,6 +621,8 @@ void hy_h2_attach(hy_conn_t *c)
     c->ops = &h2_ops;
     c->proto = h;
     c->sock.data = h;
+    if (h->dsrv->loc->tcp_nodelay) /* as nginx: frames go out as they are made */
+        hy_sock_set_nodelay(&c->sock);
     /* a partial frame waits in the input: room for a whole one of the size we announce, and the next */
     c->sock.read_limit = HY_MAX(hy_http2_recv_buffer_size(c->cycle), (size_t)2 * (HY_H2_DEFAULT_FRAME + HY_H2_HDR));
     uint16_t ids[] = {HY_H2_SET_MAX_CONCURRENT_STREAMS, HY_H2_SET_INITIAL_WINDOW_SIZE,

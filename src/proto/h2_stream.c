@@ -68,6 +68,7 @@ static size_t rate_allow(h2stream_t *st, size_t length)
  * fields, names lower-cased, HTTP/1 connection fields left out (RFC 9113 §8.2.2); their bytes are counted in
  * $bytes_sent. false when the block would pass MAX_RESPONSE_HEAD (nothing written). */
 #define MAX_RESPONSE_HEAD (1 << 20)
+#define ZEROCOPY_MIN 16384 /* file regions of DATA frames at least this large go out by sendfile */
 static bool send_block(h2stream_t *st, unsigned status, const hy_array_t *a, bool end_stream)
 {
     h2conn_t *h = st->h;
@@ -169,8 +170,19 @@ void hy_h2_frame_next(h2stream_t *st)
             if (s->file.file->data) { /* cached in memory */
                 memcpy(hy_h2_out(h, n), s->file.file->data + s->file.off, n);
                 hy_h2_out_commit(h, n);
-            } else { /* the file's region itself goes out after the frame header: no copy */
+            } else if (n >= ZEROCOPY_MIN && st->h->c->sock.tls == NULL) {
+                /* the file's region itself goes out after the frame header (sendfile): no copy */
                 hy_h2_out_file(h, s->file.file, s->file.off, (int64_t)n);
+            } else { /* small pieces: a copy costs less than a second system call per frame */
+                ssize_t r = pread(s->file.file->fd, hy_h2_out(h, n), n, (off_t)s->file.off);
+                if (r != (ssize_t)n) {
+                    hy_req_log(&st->req, HY_LOG_CRIT, "pread() failed (%d: %s)", r < 0 ? errno : 0,
+                               r < 0 ? strerror(errno) : "file truncated");
+                    h->fatal = true; /* the frame header promised bytes that are not there */
+                    hy_h2_conn_error(h, HY_H2_INTERNAL_ERROR);
+                    return;
+                }
+                hy_h2_out_commit(h, n);
             }
         }
         hy_outq_consume(&st->out, n);
