@@ -485,6 +485,25 @@ static void on_timer(hy_timer_t *t)
         conn_close(h);
         return;
     }
+    if (h->head_wait_sid && !h->fatal) { /* client_header_timeout of a HEADERS frame that stopped half-way */
+        uint64_t now = hy_clock_now_ms(), hto = (uint64_t)h->dsrv->client_header_timeout_ms;
+        if (now - h->head_wait_ms >= hto) {
+            hy_log_conn(HY_LOG_INFO, h->c->id, "client timed out (110: Connection timed out) while reading "
+                        "client request headers, client: %s", h->c->peer_text);
+            int32_t sid = h->head_wait_sid;
+            h->head_wait_sid = 0;
+            h->max_sid = HY_MAX(h->max_sid, sid); /* the frame's end, when it comes, is decoded and ignored */
+            hy_h2_rst(h, NULL, sid, HY_H2_PROTOCOL_ERROR);
+            if (h->nstreams == 0) {
+                hy_timer_link(h->c->sock.loop, &h->timer, (uint64_t)lc->keepalive_timeout_ms);
+                flush(h);
+                return;
+            }
+        } else if (h->nstreams == 0) {
+            hy_timer_link(h->c->sock.loop, &h->timer, hto - (now - h->head_wait_ms));
+            return;
+        }
+    }
     if (h->nstreams == 0) {
         if (!h->goaway && !h->fatal) {
             hy_h2_goaway(h, h->last_proc);
@@ -514,6 +533,8 @@ static void on_timer(hy_timer_t *t)
         h->send_due = now + sto;
     }
     uint64_t next = h->send_due - now, hto = (uint64_t)h->dsrv->client_header_timeout_ms;
+    if (h->head_wait_sid)
+        next = HY_MIN(next, hto - HY_MIN(hto, now - h->head_wait_ms));
     for (h2stream_t *st = h->streams, *nx; st; st = nx) {
         nx = st->next;
         if (st->reset || st->final)

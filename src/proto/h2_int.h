@@ -60,9 +60,10 @@ typedef struct h2conn {
     /* the header block being gathered (HEADERS then CONTINUATION) */
     uint8_t *block;
     size_t block_len, block_cap;
+    int32_t head_wait_sid;     /* a new stream's HEADERS frame arrived in part (client_header_timeout) */
+    uint64_t head_wait_ms;
     int32_t cont_sid;          /* CONTINUATION expected on this stream (0: none) */
     uint8_t cont_flags, cont_mode; /* the HEADERS frame's flags; what its block is for (h2_recv.c) */
-    size_t block_extra;        /* padding and priority bytes of the HEADERS frame ($request_length) */
     hy_hpack_dec_t dec;
     hy_hpack_enc_t enc;
     /* output: frames are written into blocks pushed onto the socket's outq at the flush */

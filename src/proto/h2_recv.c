@@ -985,8 +985,19 @@ size_t hy_h2_recv(h2conn_t *h, const uint8_t *p, size_t n)
             hy_h2_conn_error(h, HY_H2_PROTOCOL_ERROR);
             break;
         }
-        if (n - pos - HY_H2_HDR < hd.length)
+        if (n - pos - HY_H2_HDR < hd.length) {
+            if (hd.type == HY_H2_HEADERS && (int32_t)hd.sid > h->max_sid && h->head_wait_sid == 0) {
+                /* a new stream's head in part: client_header_timeout runs from now (h2.c, on_timer) */
+                uint64_t hto = (uint64_t)h->dsrv->client_header_timeout_ms;
+                h->head_wait_sid = (int32_t)hd.sid;
+                h->head_wait_ms = hy_clock_now_ms();
+                if (!hy_timer_is_linked(&h->timer) || h->timer.expire_at > h->head_wait_ms + hto)
+                    hy_timer_link(h->c->sock.loop, &h->timer, hto);
+            }
             break;
+        }
+        if ((int32_t)hd.sid == h->head_wait_sid)
+            h->head_wait_sid = 0;
         on_frame(h, &hd, p + pos + HY_H2_HDR);
         pos += HY_H2_HDR + hd.length;
     }

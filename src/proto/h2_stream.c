@@ -137,7 +137,7 @@ void hy_h2_frame_next(h2stream_t *st)
 {
     h2conn_t *h = st->h;
     if (st->out.head == NULL) { /* final, all framed: the end (trailers, or an empty DATA frame) */
-        if (st->trailers_due && st->req.trailers && st->req.trailers->nelts && send_block(st, 0, st->req.trailers, true)) {
+        if (st->trailers_due && send_block(st, 0, st->req.trailers, true)) {
             st->req.bytes_sent += 9;
         } else {
             hy_h2_write_data_hdr(hy_h2_out(h, HY_H2_HDR), (uint32_t)st->id, 0, true);
@@ -153,8 +153,7 @@ void hy_h2_frame_next(h2stream_t *st)
     if ((length = rate_allow(st, length)) == 0)
         return;
     /* the body ends with this frame unless trailers follow: END_STREAM on it (no empty DATA frame after) */
-    bool end = length == st->out.bytes && st->final && !(st->trailers_due && st->req.trailers &&
-                                                         st->req.trailers->nelts);
+    bool end = length == st->out.bytes && st->final && !st->trailers_due;
     hy_h2_write_data_hdr(hy_h2_out(h, HY_H2_HDR), (uint32_t)st->id, (uint32_t)length, end);
     hy_h2_out_commit(h, HY_H2_HDR);
     size_t o = 0;
@@ -259,7 +258,10 @@ void hy_h2_send(hy_req_t *req, bool is_final)
     if (is_final) {
         if (req->expect_trailers && !req->header_only) {
             hy_req_trailers(req); /* made now, at the response's end (nginx's last buffer), sent after its DATA */
-            st->trailers_due = req->trailers && req->trailers->nelts;
+            st->trailers_due = false; /* only if a field is left once the connection fields are out */
+            const hy_header_t *t = req->trailers ? req->trailers->elts : NULL;
+            for (size_t i = 0; t && i < req->trailers->nelts && !st->trailers_due; i++)
+                st->trailers_due = t[i].name.len && !connection_field(t[i].name);
         }
         st->final = true;
         req->finished = true;
