@@ -203,10 +203,14 @@ static int on_field(void *ud, const hy_hpack_field_t *f)
         return HY_HPACK_CB_ABORT;
     }
     hy_pool_t *p = st->req.pool;
-    hy_str_t n = {hy_pstrndup(p, f->name, namelen), namelen};
-    hy_str_t v = {hy_pstrndup(p, f->value, valuelen), valuelen};
+    char *nv = hy_palloc(p, namelen + valuelen + 2); /* name and value, each NUL-terminated, in one piece */
+    memcpy(nv, f->name, namelen);
+    nv[namelen] = '\0';
+    memcpy(nv + namelen + 1, f->value, valuelen);
+    nv[namelen + 1 + valuelen] = '\0';
+    hy_str_t n = {nv, namelen}, v = {nv + namelen + 1, valuelen};
     bool invalid = false;
-    if (f->static_idx == 0 || f->static_idx > 14) { /* the static table's names are valid (:authority..:status) */
+    if (f->static_idx == 0) { /* the static table's names are valid lower-case names */
         if (!check_field(h, st, n, v, &invalid))
             return HY_HPACK_CB_OK;
     } else {
@@ -617,12 +621,6 @@ static void block_done(h2conn_t *h, int mode, int32_t sid, uint8_t flags, const 
 {
     h->cont_sid = 0;
     bool end = flags & HY_H2_F_END_STREAM;
-    if (one && !hpack_block_whole(b, len)) {
-        hy_log_conn(HY_LOG_INFO, h->c->id, "client sent header block with incorrect length, client: %s",
-                    h->c->peer_text);
-        hy_h2_conn_error(h, HY_H2_FRAME_SIZE_ERROR);
-        return;
-    }
     h2stream_t *st = mode == BLOCK_IGNORE ? NULL : find_stream(h, sid);
     int rc;
     if (mode == BLOCK_NEW && st && !st->reset && !st->started)
@@ -630,8 +628,15 @@ static void block_done(h2conn_t *h, int mode, int32_t sid, uint8_t flags, const 
     else
         rc = hy_hpack_decode(&h->dec, b, len, quiet_field, NULL);
     if (rc < 0) {
-        if (!h->fatal)
-            proto_error(h, HY_H2_COMPRESSION_ERROR, "header block cannot be decoded");
+        if (h->fatal)
+            return;
+        if (one && !hpack_block_whole(b, len)) { /* the block of one frame ends inside a field: nginx's words */
+            hy_log_conn(HY_LOG_INFO, h->c->id, "client sent header block with incorrect length, client: %s",
+                        h->c->peer_text);
+            hy_h2_conn_error(h, HY_H2_FRAME_SIZE_ERROR);
+            return;
+        }
+        proto_error(h, HY_H2_COMPRESSION_ERROR, "header block cannot be decoded");
         return;
     }
     if (h->fatal || st == NULL)
