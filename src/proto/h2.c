@@ -92,28 +92,45 @@ void hy_h2_stream_free(h2stream_t *st)
 
 /* ---- output ---- */
 
-uint8_t *hy_h2_out(h2conn_t *h, size_t n)
+/* Output blocks of FLUSH_BLOCK bytes come back to a small per-worker cache once written (a fresh 16 KiB malloc
+ * costs as much as framing a response); larger ones, for a huge header block, are malloc'd and freed. */
+#define BLOCK_CACHE_MAX 16
+static uint8_t *block_cache[BLOCK_CACHE_MAX];
+static int block_cache_n;
+
+static void block_give(void *p)
 {
-    if (h->ob_len + n > h->ob_cap) {
-        if (h->ob_len)
-            hy_outq_push_mem(&h->c->sock.outq, (const char *)h->ob, h->ob_len, free, h->ob);
-        else
-            free(h->ob);
-        h->ob_cap = HY_MAX(n, (size_t)FLUSH_BLOCK);
-        h->ob = hy_alloc(h->ob_cap);
-        h->ob_len = 0;
-    }
-    return h->ob + h->ob_len;
+    if (block_cache_n < BLOCK_CACHE_MAX)
+        block_cache[block_cache_n++] = p;
+    else
+        free(p);
 }
 
 /* the frames written so far join the socket's outq */
 static void out_push(h2conn_t *h)
 {
-    if (h->ob_len == 0)
-        return;
-    hy_outq_push_mem(&h->c->sock.outq, (const char *)h->ob, h->ob_len, free, h->ob);
+    if (h->ob_len)
+        hy_outq_push_mem(&h->c->sock.outq, (const char *)h->ob, h->ob_len,
+                         h->ob_cap == FLUSH_BLOCK ? block_give : free, h->ob);
+    else if (h->ob)
+        (h->ob_cap == FLUSH_BLOCK ? block_give : free)(h->ob);
     h->ob = NULL;
     h->ob_len = h->ob_cap = 0;
+}
+
+uint8_t *hy_h2_out(h2conn_t *h, size_t n)
+{
+    if (h->ob_len + n > h->ob_cap) {
+        out_push(h);
+        if (n <= FLUSH_BLOCK) {
+            h->ob = block_cache_n ? block_cache[--block_cache_n] : hy_alloc(FLUSH_BLOCK);
+            h->ob_cap = FLUSH_BLOCK;
+        } else {
+            h->ob = hy_alloc(n);
+            h->ob_cap = n;
+        }
+    }
+    return h->ob + h->ob_len;
 }
 
 void hy_h2_out_file(h2conn_t *h, hy_file_t *f, int64_t off, int64_t len)
@@ -306,40 +323,91 @@ static h2stream_t *pick_stream(h2conn_t *h)
     return best;
 }
 
+/* prio order: urgency, then the non-incremental streams by id, then the incremental ones by their last turn */
+static bool sched_before(const h2stream_t *a, const h2stream_t *b)
+{
+    if (a->prio.urgency != b->prio.urgency)
+        return a->prio.urgency < b->prio.urgency;
+    if (a->prio.incremental != b->prio.incremental)
+        return !a->prio.incremental;
+    if (a->prio.incremental && a->last_seq != b->last_seq)
+        return a->last_seq < b->last_seq;
+    return a->id < b->id;
+}
+
+/* One round of framing: the ready streams in priority order, a non-incremental one until it is done or blocked,
+ * an incremental one a frame per round; a less urgent group waits while a more urgent stream is still ready (the
+ * next round). With more ready streams than a round holds, one frame of the best (pick_stream). Returns whether a
+ * stream was ready. */
+#define ROUND_MAX 32
+static bool schedule_round(h2conn_t *h)
+{
+    h2stream_t *r[ROUND_MAX];
+    size_t n = 0;
+    hy_sock_t *s = &h->c->sock;
+    for (h2stream_t *st = h->streams; st; st = st->next) {
+        if (!hy_h2_stream_ready(st))
+            continue;
+        if (n == ROUND_MAX) {
+            h2stream_t *best = pick_stream(h);
+            best->last_seq = ++h->sched_seq;
+            hy_h2_frame_next(best);
+            return true;
+        }
+        size_t i = n++;
+        for (; i > 0 && sched_before(st, r[i - 1]); i--) /* insertion: rounds are short */
+            r[i] = r[i - 1];
+        r[i] = st;
+    }
+    for (size_t i = 0, group = 0; i < n && !h->fatal && !h->closed; i++) {
+        if (r[i]->prio.urgency != r[group]->prio.urgency) {
+            for (size_t k = group; k < i; k++)
+                if (hy_h2_stream_ready(r[k]))
+                    return true;
+            group = i;
+        }
+        h2stream_t *st = r[i];
+        do {
+            if (s->outq.bytes + h->ob_len >= OUTQ_HIGH)
+                return true;
+            st->last_seq = ++h->sched_seq;
+            hy_h2_frame_next(st);
+        } while (!st->prio.incremental && !h->fatal && !h->closed && hy_h2_stream_ready(st));
+    }
+    return n > 0;
+}
+
+/* streams whose RST_STREAM or END_STREAM is written close */
+static void close_pending(h2conn_t *h)
+{
+    if (!h->close_pending)
+        return;
+    h->close_pending = false;
+    for (h2stream_t *st = h->streams, *nx; st && !h->closed; st = nx) {
+        nx = st->next;
+        if (st->close_pending)
+            hy_h2_stream_close(st);
+    }
+}
+
 static void on_written(hy_sock_t *s, const char *err);
 
 static void flush(h2conn_t *h)
 {
     hy_sock_t *s = &h->c->sock;
-    if (h->close_pending) { /* streams we reset: their RST_STREAM is written, they close */
-        h->close_pending = false;
-        for (h2stream_t *st = h->streams, *nx; st && !h->closed; st = nx) {
-            nx = st->next;
-            if (st->close_pending)
-                hy_h2_stream_close(st);
-        }
+    close_pending(h);
+    if (h->closed)
+        return;
+    while (!h->fatal && s->outq.bytes + h->ob_len < OUTQ_HIGH && schedule_round(h)) {
+        if (h->closed)
+            return;
+        close_pending(h);
         if (h->closed)
             return;
     }
-    while (!h->fatal && s->outq.bytes + h->ob_len < OUTQ_HIGH) {
-        h2stream_t *st = pick_stream(h);
-        if (st == NULL)
-            break;
-        st->last_seq = ++h->sched_seq;
-        hy_h2_frame_next(st);
-        if (h->closed)
-            return;
-        if (h->close_pending) {
-            h->close_pending = false;
-            for (h2stream_t *x = h->streams, *nx; x && !h->closed; x = nx) {
-                nx = x->next;
-                if (x->close_pending)
-                    hy_h2_stream_close(x);
-            }
-            if (h->closed)
-                return;
-        }
-    }
+    close_pending(h);
+    if (h->closed)
+        return;
     out_push(h);
     if (!hy_outq_empty(&s->outq)) {
         h->send_mark = s->bytes_out;
@@ -573,7 +641,8 @@ static void free_conn(void *arg)
     hy_hpack_dec_free(&h->dec);
     hy_hpack_enc_free(&h->enc);
     free(h->block);
-    free(h->ob);
+    if (h->ob)
+        (h->ob_cap == FLUSH_BLOCK ? block_give : free)(h->ob);
     free(h);
 }
 

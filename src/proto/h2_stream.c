@@ -17,8 +17,18 @@
 
 static bool connection_field(hy_str_t n)
 {
-    return hy_str_caseeq(n, "connection") || hy_str_caseeq(n, "keep-alive") || hy_str_caseeq(n, "transfer-encoding") ||
-           hy_str_caseeq(n, "upgrade") || hy_str_caseeq(n, "proxy-connection");
+    switch (n.len) { /* the length first: most fields are none of these */
+    case 7:
+        return hy_str_caseeq(n, "upgrade");
+    case 10:
+        return hy_str_caseeq(n, "connection") || hy_str_caseeq(n, "keep-alive");
+    case 16:
+        return hy_str_caseeq(n, "proxy-connection");
+    case 17:
+        return hy_str_caseeq(n, "transfer-encoding");
+    default:
+        return false;
+    }
 }
 
 /* ---- RFC 9218 scheduling: h2.c (pick_stream) frames the most urgent ready stream first; the client's signals are
@@ -91,9 +101,10 @@ static bool send_block(h2stream_t *st, unsigned status, const hy_array_t *a, boo
         if (hd[i].name.len == 0 || connection_field(hd[i].name))
             continue;
         hy_lower_copy(lower, hd[i].name.ptr, hd[i].name.len);
-        bool sensitive = hy_str_eq((hy_str_t){lower, hd[i].name.len}, "set-cookie") ||
-                         hy_str_eq((hy_str_t){lower, hd[i].name.len}, "authorization") ||
-                         hy_str_eq((hy_str_t){lower, hd[i].name.len}, "cookie");
+        size_t nl = hd[i].name.len;
+        bool sensitive = (nl == 10 && memcmp(lower, "set-cookie", 10) == 0) ||
+                         (nl == 13 && memcmp(lower, "authorization", 13) == 0) ||
+                         (nl == 6 && memcmp(lower, "cookie", 6) == 0);
         w += hy_hpack_encode_field(&h->enc, w, lower, hd[i].name.len, hd[i].value.ptr, hd[i].value.len, sensitive);
         req->bytes_sent += (int64_t)(hd[i].name.len + hd[i].value.len + 2);
     }
