@@ -273,7 +273,10 @@ void hy_h2_stream_close(h2stream_t *st)
     h2conn_t *h = st->h;
     if (!st->linked)
         return;
-    hy_h2_note_closed(h, st->id, st->remote_closed ? HY_H2_CLOSED_CLIENT : HY_H2_CLOSED_BY_US);
+    /* an open stream is not in the ring yet (ids are used once): its entry is written without a search */
+    unsigned slot = h->closed_next++ % HY_ARRAY_SIZE(h->closed_ids);
+    h->closed_ids[slot].id = st->id;
+    h->closed_ids[slot].how = st->remote_closed ? HY_H2_CLOSED_CLIENT : HY_H2_CLOSED_BY_US;
     if (st->final && !st->reset)
         h->completed++;
     if (!st->final && st->started) {

@@ -509,8 +509,10 @@ static h2stream_t *new_stream(h2conn_t *h, const hy_h2_hdr_t *hd, const hy_h2_fr
     int32_t sid = (int32_t)hd->sid;
     if (h->goaway && sid > h->goaway_last)
         return NULL; /* after our GOAWAY: ignored (RFC 9113 §6.8) */
-    if (f->dep == hd->sid) { /* RFC 9113 §5.3.1 */
-        hy_h2_rst(h, NULL, sid, HY_H2_PROTOCOL_ERROR);
+    if (f->dep == hd->sid) { /* RFC 9113 §5.3.1 allows a stream error; nginx makes it a connection error */
+        hy_log_conn(HY_LOG_INFO, h->c->id, "client sent HEADERS frame for stream %d with incorrect dependency, "
+                    "client: %s", sid, h->c->peer_text);
+        hy_h2_conn_error(h, HY_H2_PROTOCOL_ERROR);
         return NULL;
     }
     if (h->nstreams >= (size_t)h->h2sc->max_concurrent_streams) {
@@ -582,6 +584,56 @@ static bool hpack_int(const uint8_t *p, size_t len, size_t *i, unsigned n, size_
         if (!(b & 0x80))
             return true;
     }
+}
+
+/* An HPACK integer at p[*i] of more than 4 octets, all continuing (the prefix all ones): nginx refuses it
+ * (NGX_HTTP_V2_INT_OCTETS) as soon as it sees it, whatever follows. 1: such an integer, 0: a whole one (*i past it,
+ * *v its value), -1: the bytes end inside it. */
+static int int_overlong(const uint8_t *p, size_t len, size_t *i, unsigned n, size_t *v)
+{
+    size_t mask = ((size_t)1 << n) - 1, k = *i;
+    *v = p[k++] & mask;
+    if (*v == mask) {
+        for (unsigned octets = 1;; octets++) {
+            if (octets >= 4)
+                return 1;
+            if (k >= len)
+                return -1;
+            uint8_t b = p[k++];
+            *v += (size_t)(b & 0x7f) << (7 * (octets - 1));
+            if (!(b & 0x80))
+                break;
+        }
+    }
+    *i = k;
+    return 0;
+}
+
+/* The first bytes of a header block whose frame has not all arrived: whether an integer in them is one nginx
+ * refuses at once (COMPRESSION_ERROR before the frame's end, which may never come). */
+static bool block_prefix_bad(const uint8_t *p, size_t len)
+{
+    size_t i = 0, v;
+    while (i < len) {
+        uint8_t b = p[i];
+        unsigned n = b & 0x80 ? 7 : (b & 0xe0) == 0x20 ? 5 : b & 0x40 ? 6 : 4;
+        int r = int_overlong(p, len, &i, n, &v);
+        if (r)
+            return r > 0;
+        if ((b & 0x80) || (b & 0xe0) == 0x20)
+            continue;
+        for (int strings = v == 0 ? 2 : 1; strings > 0; strings--) {
+            if (i >= len)
+                return false;
+            r = int_overlong(p, len, &i, 7, &v);
+            if (r)
+                return r > 0;
+            if (v > len - i)
+                return false;
+            i += v;
+        }
+    }
+    return false;
 }
 
 /* Whether a header block of one frame ends where a field representation ends (RFC 7541 §6): nginx answers one that
@@ -785,10 +837,11 @@ static void on_rst_stream(h2conn_t *h, const hy_h2_hdr_t *hd)
         proto_error(h, HY_H2_PROTOCOL_ERROR, "RST_STREAM: stream in idle");
         return;
     }
-    hy_h2_note_closed(h, sid, HY_H2_CLOSED_CLIENT);
     h2stream_t *st = find_stream(h, sid);
-    if (st == NULL)
+    if (st == NULL) {
+        hy_h2_note_closed(h, sid, HY_H2_CLOSED_CLIENT);
         return;
+    }
     if (!st->eof_sent) { /* reset before its response was out */
         h->resets++;
         if (h->resets > RESET_MIN && h->resets > h->completed) {
@@ -796,7 +849,7 @@ static void on_rst_stream(h2conn_t *h, const hy_h2_hdr_t *hd)
             return;
         }
     }
-    st->remote_closed = true;
+    st->remote_closed = true; /* noted as closed by the client (hy_h2_stream_close) */
     hy_h2_stream_close(st);
 }
 
@@ -991,6 +1044,15 @@ size_t hy_h2_recv(h2conn_t *h, const uint8_t *p, size_t n)
             break;
         }
         if (n - pos - HY_H2_HDR < hd.length) {
+            if (hd.type == HY_H2_HEADERS && !h->cont_sid) { /* a block's first bytes, judged early */
+                const uint8_t *b = p + pos + HY_H2_HDR;
+                size_t have = n - pos - HY_H2_HDR, skip = (hd.flags & HY_H2_F_PADDED ? 1 : 0) +
+                                                         (hd.flags & HY_H2_F_PRIORITY ? 5 : 0);
+                if (have > skip && block_prefix_bad(b + skip, have - skip)) {
+                    proto_error(h, HY_H2_COMPRESSION_ERROR, "header block cannot be decoded");
+                    break;
+                }
+            }
             if (hd.type == HY_H2_HEADERS && (int32_t)hd.sid > h->max_sid && h->head_wait_sid == 0) {
                 /* a new stream's head in part: client_header_timeout runs from now (h2.c, on_timer) */
                 uint64_t hto = (uint64_t)h->dsrv->client_header_timeout_ms;

@@ -101,11 +101,9 @@ static bool send_block(h2stream_t *st, unsigned status, const hy_array_t *a, boo
         if (hd[i].name.len == 0 || connection_field(hd[i].name))
             continue;
         hy_lower_copy(lower, hd[i].name.ptr, hd[i].name.len);
-        size_t nl = hd[i].name.len;
-        bool sensitive = (nl == 10 && memcmp(lower, "set-cookie", 10) == 0) ||
-                         (nl == 13 && memcmp(lower, "authorization", 13) == 0) ||
-                         (nl == 6 && memcmp(lower, "cookie", 6) == 0);
-        w += hy_hpack_encode_field(&h->enc, w, lower, hd[i].name.len, hd[i].value.ptr, hd[i].value.len, sensitive);
+        /* never-indexed literals are not used (as nginx and nghttp2 did not): nginx's own test client, for one,
+         * cannot read them */
+        w += hy_hpack_encode_field(&h->enc, w, lower, hd[i].name.len, hd[i].value.ptr, hd[i].value.len, false);
         req->bytes_sent += (int64_t)(hd[i].name.len + hd[i].value.len + 2);
     }
     size_t total = hy_h2_frame_headers(p, (size_t)(w - p) - HY_H2_HDR, (uint32_t)st->id, end_stream,
