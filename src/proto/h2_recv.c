@@ -119,11 +119,15 @@ static bool scheme_ok(hy_str_t v)
 }
 
 /* RFC 9113 §8.3.1: each pseudo-header once, before the regular fields, none unknown, none empty */
-static void pseudo_header(h2stream_t *st, hy_str_t n, hy_str_t v)
+static void pseudo_header(h2stream_t *st, hy_str_t n, hy_str_t v, unsigned sidx)
 {
+    /* the decoder names the static table's entry (:authority 1, :method 2-3, :path 4-5, :scheme 6-7): no compare */
+    enum { P_NONE, P_AUTHORITY, P_METHOD, P_PATH, P_SCHEME };
+    static const uint8_t which[8] = {P_NONE, P_AUTHORITY, P_METHOD, P_METHOD, P_PATH, P_PATH, P_SCHEME, P_SCHEME};
+    int w = sidx < 8 ? which[sidx] : P_NONE;
     if (st->regular_seen) {
         malformed(st, "client sent out of order pseudo-headers");
-    } else if (hy_str_eq(n, ":path")) {
+    } else if (w == P_PATH) {
         if (st->path.ptr)
             malformed(st, "client sent duplicate :path header");
         else if (v.len == 0)
@@ -131,7 +135,7 @@ static void pseudo_header(h2stream_t *st, hy_str_t n, hy_str_t v)
         else if (!path_ok(v))
             malformed(st, "client sent invalid :path header: \"%.*s\"", SHOWN(v));
         st->path = v;
-    } else if (hy_str_eq(n, ":method")) {
+    } else if (w == P_METHOD) {
         if (st->method.ptr)
             malformed(st, "client sent duplicate :method header");
         else if (v.len == 0)
@@ -139,7 +143,7 @@ static void pseudo_header(h2stream_t *st, hy_str_t n, hy_str_t v)
         else if (!method_ok(v))
             malformed(st, "client sent invalid method: \"%.*s\"", SHOWN(v));
         st->method = v;
-    } else if (hy_str_eq(n, ":scheme")) {
+    } else if (w == P_SCHEME) {
         if (st->scheme.ptr)
             malformed(st, "client sent duplicate :scheme header");
         else if (v.len == 0)
@@ -147,7 +151,7 @@ static void pseudo_header(h2stream_t *st, hy_str_t n, hy_str_t v)
         else if (!scheme_ok(v))
             malformed(st, "client sent invalid :scheme header: \"%.*s\"", SHOWN(v));
         st->scheme = v;
-    } else if (hy_str_eq(n, ":authority")) {
+    } else if (w == P_AUTHORITY) {
         char *copy = hy_pstrndup(st->req.pool, v.ptr, v.len);
         if (st->authority.ptr)
             malformed(st, "client sent duplicate \":authority\" header");
@@ -222,7 +226,7 @@ static int on_field(void *ud, const hy_hpack_field_t *f)
         }
     }
     if (n.ptr[0] == ':') {
-        pseudo_header(st, n, v);
+        pseudo_header(st, n, v, f->static_idx);
         return HY_HPACK_CB_OK;
     }
     if (!st->regular_seen) { /* the pseudo-headers are complete: the request line must be */

@@ -15,7 +15,7 @@
 
 /* ---- response ---- */
 
-static bool connection_field(hy_str_t n)
+static inline bool connection_field(hy_str_t n)
 {
     switch (n.len) { /* the length first: most fields are none of these */
     case 7:
