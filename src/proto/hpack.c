@@ -20,6 +20,34 @@ struct hy_hpack_entry {
     uint8_t sidx;             /* first static index with this name, or 0 */
 };
 
+static inline uint64_t ld64(const char *s)
+{
+    uint64_t v;
+    memcpy(&v, s, 8);
+    return v;
+}
+
+static inline uint32_t ld32(const char *s)
+{
+    uint32_t v;
+    memcpy(&v, s, 4);
+    return v;
+}
+
+/* equal bytes, inline: overlapping word loads instead of a call to memcmp for the short strings of headers */
+static inline bool mem_eq(const char *a, const char *b, size_t n)
+{
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8)
+            if (ld64(a + i) != ld64(b + i))
+                return false;
+        return ld64(a + n - 8) == ld64(b + n - 8);
+    }
+    if (n >= 4)
+        return ld32(a) == ld32(b) && ld32(a + n - 4) == ld32(b + n - 4);
+    return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
+}
+
 /* ---- static table (Appendix A) ---- */
 
 typedef struct {
@@ -221,7 +249,7 @@ static unsigned static_name(const char *n, size_t len)
         unsigned i = name_slot[h];
         if (i == 0)
             return 0;
-        if (st[i].nlen == len && memcmp(st[i].name, n, len) == 0)
+        if (st[i].nlen == len && mem_eq(st[i].name, n, len))
             return i;
         h = (h + 1) & (NAME_SLOTS - 1);
     }
@@ -681,84 +709,77 @@ static size_t enc_str(uint8_t *out, const char *s, size_t len)
     return n + len;
 }
 
-static inline uint64_t load_tail(const char *s, size_t len) /* up to the last 8 bytes */
+/* a few words of s: all of it up to 16 bytes, its start, middle and end beyond */
+static inline uint64_t edges(const char *s, size_t n)
 {
-    uint64_t v = 0;
-    if (len >= 8) {
-        memcpy(&v, s + len - 8, 8);
-    } else {
-        for (size_t i = 0; i < len; i++)
-            v = (v << 8) | (uint8_t)s[i];
+    if (n >= 8) {
+        uint64_t v = ld64(s) * 0x9e3779b97f4a7c15ull ^ ld64(s + n - 8);
+        if (n > 16)
+            v = v * 0xc2b2ae3d27d4eb4full ^ ld64(s + n / 2 - 4);
+        return v;
     }
-    return v;
+    if (n >= 4)
+        return ld32(s) | (uint64_t)ld32(s + n - 4) << 32;
+    return n ? (uint8_t)s[0] | (uint32_t)(uint8_t)s[n / 2] << 8 | (uint32_t)(uint8_t)s[n - 1] << 16 : 0;
 }
 
-static inline uint64_t load_head(const char *s, size_t len)
+/* (name,value) hash, never 0, O(1): lengths and edge words; a collision only costs a miss */
+static inline uint32_t field_hash(const char *name, size_t nlen, const char *value, size_t vlen)
 {
-    uint64_t v = 0;
-    if (len >= 16)
-        memcpy(&v, s, 8);
-    else if (len >= 8)
-        memcpy(&v, s + len / 2 - 4, 4); /* the middle part the tail does not cover */
-    return v;
-}
-
-/* (name,value) hash, never 0: O(1) — lengths, the name's static index or its edges, the value's edges */
-static inline uint32_t field_hash(const char *name, size_t nlen, unsigned sidx, const char *value, size_t vlen)
-{
-    uint64_t h = ((uint64_t)nlen << 32) ^ ((uint64_t)vlen << 16) ^ sidx;
-    if (!sidx)
-        h ^= load_tail(name, nlen) * 0x9e3779b97f4a7c15ull + load_head(name, nlen);
-    h = (h ^ load_tail(value, vlen)) * 0x9e3779b97f4a7c15ull;
-    h = (h ^ load_head(value, vlen)) * 0xff51afd7ed558ccdull;
+    uint64_t h = (edges(name, nlen) * 0xff51afd7ed558ccdull) ^ edges(value, vlen) ^ ((uint64_t)nlen << 48 | vlen);
+    h *= 0x9e3779b97f4a7c15ull;
     uint32_t r = (uint32_t)(h >> 32);
     return r ? r : 1;
+}
+
+/* the field is not in the dynamic table (or may not be looked up): a static match, or a literal */
+__attribute__((noinline)) static size_t encode_literal(hy_hpack_enc_t *e, uint8_t *out, const char *name,
+                                                      size_t name_len, const char *value, size_t value_len,
+                                                      bool sensitive, uint32_t h)
+{
+    hy_hpack_table_t *t = &e->t;
+    unsigned sidx = static_name(name, name_len);
+    if (sidx && st[sidx].vlen && !sensitive) {
+        /* a static entry with this very value (":method GET", "accept-encoding: gzip, deflate", ":status 200") */
+        for (unsigned i = sidx; i <= ST_LEN && st_first[i] == sidx; i++)
+            if (st[i].vlen == value_len && mem_eq(st[i].value, value, value_len)) {
+                out[0] = (uint8_t)(0x80 | i);
+                return 1;
+            }
+    }
+    bool index = h && sidx != 30 /* content-range */ && sidx != 4 /* :path */ && sidx != 55 /* set-cookie */ &&
+                 table_insert(t, name, name_len, value, value_len, sidx, h) > 0;
+    size_t n;
+    if (index) {
+        e->hash[h & 255] = t->inserted; /* the new entry's insertion number + 1 */
+        n = enc_int(out, 0x40, 6, sidx);
+    } else {
+        n = enc_int(out, sensitive ? 0x10 : 0x00, 4, sidx);
+    }
+    if (!sidx)
+        n += enc_str(out + n, name, name_len);
+    n += enc_str(out + n, value, value_len);
+    return n;
 }
 
 size_t hy_hpack_encode_field(hy_hpack_enc_t *e, uint8_t *out, const char *name, size_t name_len, const char *value,
                              size_t value_len, bool sensitive)
 {
-    hy_hpack_table_t *t = &e->t;
-    unsigned sidx = static_name(name, name_len);
-    if (sidx && !sensitive) {
-        /* a static entry with this very value (":method GET", "accept-encoding: gzip, deflate", ":status 200") */
-        for (unsigned i = sidx; i <= ST_LEN && st_first[i] == sidx; i++)
-            if (st[i].vlen && st[i].vlen == value_len && memcmp(st[i].value, value, value_len) == 0) {
-                out[0] = (uint8_t)(0x80 | i);
-                return 1;
-            }
+    const hy_hpack_table_t *t = &e->t;
+    if (sensitive || value_len > 256 || name_len + value_len + 32 > t->max * 3 / 4)
+        return encode_literal(e, out, name, name_len, value, value_len, sensitive, 0);
+    /* the fast path: a field sent before, now in the dynamic table */
+    uint32_t h = field_hash(name, name_len, value, value_len);
+    uint32_t slot = e->hash[h & 255];
+    uint32_t age = t->inserted - (slot - 1); /* its dynamic index, if the slot is used and still live */
+    if (slot && age - 1 < t->count) {
+        const struct hy_hpack_entry *en = table_get(t, age);
+        const char *b = t->bytes + en->off;
+        if (en->hash == h && en->nlen == name_len && en->vlen == value_len && mem_eq(b, name, name_len) &&
+            mem_eq(b + name_len, value, value_len))
+            return enc_int(out, 0x80, 7, ST_LEN + age);
     }
-    bool index = !sensitive && value_len <= 256 && t->max && name_len + value_len + 32 <= t->max * 3 / 4 &&
-                 sidx != 30 /* content-range */ && sidx != 4 /* :path */ && sidx != 55 /* set-cookie */;
-    uint32_t h = 0;
-    if (index) {
-        h = field_hash(name, name_len, sidx, value, value_len);
-        uint32_t *slot = &e->hash[h & 255];
-        if (*slot) {
-            uint32_t age = t->inserted - (*slot - 1); /* dynamic index */
-            if (age >= 1 && age <= t->count) {
-                const struct hy_hpack_entry *en = table_get(t, age);
-                if (en->hash == h && en->nlen == name_len && en->vlen == value_len &&
-                    memcmp(t->bytes + en->off, name, name_len) == 0 &&
-                    memcmp(t->bytes + en->off + name_len, value, value_len) == 0)
-                    return enc_int(out, 0x80, 7, ST_LEN + age);
-            }
-        }
-        int r = table_insert(t, name, name_len, value, value_len, sidx, h);
-        if (r > 0)
-            *slot = t->inserted; /* the new entry's insertion number + 1 */
-        else
-            index = false;
-    }
-    size_t n;
-    if (index)
-        n = enc_int(out, 0x40, 6, sidx);
-    else
-        n = enc_int(out, sensitive ? 0x10 : 0x00, 4, sidx);
-    if (!sidx)
-        n += enc_str(out + n, name, name_len);
-    n += enc_str(out + n, value, value_len);
-    return n;
+    return encode_literal(e, out, name, name_len, value, value_len, false, h);
 }
 
 size_t hy_hpack_encode_status(hy_hpack_enc_t *e, uint8_t *out, unsigned status)

@@ -79,7 +79,8 @@ typedef struct hy_hpack_enc {
     uint32_t hash[256];  /* (name,value) hash -> entry's insertion number + 1 (0: empty), checked on lookup */
 } hy_hpack_enc_t;
 
-/** Decoder with the static table and an empty dynamic table limited to `settings_max` (what we announce). */
+/** Decoder with the static table and an empty dynamic table limited to `settings_max` (what we announce; at most
+ * 2^30). d->settings_max may be lowered later, when the peer has acknowledged a smaller SETTINGS_HEADER_TABLE_SIZE. */
 void hy_hpack_dec_init(hy_hpack_dec_t *d, size_t settings_max);
 void hy_hpack_dec_free(hy_hpack_dec_t *d);
 
