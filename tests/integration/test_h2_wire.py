@@ -1075,3 +1075,20 @@ def test_the_servers_first_frame_is_settings(srv):
         assert int.from_bytes(head[:3], 'big') % 6 == 0
     finally:
         s.close()
+
+
+def test_nghttp_small_windows_and_no_table_and_curl_upload(srv, be, tmp_path):
+    # other clients' framing: nghttp with 1 KiB windows and a header table of 0 (it checks the server's HPACK and
+    # flow control itself and fails on a violation), curl uploading 1 MiB over h2c with prior knowledge
+    import subprocess
+    for extra in ([], ['-n', '-m', '5']):  # one stream's body compared, then five streams at once
+        r = subprocess.run(['nghttp', '-w', '10', '-W', '10', '-c', '0'] + extra +
+                           ['http://127.0.0.1:%d/big.bin' % srv.port], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=60)
+        assert r.returncode == 0 and (extra or r.stdout == BIG), r.stderr[-2000:]
+    up = tmp_path / 'up.bin'
+    up.write_bytes(BIG)
+    r = subprocess.run(['curl', '-s', '--max-time', '30', '--http2-prior-knowledge', '--data-binary', '@%s' % up,
+                        'http://127.0.0.1:%d/body' % srv.port], stdout=subprocess.PIPE, timeout=60)
+    assert r.returncode == 0 and r.stdout == b'got %d' % len(BIG)
+    assert be.requests[-1].body == BIG
