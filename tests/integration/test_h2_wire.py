@@ -456,25 +456,50 @@ def test_response_head_above_16k_in_continuation_frames(srv, tls):
         c.close()
 
 
+def sized_block(size):
+    """A request header block for /ret of exactly `size` bytes: literal fields x-pad0, x-pad1 ... of at most 6000
+    bytes each (every field fits large_client_header_buffers' 8k buffers, all together their 32k)."""
+    block = b'\x82\x86\x04\x04/ret\x01\x09localhost'
+    i = 0
+    while len(block) < size:
+        name = b'x-pad%d' % i
+        left = size - len(block) - 2 - len(name)  # a literal field without indexing: 0, the name's length, name
+        n = min(6000, left - 1)
+        while n + len(encode_len(n)) > left:
+            n -= 1
+        if n < 0:
+            raise ValueError(size)
+        block += b'\x00' + bytes([len(name)]) + name + bytes(encode_len(n)) + b'z' * n
+        i += 1
+    assert len(block) == size
+    return block
+
+
 def test_client_frame_above_our_max_frame_size(srv):
     # RFC 9113 §4.2: a frame above SETTINGS_MAX_FRAME_SIZE is FRAME_SIZE_ERROR, a connection error for a frame
-    # carrying a header block
+    # carrying a header block; a frame of exactly that size is fine
     c = W(srv.port)
     try:
         limit = c.server_settings.get(S_MAX_FRAME, 16384)
         if limit >= (1 << 24) - 1:
             pytest.skip('the server takes frames of any size (SETTINGS_MAX_FRAME_SIZE %d)' % limit)
-        block = c.enc.encode([(':method', 'GET'), (':scheme', 'http'), (':path', '/ret'),
-                              (':authority', 'localhost')], huffman=False)
-        n = 0
-        while True:
-            field = b'\x00\x05x-pad' + bytes(encode_len(n)) + b'z' * n
-            if len(block) + len(field) >= limit + 1:
-                break
-            n += 1
-        assert len(block) + len(field) == limit + 1
-        c.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, block + field))
+        c.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, sized_block(limit)))
+        assert c.finish(1) == (200, b'body')
+        c.send(frame(HEADERS, END_HEADERS | END_STREAM, 3, sized_block(limit + 1)))
         assert until_goaway(c)[1] == FRAME_SIZE_ERROR
+    finally:
+        c.close()
+
+
+@pytest.mark.parametrize('n', [4, 6])
+def test_priority_frame_of_the_wrong_length(srv, n):
+    # RFC 9113 §6.3: a PRIORITY frame other than 5 bytes long is a stream error FRAME_SIZE_ERROR
+    c = W(srv.port)
+    try:
+        c.send(frame(PRIORITY_T, 0, 1, b'\0' * n))
+        if stream_or_conn_error(c, 1, FRAME_SIZE_ERROR) == 'stream':
+            c.headers(3, path='/ret')
+            assert c.finish(3) == (200, b'body')
     finally:
         c.close()
 
