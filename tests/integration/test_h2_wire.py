@@ -31,7 +31,7 @@ from test_h2_conformance import (ACK, CONTINUATION, DATA, END_HEADERS, END_STREA
 PRIORITY_T = 2
 PADDED, PRIORITY_F = 0x8, 0x20
 NO_ERROR, PROTOCOL_ERROR, FLOW_CONTROL_ERROR, FRAME_SIZE_ERROR, REFUSED_STREAM, COMPRESSION_ERROR = 0, 1, 3, 6, 7, 9
-S_HEADER_TABLE_SIZE, S_ENABLE_PUSH, S_MAX_CONCURRENT, S_INITIAL_WINDOW, S_MAX_FRAME, S_MAX_HEADER_LIST = 1, 2, 3, 4, 5, 6
+S_HEADER_TABLE_SIZE, S_ENABLE_PUSH, S_MAX_CONCURRENT, S_INITIAL_WINDOW, S_MAX_FRAME, S_MAX_HEADER_LIST = range(1, 7)
 MAX_WINDOW = (1 << 31) - 1
 
 BIG = os.urandom(1 << 20)
@@ -168,6 +168,7 @@ CONF = '''
     location = /ret { return 200 "body"; }
     location = /echo { add_header X-Echo $http_x_foo; add_header X-UPPER-Case Mixed; return 200 "foo=$http_x_foo"; }
     location = /e204 { return 204; }
+    location = /rep { return 200 "$http_x_foo|$http_x_bar|$http_user_agent|$host"; }
     location = /long { %s return 200 "long"; }
     location /c64/ { alias {html}/; http2_chunk_size 64k; }
     location /body { proxy_pass http://127.0.0.1:%%d; }
@@ -455,25 +456,50 @@ def test_response_head_above_16k_in_continuation_frames(srv, tls):
         c.close()
 
 
+def sized_block(size):
+    """A request header block for /ret of exactly `size` bytes: literal fields x-pad0, x-pad1 ... of at most 6000
+    bytes each (every field fits large_client_header_buffers' 8k buffers, all together their 32k)."""
+    block = b'\x82\x86\x04\x04/ret\x01\x09localhost'
+    i = 0
+    while len(block) < size:
+        name = b'x-pad%d' % i
+        left = size - len(block) - 2 - len(name)  # a literal field without indexing: 0, the name's length, name
+        n = min(6000, left - 1)
+        while n + len(encode_len(n)) > left:
+            n -= 1
+        if n < 0:
+            raise ValueError(size)
+        block += b'\x00' + bytes([len(name)]) + name + bytes(encode_len(n)) + b'z' * n
+        i += 1
+    assert len(block) == size
+    return block
+
+
 def test_client_frame_above_our_max_frame_size(srv):
     # RFC 9113 §4.2: a frame above SETTINGS_MAX_FRAME_SIZE is FRAME_SIZE_ERROR, a connection error for a frame
-    # carrying a header block
+    # carrying a header block; a frame of exactly that size is fine
     c = W(srv.port)
     try:
         limit = c.server_settings.get(S_MAX_FRAME, 16384)
         if limit >= (1 << 24) - 1:
             pytest.skip('the server takes frames of any size (SETTINGS_MAX_FRAME_SIZE %d)' % limit)
-        block = c.enc.encode([(':method', 'GET'), (':scheme', 'http'), (':path', '/ret'),
-                              (':authority', 'localhost')], huffman=False)
-        n = 0
-        while True:
-            field = b'\x00\x05x-pad' + bytes(encode_len(n)) + b'z' * n
-            if len(block) + len(field) >= limit + 1:
-                break
-            n += 1
-        assert len(block) + len(field) == limit + 1
-        c.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, block + field))
+        c.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, sized_block(limit)))
+        assert c.finish(1) == (200, b'body')
+        c.send(frame(HEADERS, END_HEADERS | END_STREAM, 3, sized_block(limit + 1)))
         assert until_goaway(c)[1] == FRAME_SIZE_ERROR
+    finally:
+        c.close()
+
+
+@pytest.mark.parametrize('n', [4, 6])
+def test_priority_frame_of_the_wrong_length(srv, n):
+    # RFC 9113 §6.3: a PRIORITY frame other than 5 bytes long is a stream error FRAME_SIZE_ERROR
+    c = W(srv.port)
+    try:
+        c.send(frame(PRIORITY_T, 0, 1, b'\0' * n))
+        if stream_or_conn_error(c, 1, FRAME_SIZE_ERROR) == 'stream':
+            c.headers(3, path='/ret')
+            assert c.finish(3) == (200, b'body')
     finally:
         c.close()
 
@@ -969,3 +995,125 @@ def test_graceful_stop_finishes_a_stream_behind_a_closed_window(srv):
         assert srv.proc.wait(10) == 0
     finally:
         c.close()
+
+
+# ------------------------------------------------------------------ more: HPACK representations, reserved bits
+
+def test_every_field_representation(srv):
+    # RFC 7541 §6: indexed (static and dynamic), literal with incremental indexing (indexed and new name), without
+    # indexing, never indexed (indexed name with a multi-byte index, new name), long strings (multi-byte lengths)
+    c = W(srv.port)
+    try:
+        longv = b'L' * 300
+        block = (b'\x82\x86' + b'\x04\x04/rep'  # GET, http, :path without indexing (name 4)
+                 + b'\x41\x09localhost'  # :authority with indexing -> dynamic 62
+                 + b'\x40\x05x-foo\x7f' + bytes(encode_len(len(longv))[1:]) + longv  # new name, indexed -> 62
+                 + b'\x10\x05x-bar\x02nv'  # never indexed, new name
+                 + b'\x1f\x2b\x02ua')  # never indexed, name index 58 (user-agent): 15 + 43
+        c.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, block))
+        assert c.finish(1) == (200, longv + b'|nv|ua|localhost')
+        # the table now holds x-foo (62) and :authority (63); never-indexed fields were not added
+        block = b'\x82\x86\x04\x04/rep' + b'\xbf' + b'\xbe' + b'\x0f\x2b\x03ua2'
+        c.send(frame(HEADERS, END_HEADERS | END_STREAM, 3, block))
+        assert c.finish(3) == (200, longv + b'||ua2|localhost')
+        c.send(frame(HEADERS, END_HEADERS | END_STREAM, 5, b'\x82\x86\x04\x04/rep\xbf\xc0'))  # 64: nothing there
+        assert until_goaway(c)[1] == COMPRESSION_ERROR
+    finally:
+        c.close()
+
+
+@pytest.mark.parametrize('bad', ['padding of zeros',
+                                 # nginx 1.22 takes a padding of 8 bits or more
+                                 pytest.param('padding above 7 bits', marks=pytest.mark.hayate_only),
+                                 'EOS in the string'])
+def test_invalid_huffman_is_compression_error(srv, bad):
+    # RFC 7541 §5.2: padding is the most significant bits of EOS, at most 7 bits; EOS itself is an error.
+    # 'a' is 00011 (5 bits): 0x1f is 'a' with a valid padding
+    string = {'padding of zeros': b'\x18', 'padding above 7 bits': b'\x1f\xff',
+              'EOS in the string': b'\xff\xff\xff\xff'}[bad]
+    c = W(srv.port)
+    try:
+        c.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, HAND + b'\x00\x05x-foo' + bytes([0x80 | len(string)]) +
+                     string))
+        assert until_goaway(c)[1] == COMPRESSION_ERROR
+    finally:
+        c.close()
+    c = W(srv.port)
+    try:  # the valid neighbour
+        c.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, HAND + b'\x00\x05x-foo\x81\x1f'))
+        assert c.finish(1) == (200, b'foo=a')
+    finally:
+        c.close()
+
+
+def test_hpack_integer_overflow_is_compression_error(srv):
+    c = W(srv.port)
+    try:
+        c.send(frame(HEADERS, END_HEADERS | END_STREAM, 1, HAND + b'\xff\xff\xff\xff\xff\xff\xff\xff\x7f'))
+        assert until_goaway(c)[1] == COMPRESSION_ERROR
+    finally:
+        c.close()
+
+
+def test_reserved_bits_are_ignored(srv):
+    # RFC 9113 §4.1: the reserved bit of the stream identifier, §6.9: of the window increment, are ignored
+    c = W(srv.port, settings(S_INITIAL_WINDOW, 50, S_INITIAL_WINDOW, 100))  # the last value of a setting counts
+    try:
+        c.send(frame(HEADERS, END_HEADERS | END_STREAM, 0x80000001, c.enc.encode(REQ[:2] + [(':path', '/big.bin'),
+                                                                                         REQ[3]], huffman=False)))
+        c.until_data(1, 100)
+        c.barrier()
+        assert c.data[1] == 100 and 1 in c.status
+        c.send(wu(1, 0x80000000 | 50))
+        c.until_data(1, 150)
+        c.barrier()
+        assert c.data[1] == 150
+    finally:
+        c.close()
+
+
+def test_client_goaway_lets_open_streams_finish(srv):
+    # RFC 9113 §6.8: a client's GOAWAY names the last server-initiated stream; the client's own open streams
+    # still finish
+    c = W(srv.port, settings(S_INITIAL_WINDOW, 0))
+    try:
+        c.headers(1, path='/mid.bin')
+        c.read_until(lambda f: f[0] == HEADERS and f[2] == 1)
+        c.send(frame(GOAWAY, 0, 0, struct.pack('>II', 0, NO_ERROR)))
+        c.send(frame(SETTINGS, 0, 0, settings(S_INITIAL_WINDOW, 1 << 20)) + wu(0, 1 << 20))
+        assert c.finish(1) == (200, MID)
+    finally:
+        c.close()
+
+
+def test_the_servers_first_frame_is_settings(srv):
+    # RFC 9113 §3.4: the server's connection preface is a SETTINGS frame (possibly empty), before anything else
+    s = socket.create_connection(('127.0.0.1', srv.port), timeout=5)
+    try:
+        s.sendall(PREFACE + frame(SETTINGS, 0, 0))
+        head = b''
+        while len(head) < 9:
+            chunk = s.recv(9 - len(head))
+            assert chunk, head
+            head += chunk
+        assert head[3] == SETTINGS and head[4] == 0 and head[5:9] == b'\0\0\0\0'
+        assert int.from_bytes(head[:3], 'big') % 6 == 0
+    finally:
+        s.close()
+
+
+def test_nghttp_small_windows_and_no_table_and_curl_upload(srv, be, tmp_path):
+    # other clients' framing: nghttp with 1 KiB windows and a header table of 0 (it checks the server's HPACK and
+    # flow control itself and fails on a violation), curl uploading 1 MiB over h2c with prior knowledge
+    import subprocess
+    for extra in ([], ['-n', '-m', '5']):  # one stream's body compared, then five streams at once
+        r = subprocess.run(['nghttp', '-w', '10', '-W', '10', '-c', '0'] + extra +
+                           ['http://127.0.0.1:%d/big.bin' % srv.port], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=60)
+        assert r.returncode == 0 and (extra or r.stdout == BIG), r.stderr[-2000:]
+    up = tmp_path / 'up.bin'
+    up.write_bytes(BIG)
+    r = subprocess.run(['curl', '-s', '--max-time', '30', '--http2-prior-knowledge', '--data-binary', '@%s' % up,
+                        'http://127.0.0.1:%d/body' % srv.port], stdout=subprocess.PIPE, timeout=60)
+    assert r.returncode == 0 and r.stdout == b'got %d' % len(BIG)
+    assert be.requests[-1].body == BIG
