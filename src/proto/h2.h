@@ -1,5 +1,5 @@
-/* h2.h — the HTTP/2 server connection (RFC 9113) on libnghttp2: one session per connection, streams run through
- * the same request core as HTTP/1 (http/phases.h, http/body.h), responses leave from the request's output
+/* h2.h — the HTTP/2 server connection (RFC 9113) with our own framing (h2frame.h) and HPACK (hpack.h): streams run
+ * through the same request core as HTTP/1 (http/phases.h, http/body.h), responses leave from the request's output
  * segments as DATA frames, flow-control windows open as handlers consume request bodies. */
 #ifndef HY_PROTO_H2_H
 #define HY_PROTO_H2_H

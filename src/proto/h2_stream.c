@@ -1,6 +1,7 @@
 /* h2_stream.c — one HTTP/2 stream's exchange with the request core (see h2.c for the connection): the response
- * head and body segments framed by nghttp2's data provider, and the request body handed to the core with the
- * stream window reopened as the core consumes (http/body.h). */
+ * head HPACK-encoded straight into the connection's output, body segments framed as DATA when the scheduler (h2.c)
+ * picks the stream (file regions without a copy), and the request body handed to the core with the stream window
+ * reopened as the core consumes (http/body.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,24 +15,28 @@
 
 /* ---- response ---- */
 
-static bool connection_field(hy_str_t n)
+static inline bool connection_field(hy_str_t n)
 {
-    return hy_str_caseeq(n, "connection") || hy_str_caseeq(n, "keep-alive") || hy_str_caseeq(n, "transfer-encoding") ||
-           hy_str_caseeq(n, "upgrade") || hy_str_caseeq(n, "proxy-connection");
+    switch (n.len) { /* the length first: most fields are none of these */
+    case 7:
+        return hy_str_caseeq(n, "upgrade");
+    case 10:
+        return hy_str_caseeq(n, "connection") || hy_str_caseeq(n, "keep-alive");
+    case 16:
+        return hy_str_caseeq(n, "proxy-connection");
+    case 17:
+        return hy_str_caseeq(n, "transfer-encoding");
+    default:
+        return false;
+    }
 }
 
-/* ---- RFC 9218 scheduling ----
- * nghttp2 does it (SETTINGS_NO_RFC7540_PRIORITIES=1 submitted): one queue per urgency, the most urgent served
- * first, the incremental streams of one urgency interleaved frame by frame, the non-incremental ones one after
- * the other in stream order (test_h2_priority.py checks the three). The client's signals are read here: the
- * priority header (h2.c, start_priority) and PRIORITY_UPDATE frames (h2.c, unpack_ext). */
+/* ---- RFC 9218 scheduling: h2.c (pick_stream) frames the most urgent ready stream first; the client's signals are
+ * the priority header (h2_recv.c, start_priority) and PRIORITY_UPDATE frames (h2_recv.c, on_priority_update) ---- */
 
 void hy_h2_set_priority(h2stream_t *st, hy_h2_prio_t prio)
 {
     st->prio = prio;
-    nghttp2_extpri pri = {.urgency = prio.urgency, .inc = prio.incremental};
-    /* ours is the only reading of the client's signals: nghttp2's own of the header is switched off */
-    nghttp2_session_change_extpri_stream_priority(st->h->ng, st->id, &pri, 1);
     hy_h2_schedule_flush(st->h);
 }
 
@@ -43,7 +48,6 @@ static void on_rate_timer(hy_timer_t *t)
     st->rate_wait = false;
     if (st->reset || st->h->closed)
         return;
-    nghttp2_session_resume_data(st->h->ng, st->id);
     hy_h2_schedule_flush(st->h);
 }
 
@@ -70,96 +74,138 @@ static size_t rate_allow(h2stream_t *st, size_t length)
     return 0;
 }
 
-/* name/value pairs for nghttp2: names lower-cased, HTTP/1 connection fields left out (RFC 9113 §8.2.2); the
- * bytes are counted in $bytes_sent */
-static size_t to_nv(hy_req_t *req, const hy_array_t *a, nghttp2_nv *nv)
+/* A header block (response head or trailers) framed into the connection's output: :status if not 0, then the
+ * fields, names lower-cased, HTTP/1 connection fields left out (RFC 9113 §8.2.2); their bytes are counted in
+ * $bytes_sent. false when the block would pass MAX_RESPONSE_HEAD (nothing written). */
+#define MAX_RESPONSE_HEAD (1 << 20)
+#define ZEROCOPY_MIN 16384 /* file regions of DATA frames at least this large go out by sendfile */
+static bool send_block(h2stream_t *st, unsigned status, const hy_array_t *a, bool end_stream)
 {
-    const hy_header_t *hd = a->elts;
-    size_t k = 0;
-    for (size_t i = 0; i < a->nelts; i++) {
+    h2conn_t *h = st->h;
+    hy_req_t *req = &st->req;
+    const hy_header_t *hd = a ? a->elts : NULL;
+    size_t n = a ? a->nelts : 0, bound = 6 + 5, maxname = 0;
+    for (size_t i = 0; i < n; i++) {
+        bound += hy_hpack_field_bound(hd[i].name.len, hd[i].value.len);
+        maxname = HY_MAX(maxname, hd[i].name.len);
+    }
+    if (bound > MAX_RESPONSE_HEAD)
+        return false;
+    size_t room = hy_h2_headers_size(bound, h->peer_max_frame);
+    uint8_t *p = hy_h2_out(h, room), *w = p + HY_H2_HDR;
+    w += hy_hpack_encode_begin(&h->enc, w);
+    if (status)
+        w += hy_hpack_encode_status(&h->enc, w, status);
+    char lname[256], *lower = maxname > sizeof(lname) ? hy_palloc(req->pool, maxname) : lname;
+    for (size_t i = 0; i < n; i++) {
         if (hd[i].name.len == 0 || connection_field(hd[i].name))
             continue;
-        char *name = hy_palloc(req->pool, hd[i].name.len);
-        hy_lower_copy(name, hd[i].name.ptr, hd[i].name.len);
-        /* the request's arena outlives the frame (it goes when the stream closes): nghttp2 need not copy */
-        nv[k++] = (nghttp2_nv){(uint8_t *)name, (uint8_t *)hd[i].value.ptr, hd[i].name.len, hd[i].value.len,
-                               NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE};
+        hy_lower_copy(lower, hd[i].name.ptr, hd[i].name.len);
+        /* never-indexed literals are not used (as nginx and nghttp2 did not): nginx's own test client, for one,
+         * cannot read them */
+        w += hy_hpack_encode_field(&h->enc, w, lower, hd[i].name.len, hd[i].value.ptr, hd[i].value.len, false);
         req->bytes_sent += (int64_t)(hd[i].name.len + hd[i].value.len + 2);
     }
-    return k;
+    size_t total = hy_h2_frame_headers(p, (size_t)(w - p) - HY_H2_HDR, (uint32_t)st->id, end_stream,
+                                       h->peer_max_frame);
+    hy_h2_out_commit(h, total);
+    return true;
 }
 
-/* The response's trailers (made by the core as it ended: hy_req_trailers) as the HEADERS frame that ends the
- * stream. 0 when submitted. */
-static int submit_trailers(h2stream_t *st)
+/* Our side of the stream ended (END_STREAM sent): closed if the client's was, else stopped without error (RFC 9113
+ * §8.1, as nginx does: the response is complete while the client still sends a body). */
+static void local_end(h2stream_t *st)
 {
-    hy_req_t *req = &st->req;
-    nghttp2_nv *nv = hy_palloc(req->pool, sizeof(*nv) * req->trailers->nelts);
-    size_t k = to_nv(req, req->trailers, nv);
-    if (k == 0)
-        return -1;
-    req->bytes_sent += 9;
-    int rv = nghttp2_submit_trailer(st->h->ng, st->id, nv, k);
-    if (rv != 0) {
-        hy_req_log(req, HY_LOG_ERR, "nghttp2_submit_trailer() failed: %s", nghttp2_strerror(rv));
-        return -1;
+    st->eof_sent = true;
+    if (st->remote_closed) {
+        st->close_pending = true;
+        st->h->close_pending = true;
+        return;
     }
-    return 0;
+    hy_h2_rst(st->h, st, 0, HY_H2_NO_ERROR);
 }
 
-static hy_ng_ssize read_body_cb(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t length, uint32_t *flags,
-                                nghttp2_data_source *src, void *user)
+bool hy_h2_stream_ready(h2stream_t *st)
 {
-    (void)ng, (void)id, (void)user;
-    h2stream_t *st = src->ptr;
-    if (length > st->chunk_size)
-        length = st->chunk_size;
-    if (st->out.head && (length = rate_allow(st, length)) == 0)
-        return NGHTTP2_ERR_DEFERRED;
+    if (st->reset || !st->head_sent || st->eof_sent || st->rate_wait || st->close_pending)
+        return false;
+    if (st->out.head)
+        return st->send_window > 0 && st->h->send_window > 0;
+    return st->final;
+}
+
+static void want_proceed(h2stream_t *st)
+{
+    if (st->req._proceed && !st->want_proceed) {
+        st->want_proceed = true;
+        hy_defer(st->h->c->sock.loop, &st->h->proceed_defer);
+    }
+}
+
+void hy_h2_frame_next(h2stream_t *st)
+{
+    h2conn_t *h = st->h;
+    if (st->out.head == NULL) { /* final, all framed: the end (trailers, or an empty DATA frame) */
+        if (st->trailers_due && send_block(st, 0, st->req.trailers, true)) {
+            st->req.bytes_sent += 9;
+        } else {
+            hy_h2_write_data_hdr(hy_h2_out(h, HY_H2_HDR), (uint32_t)st->id, 0, true);
+            hy_h2_out_commit(h, HY_H2_HDR);
+            h->data_frames_sent++;
+        }
+        local_end(st);
+        return;
+    }
+    size_t length = HY_MIN(st->chunk_size ? st->chunk_size : 16384, h->peer_max_frame);
+    length = (size_t)HY_MIN((int64_t)length, HY_MIN(st->send_window, h->send_window));
+    length = HY_MIN(length, st->out.bytes);
+    if ((length = rate_allow(st, length)) == 0)
+        return;
+    /* the body ends with this frame unless trailers follow: END_STREAM on it (no empty DATA frame after) */
+    bool end = length == st->out.bytes && st->final && !st->trailers_due;
+    hy_h2_write_data_hdr(hy_h2_out(h, HY_H2_HDR), (uint32_t)st->id, (uint32_t)length, end);
+    hy_h2_out_commit(h, HY_H2_HDR);
     size_t o = 0;
-    while (o < length && st->out.head) {
+    while (o < length) {
         hy_seg_t *s = st->out.head;
         size_t n;
         if (s->kind == HY_SEG_MEM) {
             n = HY_MIN(length - o, s->mem.len);
-            memcpy(buf + o, s->mem.ptr, n);
+            memcpy(hy_h2_out(h, n), s->mem.ptr, n);
+            hy_h2_out_commit(h, n);
         } else {
             n = (size_t)HY_MIN((int64_t)(length - o), s->file.len);
-            if (s->file.file->data) {
-                memcpy(buf + o, s->file.file->data + s->file.off, n);
-            } else {
-                ssize_t r = pread(s->file.file->fd, buf + o, n, (off_t)s->file.off);
-                if (r <= 0) {
+            if (s->file.file->data) { /* cached in memory */
+                memcpy(hy_h2_out(h, n), s->file.file->data + s->file.off, n);
+                hy_h2_out_commit(h, n);
+            } else if (n >= ZEROCOPY_MIN && st->h->c->sock.tls == NULL) {
+                /* the file's region itself goes out after the frame header (sendfile): no copy */
+                hy_h2_out_file(h, s->file.file, s->file.off, (int64_t)n);
+            } else { /* small pieces: a copy costs less than a second system call per frame */
+                ssize_t r = pread(s->file.file->fd, hy_h2_out(h, n), n, (off_t)s->file.off);
+                if (r != (ssize_t)n) {
                     hy_req_log(&st->req, HY_LOG_CRIT, "pread() failed (%d: %s)", r < 0 ? errno : 0,
                                r < 0 ? strerror(errno) : "file truncated");
-                    return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* resets the stream */
+                    h->fatal = true; /* the frame header promised bytes that are not there */
+                    hy_h2_conn_error(h, HY_H2_INTERNAL_ERROR);
+                    return;
                 }
-                n = (size_t)r;
+                hy_h2_out_commit(h, n);
             }
         }
         hy_outq_consume(&st->out, n);
         o += n;
     }
-    st->rate_sent += (int64_t)o;
-    if (st->out.head == NULL) {
-        if (st->final) {
-            *flags |= NGHTTP2_DATA_FLAG_EOF;
-            /* trailers: the stream ends with their HEADERS frame instead (nghttp2 sends no empty DATA frame
-             * before it when nothing is left, as nginx) */
-            if (st->req.trailers && st->req.trailers->nelts && submit_trailers(st) == 0)
-                *flags |= NGHTTP2_DATA_FLAG_NO_END_STREAM;
-        } else {
-            if (st->req._proceed && !st->want_proceed) {
-                st->want_proceed = true;
-                hy_defer(st->h->c->sock.loop, &st->h->proceed_defer);
-            }
-            if (o == 0) {
-                st->deferred = true;
-                return NGHTTP2_ERR_DEFERRED;
-            }
-        }
+    st->send_window -= (int64_t)length;
+    h->send_window -= (int64_t)length;
+    st->rate_sent += (int64_t)length;
+    h->data_frames_sent++;
+    if (end) {
+        local_end(st);
+        return;
     }
-    return (hy_ng_ssize)o;
+    if (st->out.head == NULL && !st->final)
+        want_proceed(st);
 }
 
 void hy_h2_on_proceed_defer(hy_defer_t *d)
@@ -175,28 +221,21 @@ void hy_h2_on_proceed_defer(hy_defer_t *d)
     }
 }
 
-static void submit_head(h2stream_t *st)
+/* The response head: HEADERS, with END_STREAM when nothing follows (no body, no trailers). */
+static void send_head(h2stream_t *st)
 {
     hy_req_t *req = &st->req;
-    size_t n = req->resp_headers->nelts;
-    nghttp2_nv *nv = hy_palloc(req->pool, sizeof(*nv) * (n + 1));
-    char *status = hy_palloc(req->pool, 4);
-    int code = req->status < 100 || req->status > 999 ? 500 : req->status;
-    status[0] = (char)('0' + code / 100), status[1] = (char)('0' + code / 10 % 10), status[2] = (char)('0' + code % 10);
-    size_t k = 0;
-    nv[k++] = (nghttp2_nv){(uint8_t *)":status", (uint8_t *)status, 7, 3,
-                           NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE};
-    k += to_nv(req, req->resp_headers, nv + k);
+    unsigned code = req->status < 100 || req->status > 999 ? 500 : (unsigned)req->status;
     req->bytes_sent += 9 + 4; /* frame header and status */
-    int rv;
-    if (req->header_only) {
-        rv = hy_ng_submit_response(st->h->ng, st->id, nv, k, NULL);
-    } else {
-        hy_ng_data_provider dp = {.source.ptr = st, .read_callback = read_body_cb};
-        rv = hy_ng_submit_response(st->h->ng, st->id, nv, k, &dp);
+    bool end = st->final && st->out.head == NULL && !st->trailers_due;
+    if (!send_block(st, code, req->resp_headers, end)) {
+        hy_req_log(req, HY_LOG_ERR, "could not send the response header (too large)");
+        hy_h2_rst(st->h, st, 0, HY_H2_INTERNAL_ERROR);
+        return;
     }
-    if (rv != 0)
-        hy_req_log(req, HY_LOG_ERR, "nghttp2_submit_response() failed: %s", nghttp2_strerror(rv));
+    st->head_sent = true;
+    if (end)
+        local_end(st);
 }
 
 static void body_stop(h2stream_t *st);
@@ -212,11 +251,11 @@ void hy_h2_send(hy_req_t *req, bool is_final)
             st->final = req->finished = true;
         return;
     }
-    if (!req->head_sent) {
+    bool head = !req->head_sent;
+    if (head) {
         req->head_sent = true;
         hy_http_loc_conf_t *lc = req->loc ? req->loc : h->dsrv->loc;
         st->chunk_size = (size_t)hy_http2_loc_conf(lc)->chunk_size;
-        submit_head(st);
     }
     if (req->header_only) {
         hy_outq_clear(&req->body);
@@ -226,16 +265,21 @@ void hy_h2_send(hy_req_t *req, bool is_final)
         hy_outq_move(&st->out, &req->body);
     }
     if (is_final) {
-        if (req->expect_trailers && !req->header_only)
+        if (req->expect_trailers && !req->header_only) {
             hy_req_trailers(req); /* made now, at the response's end (nginx's last buffer), sent after its DATA */
+            st->trailers_due = false; /* only if a field is left once the connection fields are out */
+            const hy_header_t *t = req->trailers ? req->trailers->elts : NULL;
+            for (size_t i = 0; t && i < req->trailers->nelts && !st->trailers_due; i++)
+                st->trailers_due = t[i].name.len && !connection_field(t[i].name);
+        }
         st->final = true;
         req->finished = true;
         body_stop(st);
     }
-    if (st->deferred) {
-        st->deferred = false;
-        nghttp2_session_resume_data(h->ng, st->id);
-    }
+    if (head)
+        send_head(st);
+    if (!is_final && st->out.head == NULL)
+        want_proceed(st);
     hy_h2_schedule_flush(h);
 }
 
@@ -245,9 +289,7 @@ void hy_h2_abort(hy_req_t *req)
     st->final = req->finished = true;
     if (st->reset || st->h->closed)
         return;
-    st->reset = true;
-    nghttp2_submit_rst_stream(st->h->ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_INTERNAL_ERROR);
-    hy_h2_schedule_flush(st->h);
+    hy_h2_rst(st->h, st, 0, HY_H2_INTERNAL_ERROR);
 }
 
 /* ---- request body ---- */
@@ -255,7 +297,7 @@ void hy_h2_abort(hy_req_t *req)
 static void body_stop(h2stream_t *st)
 {
     if (st->rb_len && !st->reset) /* what nobody took is acknowledged: the window reopens */
-        nghttp2_session_consume(st->h->ng, st->id, st->rb_len);
+        hy_h2_consume(st->h, st, st->rb_len);
     st->rb_len = 0;
     st->body_reading = false;
     st->body_waiting = false;
@@ -267,7 +309,7 @@ void hy_h2_body_fail(h2stream_t *st, int status)
 {
     st->body_reading = false;
     if (st->rb_len && !st->reset)
-        nghttp2_session_consume(st->h->ng, st->id, st->rb_len);
+        hy_h2_consume(st->h, st, st->rb_len);
     st->rb_len = 0;
     hy_req__body_error(&st->req, status);
     hy_h2_schedule_flush(st->h);
@@ -292,13 +334,13 @@ void hy_h2_feed_body(h2stream_t *st)
              * of half the preread window (DATA beyond the preread window before that is still refused). 1 GiB,
              * not 2^31-1: WINDOW_UPDATEs already out and a SETTINGS not acknowledged yet stay below the maximum. */
             st->window_open = true;
-            nghttp2_session_set_local_window_size(st->h->ng, NGHTTP2_FLAG_NONE, st->id, 1 << 30);
+            hy_h2_open_window(st, 1 << 30);
         }
         if (took) {
             memmove(st->rb, st->rb + took, n - took);
             st->rb_len -= took;
             st->req.request_length += (int64_t)took;
-            nghttp2_session_consume(st->h->ng, st->id, took);
+            hy_h2_consume(st->h, st, took);
         }
         if (took < n) {
             st->body_waiting = true;
@@ -316,7 +358,7 @@ static void body_refuse(h2stream_t *st)
 {
     st->body_bad = true;
     if (st->rb_len && !st->reset)
-        nghttp2_session_consume(st->h->ng, st->id, st->rb_len);
+        hy_h2_consume(st->h, st, st->rb_len);
     st->rb_len = 0;
     if (st->body_reading)
         hy_h2_body_fail(st, 400);
@@ -364,28 +406,24 @@ void hy_h2_read_body(hy_req_t *req)
     hy_h2_feed_body(st);
 }
 
-int hy_h2_on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *data, size_t len, void *user)
+void hy_h2_on_data(h2conn_t *h, h2stream_t *st, const uint8_t *data, size_t len)
 {
-    (void)flags;
-    h2conn_t *h = user;
-    h2stream_t *st = nghttp2_session_get_stream_user_data(ng, id);
-    if (st == NULL || !st->started || st->reset || st->final) {
-        nghttp2_session_consume(ng, id, len); /* nobody will read it: acknowledge as it arrives */
-        if (st)
-            st->body_total += (int64_t)len;
-        return 0;
+    if (!st->started || st->reset || st->final) {
+        hy_h2_consume(h, st, len); /* nobody will read it: acknowledge as it arrives */
+        st->body_total += (int64_t)len;
+        return;
     }
     st->body_total += (int64_t)len;
     st->body_last_ms = hy_clock_now_ms();
     if (st->body_bad) { /* already refused: dropped as it comes */
-        nghttp2_session_consume(ng, id, len);
-        return 0;
+        hy_h2_consume(h, st, len);
+        return;
     }
     if (st->req.content_length >= 0 && st->body_total > st->req.content_length) {
         hy_req_log(&st->req, HY_LOG_INFO, "client intended to send body data larger than declared");
-        nghttp2_session_consume(ng, id, len);
+        hy_h2_consume(h, st, len);
         body_refuse(st);
-        return 0;
+        return;
     }
     int64_t max = st->body_max;
     if (!st->body_reading) { /* not asked for yet: client_max_body_size of the location found so far */
@@ -395,14 +433,14 @@ int hy_h2_on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const ui
     if (max > 0 && st->body_total > max) {
         hy_req_log(&st->req, HY_LOG_ERR, "client intended to send too large body: %lld bytes",
                    (long long)st->body_total);
-        nghttp2_session_consume(ng, id, len);
+        hy_h2_consume(h, st, len);
         if (st->body_reading) {
             hy_h2_body_fail(st, 413);
         } else if (!st->req.head_sent) {
             st->too_large = true;
             st->rb_len = 0;
         }
-        return 0;
+        return;
     }
     if (st->rb_len + len > st->rb_cap) {
         size_t cap = st->rb_cap ? st->rb_cap : 16384;
@@ -415,5 +453,5 @@ int hy_h2_on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const ui
     st->rb_len += len;
     if (st->body_reading && !st->body_waiting)
         hy_h2_feed_body(st);
-    return 0;
+    return;
 }

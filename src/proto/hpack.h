@@ -42,21 +42,25 @@ typedef struct hy_hpack_field {
     const char *name, *value; /* valid during the callback only (they may point into the block, the table or the
                                  decoder's scratch space for Huffman-decoded strings); not NUL-terminated */
     size_t name_len, value_len;
-    unsigned static_idx; /* 1..61 when the name is the static table's entry of that index (by index or by equal
-                            bytes: ":path" is 4 or 5, ":method" 2 or 3...), else 0: a fast switch on known names */
+    unsigned static_idx; /* 1..61 when the name is a static table name (by index or by equal bytes), else 0: a fast
+                            switch on known names. Always the name's FIRST static index: ":path" is 4 (never 5),
+                            ":method" 2, ":scheme" 6, ":status" 8 */
     bool never_indexed;  /* sent as a never-indexed literal (§6.2.3): to be re-sent the same way by a proxy */
 } hy_hpack_field_t;
 
 typedef int (*hy_hpack_field_cb)(void *ud, const hy_hpack_field_t *f);
 
-/* one dynamic table (§2.3.2, §4): entries newest first, evicted oldest first; size counts name+value+32 each */
+/* one dynamic table (§2.3.2, §4): entries newest first, evicted oldest first; size counts name+value+32 each.
+ * Private to hpack.c: descriptors in a ring indexed by insertion number; bytes appended to one buffer of 2*max
+ * bytes in insertion order (the live ones are [bytes_start, bytes_head)), moved to its start when the end is
+ * reached — so an entry's name and value are contiguous and stay where they are until the next insertion. */
 typedef struct hy_hpack_table {
     struct hy_hpack_entry *ring; /* malloc'd circular array of entry descriptors (grows by doubling) */
-    size_t cap, first, count;    /* ring capacity, index of the newest entry, number of entries */
+    size_t cap, count;           /* ring capacity (a power of 2, or 0), number of entries */
     size_t size, max;            /* current size and the limit now in force */
-    char *bytes;                 /* entries' name and value bytes: a malloc'd circular byte buffer of `max` bytes
-                                    (or an allocation per entry: the implementation's choice, documented in .c) */
-    size_t bytes_cap, bytes_head;
+    uint32_t inserted;           /* entries inserted so far: the newest is ring[(inserted - 1) & (cap - 1)] */
+    char *bytes;                 /* entries' name and value bytes (malloc'd at the first insertion) */
+    size_t bytes_cap, bytes_start, bytes_head;
 } hy_hpack_table_t;
 
 typedef struct hy_hpack_dec {
@@ -70,12 +74,13 @@ typedef struct hy_hpack_enc {
     hy_hpack_table_t t;
     size_t peer_max;     /* the peer's SETTINGS_HEADER_TABLE_SIZE (4096 until it says otherwise) */
     size_t want_max;     /* the table size the encoder will use (min(peer_max, 4096)) */
+    size_t update_min;   /* the smallest size wanted since the last block (§4.2: signalled first when smaller) */
     bool size_update;    /* a dynamic table size update is due at the next block's start */
-    uint16_t hash[256];  /* (name,value) hash -> entry's absolute insertion number + 1 (0: empty), for lookups */
-    uint64_t inserted;   /* entries inserted so far (absolute numbering; an entry's index follows from it) */
+    uint32_t hash[256];  /* (name,value) hash -> entry's insertion number + 1 (0: empty), checked on lookup */
 } hy_hpack_enc_t;
 
-/** Decoder with the static table and an empty dynamic table limited to `settings_max` (what we announce). */
+/** Decoder with the static table and an empty dynamic table limited to `settings_max` (what we announce; at most
+ * 2^30). d->settings_max may be lowered later, when the peer has acknowledged a smaller SETTINGS_HEADER_TABLE_SIZE. */
 void hy_hpack_dec_init(hy_hpack_dec_t *d, size_t settings_max);
 void hy_hpack_dec_free(hy_hpack_dec_t *d);
 

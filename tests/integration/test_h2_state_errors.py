@@ -211,3 +211,29 @@ def test_window_update_of_0_on_a_stream_we_closed(srv):
         assert rst_code(frames, 1) == PROTOCOL_ERROR or goaway_of(frames)[1] == PROTOCOL_ERROR, frames
     finally:
         c.close()
+
+
+def test_headers_depending_on_their_own_stream_end_the_connection(srv):
+    # RFC 9113 §5.3.1 allows a stream error; nginx makes it a connection error (GOAWAY PROTOCOL_ERROR naming the
+    # last stream processed, none here), and so does hayate
+    c = Raw(srv.port)
+    try:
+        block = c.enc.encode([(':method', 'GET'), (':scheme', 'http'), (':path', '/'), (':authority', 'localhost')])
+        c.send(frame(HEADERS, END_STREAM | END_HEADERS | 0x20, 1, struct.pack('>IB', 1, 15) + block))
+        assert goaway_of(c.read_until(lambda f: f[0] == GOAWAY)) == (0, PROTOCOL_ERROR)
+    finally:
+        c.close()
+
+
+def test_overlong_integer_in_a_partial_header_block(srv):
+    # an HPACK integer of more than four octets at the start of a HEADERS frame whose end has not come: nginx refuses
+    # it at once (COMPRESSION_ERROR) instead of waiting for a frame that may never be whole; so does hayate
+    for payload in (b'\xff\xff\xff\xff', b'\x42\xff\xff\xff\xff'):
+        c = Raw(srv.port)
+        try:
+            c.send(struct.pack('>I', len(payload) + 1)[1:] + bytes([HEADERS, END_STREAM | END_HEADERS]) +
+                   struct.pack('>I', 1) + payload)
+            frames = c.read_until(lambda f: f[0] == GOAWAY)
+            assert goaway_of(frames)[1] == 9, frames  # COMPRESSION_ERROR
+        finally:
+            c.close()
