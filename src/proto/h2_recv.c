@@ -765,7 +765,8 @@ static void on_headers(h2conn_t *h, const hy_h2_hdr_t *hd, const hy_h2_frame_t *
         free(h->block);
         h->block = hy_alloc(h->block_cap);
     }
-    memcpy(h->block, f->data, f->len);
+    if (f->len) /* an empty block leaves h->block unallocated: no memcpy from or to NULL */
+        memcpy(h->block, f->data, f->len);
     h->cont_sid = sid;
     h->cont_flags = hd->flags;
     h->cont_mode = (uint8_t)mode;
@@ -785,7 +786,8 @@ static void on_continuation(h2conn_t *h, const hy_h2_hdr_t *hd, const hy_h2_fram
         h->block_cap = HY_MAX(h->block_cap * 2, h->block_len + f->len);
         h->block = hy_realloc(h->block, h->block_cap);
     }
-    memcpy(h->block + h->block_len, f->data, f->len);
+    if (f->len)
+        memcpy(h->block + h->block_len, f->data, f->len);
     h->block_len += f->len;
     if (hd->flags & HY_H2_F_END_HEADERS)
         block_done(h, h->cont_mode, h->cont_sid, h->cont_flags, h->block, h->block_len, false);
