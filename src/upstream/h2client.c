@@ -15,6 +15,7 @@
 #include <nghttp2/nghttp2.h>
 #include "h2client.h"
 #include "../core/file.h"
+#include "../core/smalloc.h"
 #include "../core/log.h"
 
 typedef struct h2conn {
@@ -241,6 +242,33 @@ static bool idle_input(hy_upstream_conn_t *c)
     return pump(cs, &c->sock.outq) == 0;
 }
 
+/* libnghttp2 allocates per frame and per field: from the small-block cache (core/smalloc) */
+static void *ng_malloc(size_t n, void *ud)
+{
+    (void)ud;
+    return hy_sm_alloc(n);
+}
+
+static void ng_free(void *p, void *ud)
+{
+    (void)ud;
+    hy_sm_free(p);
+}
+
+static void *ng_calloc(size_t nmemb, size_t size, void *ud)
+{
+    (void)ud;
+    return hy_sm_calloc(nmemb, size);
+}
+
+static void *ng_realloc(void *p, size_t n, void *ud)
+{
+    (void)ud;
+    return hy_sm_realloc(p, n);
+}
+
+static nghttp2_mem ng_mem = {NULL, ng_malloc, ng_free, ng_calloc, ng_realloc};
+
 static h2conn_t *conn_new(hy_upstream_conn_t *c)
 {
     nghttp2_session_callbacks *cb;
@@ -251,7 +279,7 @@ static h2conn_t *conn_new(hy_upstream_conn_t *c)
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
     nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
     h2conn_t *cs = hy_calloc(sizeof(*cs));
-    int rc = nghttp2_session_client_new(&cs->session, cb, cs);
+    int rc = nghttp2_session_client_new3(&cs->session, cb, cs, NULL, &ng_mem);
     nghttp2_session_callbacks_del(cb);
     if (rc != 0) {
         free(cs);
