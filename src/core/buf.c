@@ -5,12 +5,12 @@
 #include "buf.h"
 #include "mem.h"
 
-#define RECYCLE_MAX 64
+#define RECYCLE_MAX 256 /* 4 MiB: a burst of HTTP/2 output blocks on as many connections (proto/h2.c) */
 
 static char *recycled[RECYCLE_MAX];
 static int num_recycled;
 
-static char *block_get(void)
+char *hy_buf_block_get(void)
 {
     if (num_recycled > 0)
         return recycled[--num_recycled];
@@ -25,6 +25,11 @@ static void block_put(char *p, size_t cap)
         hy_mem_note_released(cap);
         free(p);
     }
+}
+
+void hy_buf_block_put(char *p)
+{
+    block_put(p, HY_BUF_BLOCK);
 }
 
 int hy_buf_trim(void)
@@ -46,7 +51,7 @@ char *hy_buf_reserve(hy_buf_t *b, size_t min, size_t limit, size_t *avail)
             cap *= 2;
         if (cap > limit)
             cap = limit;
-        b->base = cap == HY_BUF_BLOCK ? block_get() : hy_alloc(cap);
+        b->base = cap == HY_BUF_BLOCK ? hy_buf_block_get() : hy_alloc(cap);
         b->cap = cap;
         b->off = b->len = 0;
     }

@@ -29,6 +29,10 @@ static inline void hy_buf_commit(hy_buf_t *b, size_t n)
 void hy_buf_consume(hy_buf_t *b, size_t n);
 /** Release the memory (back to the recycler when it is a standard block). */
 void hy_buf_release(hy_buf_t *b);
+/** A standard block of HY_BUF_BLOCK bytes from the recycler (or malloc'd), for other queues of 16 KiB pieces (the
+ * HTTP/2 output blocks); hy_buf_block_put gives it back (freed when the recycler is full). */
+char *hy_buf_block_get(void);
+void hy_buf_block_put(char *p);
 /** Free the recycled blocks no buffer holds (when the worker goes idle after a burst; see hy_mem_trim).
  * Returns how many were freed. */
 int hy_buf_trim(void);

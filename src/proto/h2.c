@@ -26,11 +26,12 @@
 #include "h2_int.h"
 #include "../http/body.h"
 #include "../http/phases.h"
+#include "../core/buf.h"
 #include "../core/log.h"
 #include "../core/clock.h"
 #include "../event/sock.h"
 
-#define FLUSH_BLOCK 16384
+#define FLUSH_BLOCK HY_BUF_BLOCK
 #define OUTQ_HIGH (256 * 1024) /* stop framing DATA above this many queued bytes */
 #define REQ_POOL_SIZE 8192 /* one chunk holds a request with limits, auth and a proxied head: no malloc per request */
 #define FRAME_BUDGET 500       /* control frames allowed before any request */
@@ -92,18 +93,13 @@ void hy_h2_stream_free(h2stream_t *st)
 
 /* ---- output ---- */
 
-/* Output blocks of FLUSH_BLOCK bytes come back to a small per-worker cache once written (a fresh 16 KiB malloc
- * costs as much as framing a response); larger ones, for a huge header block, are malloc'd and freed. */
-#define BLOCK_CACHE_MAX 16
-static uint8_t *block_cache[BLOCK_CACHE_MAX];
-static int block_cache_n;
-
+/* Output blocks of FLUSH_BLOCK (= HY_BUF_BLOCK) bytes come from and go back to the worker's block recycler
+ * (core/buf), which a burst over many connections needs (one block per connection with output in a loop
+ * iteration; a fresh 16 KiB malloc costs as much as framing a response, and a private cache of 16 let glibc trim
+ * and regrow the heap under TLS load); larger ones, for a huge header block, are malloc'd and freed. */
 static void block_give(void *p)
 {
-    if (block_cache_n < BLOCK_CACHE_MAX)
-        block_cache[block_cache_n++] = p;
-    else
-        free(p);
+    hy_buf_block_put(p);
 }
 
 /* the frames written so far join the socket's outq */
@@ -123,7 +119,7 @@ uint8_t *hy_h2_out(h2conn_t *h, size_t n)
     if (h->ob_len + n > h->ob_cap) {
         out_push(h);
         if (n <= FLUSH_BLOCK) {
-            h->ob = block_cache_n ? block_cache[--block_cache_n] : hy_alloc(FLUSH_BLOCK);
+            h->ob = (uint8_t *)hy_buf_block_get();
             h->ob_cap = FLUSH_BLOCK;
         } else {
             h->ob = hy_alloc(n);
