@@ -191,6 +191,7 @@ int main(int argc, char **argv)
     const char *prefix = NULL, *conf = NULL, *signal_name = NULL;
     bool show_version = false, show_configure = false, help = false;
     bool doctor = false;
+    hy_mem_init();
     hy_title_init(argc, argv);
     if (hy_title_argv()) /* the originals become title space */
         argv = (char **)hy_title_argv();

@@ -51,6 +51,15 @@ char *hy_strndup(const char *s, size_t n)
     return p;
 }
 
+#define HEAP_TRIM_THRESHOLD ((size_t)1 << 30) /* glibc never trims the top by itself */
+#define HEAP_MMAP_THRESHOLD ((size_t)4 << 20)  /* fixed (the default adapts, up to 32 MiB) */
+
+void hy_mem_init(void)
+{
+    mallopt(M_TRIM_THRESHOLD, (int)HEAP_TRIM_THRESHOLD);
+    mallopt(M_MMAP_THRESHOLD, (int)HEAP_MMAP_THRESHOLD);
+}
+
 static size_t released_bytes; /* per process: a worker is single-threaded */
 
 size_t hy_mem_released_bytes(void)
