@@ -54,28 +54,9 @@ http {
 EOF
 }
 
-h2o_conf() {
-    cat <<EOF
-user: nobody
-num-threads: 1
-error-log: $tmp/logs/h2o.err
-listen:
-  host: 127.0.0.1
-  port: $1
-listen:
-  host: 127.0.0.1
-  port: $2
-  ssl:
-    certificate-file: $tmp/conf/c.pem
-    key-file: $tmp/conf/k.pem
-    minimum-version: TLSv1.2
-    ocsp-update-interval: 0
-hosts:
-  default:
-    paths:
-      /:
-        file.dir: $tmp/html
-EOF
+h2o_conf() { # plain-port tls-port
+    h2o_config --user nobody --error-log "$tmp/logs/h2o.err" --cert "$tmp/conf/c.pem" --key "$tmp/conf/k.pem" \
+        --root "$tmp/html" "$1" "$2:TLSv1.2"
 }
 
 

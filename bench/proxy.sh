@@ -2,7 +2,10 @@
 # bench/proxy.sh — hayate and nginx as a reverse proxy in front of the same backend (issue 12; `make bench` runs
 # it after run.sh). The front (one worker) is pinned to CPU $BENCH_SERVER_CPU (0); wrk and the backend share
 # CPU $BENCH_CLIENT_CPU (1). Reports req/s and the front's CPU per request (utime+stime of its master and worker
-# from /proc, over the measured run). Scenarios:
+# from /proc, over the measured run). Each scenario runs BENCH_ROUNDS (default 3) rounds of a pair: nginx and hayate
+# back to back, nginx first in odd rounds and hayate first in even ones; the ratio column is the median of the
+# per-round ratios hayate/nginx (with their min–max when rounds > 1), req/s and µs are each server's median
+# (bench/lib.sh: bench_rounds, bench_pair_row; docs/BENCHMARKS.md, "Rounds"). Scenarios:
 #   seed003-ka   proxy_pass to upstream { server 127.0.0.1:P; keepalive 10240; } (HTTP/1.1, Connection ""),
 #                backend: nginx serving a 612-byte file; wrk -t1 -c128
 #   seed003-noka the same without upstream keep-alive (HTTP/1.0, a connection per request)
@@ -17,7 +20,8 @@ root=$(cd "$here/.." && pwd)
 HY_BIN=${HY_BIN:-$root/build/hayate}
 NGINX_BIN=${NGINX_BIN:-/usr/sbin/nginx}
 secs=${BENCH_SECONDS:-10}
-rounds=${BENCH_ROUNDS:-1}
+rounds=${BENCH_ROUNDS:-3}
+case "$rounds" in ''|*[!0-9]*|0) echo "proxy bench: BENCH_ROUNDS must be a positive integer" >&2; exit 2 ;; esac
 scpu=${BENCH_SERVER_CPU:-0} ccpu=${BENCH_CLIENT_CPU:-1}
 only=
 while [ $# -gt 0 ]; do
@@ -25,7 +29,7 @@ while [ $# -gt 0 ]; do
     --quick) secs=3 ;;
     --only) only=$2; shift ;;
     --only=*) only=${1#--only=} ;;
-    *) sed -n 2,13p "$0" >&2; exit 2 ;;
+    *) sed -n '2,/^set -u/{/^#/p}' "$0" >&2; exit 2 ;;
     esac
     shift
 done
@@ -117,20 +121,12 @@ CONF
         'BEGIN { printf "%.0f %.1f %s\n", rps, d * 1e6 / hz / n, bad }'
 }
 
-printf '| scenario | nginx req/s | nginx µs CPU/req | hayate req/s | hayate µs CPU/req | CPU/req hayate/nginx | non-2xx (nginx/hayate) |\n'
-printf '|---|---:|---:|---:|---:|---:|---|\n'
+front() { case $1 in nginx) one "$NGINX_BIN" "$id" ;; hayate) one "$HY_BIN" "$id" ;; esac; } # for bench_rounds
+
+bench_pair_head "$rounds"
 for id in seed003-ka seed003-noka seed004-ka seed004-noka seed003-h2; do
     [ -n "$only" ] && [[ ",$only," != *",$id,"* ]] && continue
     [[ $id == seed004* ]] && [ ! -S "$sock" ] && { echo "| $id | (gunicorn missing) |||||" ; continue; }
-    bn= bh=
-    for r in $(seq "$rounds"); do
-        read -r nr nc nb < <(one "$NGINX_BIN" "$id") || exit 1
-        read -r hr hc hb < <(one "$HY_BIN" "$id") || exit 1
-        # the round with the lowest CPU per request of each server is kept
-        if [ -z "$bn" ] || awk -v a="$nc" -v b="$(echo "$bn" | cut -d' ' -f2)" 'BEGIN{exit !(a<b)}'; then bn="$nr $nc $nb"; fi
-        if [ -z "$bh" ] || awk -v a="$hc" -v b="$(echo "$bh" | cut -d' ' -f2)" 'BEGIN{exit !(a<b)}'; then bh="$hr $hc $hb"; fi
-    done
-    read -r nr nc nb <<<"$bn"; read -r hr hc hb <<<"$bh"
-    printf '| %s | %s | %s | %s | %s | %s | %s / %s |\n' "$id" "$nr" "$nc" "$hr" "$hc" \
-        "$(awk -v a="$hc" -v b="$nc" 'BEGIN{printf "%.2f", a/b}')" "$nb" "$hb"
+    bench_rounds "$rounds" "$prefix/rounds" front nginx hayate || { echo "proxy bench: $id: a front did not start" >&2; exit 1; }
+    bench_pair_row "$id" "$prefix/rounds" "$rounds"
 done

@@ -32,8 +32,10 @@
 #   BENCH_HY_MASTER  master_process for hayate: on (default, as nginx) or off
 #   BENCH_NGINX_MASTER  master_process for nginx: on (default, as deployed) or off
 #   BENCH_WORKER_CONNECTIONS  worker_connections for both (default 4096)
-#   BENCH_ROUNDS    runs per scenario and server, alternating the order (nginx hayate h2o, then h2o hayate nginx);
-#                   best req/s and lowest CPU per request of the rounds kept (default 1)
+#   BENCH_ROUNDS    rounds per scenario (default 1): in each, the servers run back to back, the order reversed
+#                   every other round (nginx hayate h2o, then h2o hayate nginx); each server's median req/s and
+#                   CPU per request are shown, every ratio is the median of the per-round ratios, and with more
+#                   than one round a spread column gives their lowest and highest (bench/lib.sh bench_rounds)
 #
 # Adding a scenario: add one line to SCENARIOS below (id|label|tool|concurrency|path|request header; a path
 # "tls:/x" is fetched over HTTPS from the TLS listener, "tls12:/x" from the one limited to TLS 1.2),
@@ -61,6 +63,7 @@ H2O_SKIP=",small-ka-limit,"
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+. "$here/lib.sh" # port_busy, free_port, cpu_ticks, h2o_config, bench_rounds and the round statistics
 
 quick=${BENCH_QUICK:-0}
 out=${BENCH_OUT:-}
@@ -92,14 +95,6 @@ case "$secs$reqs" in *[!0-9]*) echo "bench: BENCH_SECONDS and BENCH_REQUESTS mus
 hy_bin=${HY_BIN:-$root/build/hayate}
 nginx_bin=${NGINX_BIN:-/usr/sbin/nginx}
 h2o_bin=${H2O_BIN:-/usr/bin/h2o}
-# port_busy PORT: true when something accepts connections on 127.0.0.1:PORT
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-# free_port START: the first port from START up that nothing listens on
-free_port() {
-    local p=$1
-    while port_busy "$p" || [ "$p" = "${2:-}" ]; do p=$((p + 1)); done
-    echo "$p"
-}
 nginx_port=${BENCH_NGINX_PORT:-$(free_port 18480)}
 hayate_port=${BENCH_HAYATE_PORT:-$(free_port 18481 "$nginx_port")}
 h2o_port=${BENCH_H2O_PORT:-$(free_port 18482 "$nginx_port")}
@@ -283,36 +278,11 @@ EOF
 # shared by the requests of one event-loop pass, then closed), keep-alive without a request limit, the listen
 # backlog is the kernel's somaxconn (4096 here, as nginx's backlog=4096).
 h2o_conf() {
-    local port=$1
-    [ "$(id -u)" = 0 ] && echo "user: nobody" # as root, h2o switches to a user (nobody by default): said explicitly
-    cat <<EOF
-num-threads: 1
-max-connections: $wconn
-pid-file: $prefix/logs/h2o.pid
-error-log: $prefix/logs/h2o-error.log
-listen:
-  host: 127.0.0.1
-  port: $port
-listen:
-  host: 127.0.0.1
-  port: $((port + 1000))
-  ssl:
-    certificate-file: $prefix/conf/bench.crt
-    key-file: $prefix/conf/bench.key
-    minimum-version: TLSv1.2
-    ocsp-update-interval: 0
-listen:
-  host: 127.0.0.1
-  port: $((port + 2000))
-  ssl:
-    certificate-file: $prefix/conf/bench.crt
-    key-file: $prefix/conf/bench.key
-    minimum-version: TLSv1.2
-    max-version: TLSv1.2
-    ocsp-update-interval: 0
-hosts:
-  default:
-    paths:
+    local port=$1 user=
+    [ "$(id -u)" = 0 ] && user=nobody # as root, h2o switches to a user (nobody by default): said explicitly
+    h2o_config --user "$user" --max-connections "$wconn" --pid-file "$prefix/logs/h2o.pid" \
+        --error-log "$prefix/logs/h2o-error.log" --cert "$prefix/conf/bench.crt" --key "$prefix/conf/bench.key" \
+        --root "$prefix/html" --paths "\
       # hello-ka: the body of nginx's return 200, as a file (h2o adds etag, last-modified, accept-ranges)
       /hello:
         file.file: $prefix/h2o/hello
@@ -321,15 +291,13 @@ hosts:
         file.dir: $prefix/html
         access-log:
           path: $prefix/logs/h2o-access.log
-          format: '%h %l %u %t "%r" %s %b "%{Referer}i" "%{User-agent}i"'
+          format: '%h %l %u %t \"%r\" %s %b \"%{Referer}i\" \"%{User-agent}i\"'
       # gzip-40k: gzip level 6 as gzip_comp_level 6 (text/html is compressible in h2o's mime map)
       /gz/:
         file.dir: $prefix/html/gz
         compress:
-          gzip: 6
-      /:
-        file.dir: $prefix/html
-EOF
+          gzip: 6" \
+        "$port" "$((port + 1000)):TLSv1.2" "$((port + 2000)):TLSv1.2:TLSv1.2"
 }
 
 # start NAME BIN PORT [optional]: starts the server pinned to the server CPU, waits until it answers; sets
@@ -396,17 +364,6 @@ check() {
     return 0
 }
 
-# cpu_ticks PID: utime+stime, in clock ticks, of PID and its children (a master's worker; h2o's idle
-# crash-handler helper)
-cpu_ticks() {
-    local t=0 p v
-    for p in "$1" $(pgrep -P "$1" 2>/dev/null); do
-        v=$(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null)
-        t=$((t + ${v:-0}))
-    done
-    echo "$t"
-}
-
 # tree_mem PID FIELD: sum of FIELD (VmRSS, VmHWM) in kB over PID and its children
 tree_mem() {
     local p sum=0 v kids
@@ -452,11 +409,6 @@ run_client() {
             /^Complete requests:/ { done = $3 }
             END { if (rps == "" || rc != 0) print "0 ERR 0"; else printf "%.0f %d %d\n", rps, err, done }' "$log"
     fi
-}
-
-# add_fail A B: failure counts summed; ERR (client aborted) wins
-add_fail() {
-    if [ "$1" = ERR ] || [ "$2" = ERR ]; then echo ERR; else echo $(($1 + $2)); fi
 }
 
 make_docroot
@@ -508,72 +460,80 @@ echo "bench: nginx: $nginx_ver ($nginx_bin, master_process $nginx_master); hayat
 echo "bench: servers on CPU $srv_cpu, load generator on CPU $cli_cpu; wrk ${secs}s, ab ${reqs} requests, $rounds round(s)" >&2
 
 hz=$(getconf CLK_TCK)
-# ratio A B: A/B with two decimals, "n/a" when either is missing or zero
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else print "n/a" }'; }
-table="| scenario | nginx req/s | hayate req/s | h2o req/s | ratio (hayate/nginx) | ratio (hayate/h2o) | failed (nginx / hayate / h2o) |
-|---|---:|---:|---:|---:|---:|---|"
-cputable="| scenario | nginx CPU µs/req | hayate CPU µs/req | h2o CPU µs/req | CPU hayate/nginx | CPU hayate/h2o |
-|---|---:|---:|---:|---:|---:|"
+# the tables: each server's median over the rounds; each ratio the median of the per-round ratios (the servers
+# run back to back within a round: the machine's speed drifts between rounds), with its spread (min–max of the
+# per-round ratios) when there is more than one round
+sp= sl= med_of="1 round"
+[ "$rounds" -gt 1 ] && sp=" spread (min–max) |" sl="---:|" med_of="median of $rounds rounds"
+table="| scenario | nginx req/s (median) | hayate req/s (median) | h2o req/s (median) | ratio (hayate/nginx, $med_of) |$sp ratio (hayate/h2o, $med_of) |$sp failed (nginx / hayate / h2o, all rounds) |
+|---|---:|---:|---:|---:|$sl---:|$sl---|"
+cputable="| scenario | nginx CPU µs/req (median) | hayate CPU µs/req (median) | h2o CPU µs/req (median) | CPU hayate/nginx ($med_of) |$sp CPU hayate/h2o ($med_of) |$sp
+|---|---:|---:|---:|---:|$sl---:|$sl"
 cmds=""
-declare -A best_rps fails best_cpu
+# measure WHO: one run of the scenario ($id $tool $conc $path $hdr) against WHO, for bench_rounds:
+# "REQ/S CPU_µs_PER_REQUEST FAILED" ("n/a n/a ERR" when the client failed)
+measure() {
+    local who=$1 port pid url t0 t1 rps fail done_ log
+    case $who in
+    nginx) port=$nginx_port pid=$nginx_pid ;;
+    hayate) port=$hayate_port pid=$hayate_pid ;;
+    h2o) port=$h2o_port pid=$h2o_pid ;;
+    esac
+    url="http://127.0.0.1:$port$path"
+    case "$path" in
+    tls:*) url="https://127.0.0.1:$((port + 1000))${path#tls:}" ;;
+    tls12:*) url="https://127.0.0.1:$((port + 2000))${path#tls12:}" ;;
+    esac
+    log="$prefix/logs/$id-$who-$bench_round.txt"
+    t0=$(cpu_ticks "$pid")
+    # in the background + wait, so that INT/TERM interrupt the run at once (the EXIT trap cleans up)
+    run_client "$tool" "$conc" "$url" "$hdr" "$log" >"$prefix/result" &
+    wait $!
+    t1=$(cpu_ticks "$pid")
+    read -r rps fail done_ <"$prefix/result"
+    sleep 1 # let the last connections close before the next run
+    if [ "$fail" = ERR ]; then
+        echo "bench: $id: the client failed against $who; its output:" >&2
+        tail -5 "$log" >&2
+        echo "n/a n/a ERR"
+    elif [ "${done_:-0}" -gt 0 ]; then
+        awk -v t=$((t1 - t0)) -v hz="$hz" -v n="$done_" -v r="$rps" -v f="$fail" 'BEGIN { printf "%s %.2f %s\n", r, t / hz * 1e6 / n, f }'
+    else
+        echo "$rps n/a $fail"
+    fi
+}
+# med WHO FIELD FORMAT: WHO's median of FIELD (1 req/s, 2 CPU) over the rounds in $rows
+med() { bench_median "$rows" "$1" "$2" "$3" | cut -d' ' -f1; }
+# rat DEN FIELD: "| MEDIAN |" of the per-round ratios hayate/DEN of FIELD, and "SPREAD |" after it when rounds > 1
+rat() {
+    local m lo hi
+    read -r m lo hi _ < <(bench_ratio "$rows" hayate "$1" "$2")
+    printf '%s |' "$m"
+    [ "$rounds" -gt 1 ] && printf ' %s |' "$(bench_spread "$lo" "$hi")"
+}
 for s in "${SCENARIOS[@]}"; do
     IFS='|' read -r id label tool conc path hdr <<<"$s"
     if [ -n "$only" ] && ! [[ ",$only," == *",$id,"* ]]; then
         continue
     fi
     echo "bench: $id: $label ..." >&2
-    servers="nginx hayate"
-    [ -n "$h2o_pid" ] && [[ "$H2O_SKIP" != *",$id,"* ]] && servers="nginx hayate h2o"
-    # rounds alternate the order (odd: nginx hayate h2o, even: the reverse); the best req/s and the lowest CPU
-    # per request of the rounds are kept, failures are summed
-    best_rps=(); fails=(); best_cpu=()
-    for r in $(seq "$rounds"); do
-        order=$servers
-        [ $((r % 2)) = 0 ] && order=$(echo "$servers" | tr ' ' '\n' | tac | tr '\n' ' ')
-        for who in $order; do
-            case $who in
-            nginx) port=$nginx_port pid=$nginx_pid ;;
-            hayate) port=$hayate_port pid=$hayate_pid ;;
-            h2o) port=$h2o_port pid=$h2o_pid ;;
-            esac
-            url="http://127.0.0.1:$port$path"
-            case "$path" in
-            tls:*) url="https://127.0.0.1:$((port + 1000))${path#tls:}" ;;
-            tls12:*) url="https://127.0.0.1:$((port + 2000))${path#tls12:}" ;;
-            esac
-            t0=$(cpu_ticks "$pid")
-            # in the background + wait, so that INT/TERM interrupt the run at once (the EXIT trap cleans up)
-            run_client "$tool" "$conc" "$url" "$hdr" "$prefix/logs/$id-$who-$r.txt" \
-                >"$prefix/result" &
-            wait $!
-            t1=$(cpu_ticks "$pid")
-            read -r rps fail done_ <"$prefix/result"
-            sleep 1 # let the last connections close before the next run
-            [ "$rps" -gt "${best_rps[$who]:-0}" ] && best_rps[$who]=$rps
-            fails[$who]=$(add_fail "${fails[$who]:-0}" "$fail")
-            if [ "${done_:-0}" -gt 0 ] && [ "$fail" != ERR ]; then
-                cpu=$(awk -v t=$((t1 - t0)) -v hz="$hz" -v n="$done_" 'BEGIN { printf "%.2f", t / hz * 1e6 / n }')
-                if [ -z "${best_cpu[$who]:-}" ] || awk -v a="$cpu" -v b="${best_cpu[$who]}" 'BEGIN { exit !(a < b) }'; then
-                    best_cpu[$who]=$cpu
-                fi
-            fi
-            if [ "$fail" = ERR ]; then
-                echo "bench: $id: the client failed against $who; its output:" >&2
-                tail -5 "$prefix/logs/$id-$who-$r.txt" >&2
-            fi
-        done
-    done
-    n_rps=${best_rps[nginx]:-0} h_rps=${best_rps[hayate]:-0}
-    if [[ " $servers " == *" h2o "* ]]; then
-        o_rps=${best_rps[h2o]:-0} o_fail=${fails[h2o]:-0} o_cpu=${best_cpu[h2o]:-n/a}
-        o_ratio=$(ratio "$h_rps" "$o_rps") o_cratio=$(ratio "${best_cpu[hayate]:-}" "${best_cpu[h2o]:-}")
+    servers=(nginx hayate)
+    [ -n "$h2o_pid" ] && [[ "$H2O_SKIP" != *",$id,"* ]] && servers=(nginx hayate h2o)
+    # rounds (bench/lib.sh bench_rounds): the servers back to back, odd rounds nginx hayate h2o, even rounds the
+    # reverse; failures are summed over the rounds
+    rows="$prefix/logs/$id-rounds.txt"
+    bench_rounds "$rounds" "$rows" measure "${servers[@]}"
+    if [ ${#servers[@]} = 3 ]; then
+        o_rps=$(med h2o 1 %.0f) o_fail=$(bench_sum "$rows" h2o 3) o_cpu=$(med h2o 2 %.2f)
+        o_ratio=$(rat h2o 1) o_cratio=$(rat h2o 2)
     else
-        o_rps="—" o_fail="—" o_cpu="—" o_ratio="—" o_cratio="—"
+        o_rps="—" o_fail="—" o_cpu="—" o_ratio="— |" o_cratio="— |"
+        [ "$rounds" -gt 1 ] && o_ratio="— | — |" o_cratio="— | — |"
     fi
     table="$table
-| $label | $n_rps | $h_rps | $o_rps | $(ratio "$h_rps" "$n_rps") | $o_ratio | ${fails[nginx]} / ${fails[hayate]} / $o_fail |"
+| $label | $(med nginx 1 %.0f) | $(med hayate 1 %.0f) | $o_rps | $(rat nginx 1) $o_ratio $(bench_sum "$rows" nginx 3) / $(bench_sum "$rows" hayate 3) / $o_fail |"
     cputable="$cputable
-| $label | ${best_cpu[nginx]:-n/a} | ${best_cpu[hayate]:-n/a} | $o_cpu | $(ratio "${best_cpu[hayate]:-}" "${best_cpu[nginx]:-}") | $o_cratio |"
+| $label | $(med nginx 2 %.2f) | $(med hayate 2 %.2f) | $o_cpu | $(rat nginx 2) $o_cratio"
     shown="http://127.0.0.1:PORT$path"
     case "$path" in
     tls:*) shown="https://127.0.0.1:PORT+1000${path#tls:}" ;;
@@ -612,7 +572,9 @@ for who in nginx hayate h2o; do
 done
 cpunote="CPU per request: utime+stime of the server's processes (nginx and hayate: master and worker; h2o: its one
 process and its idle crash-handler helper) from /proc over the measured run, divided by the requests the client
-completed; clock tick 1/$hz s; lowest of the rounds. A CPU ratio below 1 means hayate spends less CPU per request."
+completed; clock tick 1/$hz s. $rounds round(s), the servers back to back in each (the order reversed every other
+round): req/s and µs are each server's median over the rounds, a ratio is the median of the per-round ratios$([ "$rounds" -gt 1 ] && echo ",
+spread the lowest and highest of them"). A CPU ratio below 1 means hayate spends less CPU per request."
 
 bad_log=""
 for who in nginx hayate; do
@@ -658,7 +620,7 @@ if [ -n "$out" ]; then
         echo
         echo "### $(date -u '+%Y-%m-%d %H:%M UTC') — $rev$([ "$quick" = 1 ] && echo ' (quick)')"
         echo
-        echo "Rounds: $rounds (best req/s and lowest CPU per request kept, failures summed); wrk ${secs}s per run, ab $reqs requests per run."
+        echo "Rounds: $rounds (servers back to back in each; medians of each server's req/s and CPU per request, ratios the median of the per-round ratios, failures summed); wrk ${secs}s per run, ab $reqs requests per run."
         echo "Machine: $ncpu CPUs ($cpu), $(uname -sr); servers pinned to CPU $srv_cpu, load generator to CPU $cli_cpu;"
         echo "load average at the start: $load_start."
         echo "nginx: $nginx_ver, master_process $nginx_master, 1 worker. hayate: $hy_ver ($hy_bin), master_process $hy_master."
