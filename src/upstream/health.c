@@ -13,10 +13,13 @@
  * generation that meets an entry of an older one resets it (a `mandatory` check starts it down, unless
  * `persistent` and it was up), and the old generation's workers, which are shutting down, stop writing to it.
  *
- * A probe: a non-blocking connect (proxy_connect_timeout), "GET uri HTTP/1.x" with the Host field the proxied
- * request would carry and "Connection: close" (proxy_send_timeout), the response read until the upstream closes
- * or its Content-Length is complete (proxy_read_timeout for the whole response), at most 256k of body examined.
- * It passes when the status is 2xx or 3xx, or with match= when every condition of the block holds. */
+ * A probe: a non-blocking connect (proxy_connect_timeout); for an "https://" upstream the TLS handshake with the
+ * location's proxy_ssl_* context (ussl.h's hy_ussl_probe_start: SNI, client certificate, no session reuse;
+ * bounded by proxy_connect_timeout too) and its checks (proxy_ssl_verify: chain and name), a failed one being a
+ * failed check; then "GET uri HTTP/1.x" with the Host field the proxied request would carry and
+ * "Connection: close" (proxy_send_timeout), the response read until the upstream closes or its Content-Length is
+ * complete (proxy_read_timeout for the whole response), at most 256k of body examined. It passes when the status
+ * is 2xx or 3xx, or with match= when every condition of the block holds. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +27,8 @@
 #include <unistd.h>
 #include <netinet/in.h>
 #include "health.h"
+#include "ussl.h"
+#include "../event/tls.h"
 #include "../core/clock.h"
 #include "../core/log.h"
 #include "../core/regex.h"
@@ -112,6 +117,7 @@ struct hc_probe {
     hy_sock_t sock;
     hy_timer_t timer;
     bool connected;
+    char ssl_name[256]; /* TLS: the name verified (proxy_ssl_name or the host of proxy_pass) */
 };
 
 static hc_main_t *hc_main(hy_conf_t *cf)
@@ -330,9 +336,8 @@ static int postconfiguration(hy_conf_t *cf)
         hy_upstream_group_t *g = hc->group;
         if (g == NULL)
             return hc_error_at(cf, hc, "\"health_check\" requires \"proxy_pass\" to an upstream group%.*s", HY_STR(""));
-        if (hc->tls)
-            return hc_error_at(cf, hc, "health checks of \"https://\" upstreams are not supported by hayate yet%.*s",
-                               HY_STR(""));
+        if (hc->ssl != NULL && !hy_ussl_ready(hc->ssl))
+            return hc_error_at(cf, hc, "no SSL context for the health checks of upstream \"%.*s\"", g->name);
         if (!g->zone)
             return hc_error_at(cf, hc, "health check requires upstream \"%.*s\" to be in shared memory", g->name);
         if (hc->match.ptr != NULL) {
@@ -700,6 +705,51 @@ static void on_written(hy_sock_t *s, const char *err)
         fail_errno(pr, "send() failed", s->last_errno ? s->last_errno : EIO);
 }
 
+/* Connected (and, over TLS, the handshake done and checked): send the request, read the response. */
+static void send_request(hc_probe_t *pr)
+{
+    hy_sock_t *s = &pr->sock;
+    const hy_upstream_hc_conf_t *c = pr->chk->c;
+    char req[2048];
+    int n = snprintf(req, sizeof(req), "GET %.*s HTTP/1.%d\r\nHost: %.*s\r\nConnection: close\r\n\r\n",
+                     (int)HY_MIN(c->uri.len, 1500), c->uri.ptr, c->version == 11 ? 1 : 0,
+                     (int)HY_MIN(c->host.len, 400), c->host.ptr);
+    hy_outq_push_copy(&s->outq, req, (size_t)n);
+    s->read_limit = HC_HEAD_MAX + HC_BODY_MAX;
+    pr->timer.cb = on_timeout;
+    pr->timer.data = pr;
+    hy_timer_link(hy_worker_loop, &pr->timer, (uint64_t)(c->send_timeout_ms + c->read_timeout_ms));
+    hy_sock_read_start(s, on_read);
+    hy_sock_write(s, on_written);
+}
+
+/* The TLS handshake ended (bounded by proxy_connect_timeout, as a proxied request's): a failed handshake, or a
+ * certificate that proxy_ssl_verify refuses, is a failed check. */
+static void on_handshake(hy_sock_t *s, const char *err)
+{
+    hc_probe_t *pr = s->data;
+    char buf[600];
+    if (err == hy_err_timeout) {
+        probe_done(pr, "timed out (110: Connection timed out) while SSL handshaking");
+        return;
+    }
+    if (err != NULL) {
+        const char *why = hy_tls_handshake_error(s);
+        if (*why)
+            snprintf(buf, sizeof(buf), "SSL_do_handshake() failed (SSL: %s) while SSL handshaking", why);
+        else
+            snprintf(buf, sizeof(buf), "peer closed connection in SSL handshake");
+        probe_done(pr, buf);
+        return;
+    }
+    const char *bad = hy_ussl_probe_check(pr->chk->c->ssl, s, pr->ssl_name, buf, sizeof(buf));
+    if (bad != NULL) {
+        probe_done(pr, bad);
+        return;
+    }
+    send_request(pr);
+}
+
 static void on_connected(hy_sock_t *s, const char *err)
 {
     hc_probe_t *pr = s->data;
@@ -713,17 +763,14 @@ static void on_connected(hy_sock_t *s, const char *err)
         return;
     }
     pr->connected = true;
-    char req[2048];
-    int n = snprintf(req, sizeof(req), "GET %.*s HTTP/1.%d\r\nHost: %.*s\r\nConnection: close\r\n\r\n",
-                     (int)HY_MIN(c->uri.len, 1500), c->uri.ptr, c->version == 11 ? 1 : 0,
-                     (int)HY_MIN(c->host.len, 400), c->host.ptr);
-    hy_outq_push_copy(&s->outq, req, (size_t)n);
-    s->read_limit = HC_HEAD_MAX + HC_BODY_MAX;
-    pr->timer.cb = on_timeout;
-    pr->timer.data = pr;
-    hy_timer_link(hy_worker_loop, &pr->timer, (uint64_t)(c->send_timeout_ms + c->read_timeout_ms));
-    hy_sock_read_start(s, on_read);
-    hy_sock_write(s, on_written);
+    if (c->ssl != NULL) {
+        const char *bad = hy_ussl_probe_start(c->ssl, s, c->ssl_host, false, (uint64_t)c->connect_timeout_ms,
+                                              on_handshake, pr->ssl_name, sizeof(pr->ssl_name));
+        if (bad != NULL)
+            probe_done(pr, bad);
+        return;
+    }
+    send_request(pr);
 }
 
 static void probe_start(hc_check_t *k, const hy_upstream_peer_t *p, hc_sh_peer_t *x)
