@@ -441,7 +441,8 @@ static int register_health_checks(hy_conf_t *cf, proxy_loc_t *c)
         hc[i].read_timeout_ms = c->uc.read_timeout;
         hc[i].host = host;
         hc[i].version = c->http_version;
-        hc[i].tls = c->is_tls;
+        hc[i].ssl = c->is_tls ? &c->ssl : NULL;
+        hc[i].ssl_host = c->host_header;
         if (hy_upstream_hc_add(cf, &hc[i]) != 0)
             return -1;
     }

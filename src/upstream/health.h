@@ -27,8 +27,9 @@ typedef struct hy_upstream_hc_conf {
     hy_upstream_group_t *group; /* NULL: proxy_pass with variables, or no proxy_pass */
     int64_t connect_timeout_ms, send_timeout_ms, read_timeout_ms;
     hy_str_t host; /* the Host field the proxied request would carry */
-    int version;   /* 10 or 11 (proxy_http_version) */
-    bool tls;      /* proxy_pass https:// (refused: not supported yet) */
+    int version;   /* 10, 11 or 20 (proxy_http_version; 20: the probe speaks HTTP/2) */
+    const struct hy_ussl *ssl; /* proxy_pass https://: the location's proxy_ssl_* (upstream/ussl.h); NULL: plain */
+    hy_str_t ssl_host;         /* the default SNI name and name to verify: the host of proxy_pass */
     bool registered;
 } hy_upstream_hc_conf_t;
 

@@ -299,11 +299,8 @@ const void *hy_ussl_key(const hy_ussl_t *c)
 
 /* The name to check and to send: *_ssl_name or the host of *_pass, without a port (nginx cuts it: $proxy_host and
  * $http_host carry one). */
-static hy_str_t ssl_name(hy_ureq_t *u)
+static hy_str_t cut_port(hy_str_t name)
 {
-    hy_str_t name = u->ssl_host;
-    if (u->ssl->name)
-        hy_vars_eval(u->req, u->ssl->name, &name);
     const char *p = name.ptr, *end = name.ptr + name.len;
     if (name.len && *p == '[') {
         p = memchr(p, ']', name.len);
@@ -313,6 +310,15 @@ static hy_str_t ssl_name(hy_ureq_t *u)
     const char *colon = memchr(p, ':', (size_t)(end - p));
     if (colon)
         name.len = (size_t)(colon - name.ptr);
+    return name;
+}
+
+static hy_str_t ssl_name(hy_ureq_t *u)
+{
+    hy_str_t name = u->ssl_host;
+    if (u->ssl->name)
+        hy_vars_eval(u->req, u->ssl->name, &name);
+    name = cut_port(name);
     return (hy_str_t){hy_pstrndup(u->req->pool, name.ptr, name.len), name.len};
 }
 
@@ -383,25 +389,60 @@ const char *hy_ussl_connect(hy_ureq_t *u, hy_sock_cb cb)
     return NULL;
 }
 
-const char *hy_ussl_check(hy_ureq_t *u)
+/* The verification's result for name n: NULL when good, else why (in msg). */
+static const char *check_peer(SSL *ssl, hy_str_t n, char *msg, size_t cap)
 {
-    if (!u->ssl->verify)
-        return NULL;
-    SSL *ssl = hy_tls_ssl(&u->conn->sock);
     long rc = SSL_get_verify_result(ssl);
-    char *msg;
     if (rc != X509_V_OK) {
-        msg = hy_palloc(u->req->pool, 256);
-        snprintf(msg, 256, "upstream SSL certificate verify error: (%ld:%s)", rc, X509_verify_cert_error_string(rc));
+        snprintf(msg, cap, "upstream SSL certificate verify error: (%ld:%s)", rc, X509_verify_cert_error_string(rc));
         return msg;
     }
     X509 *cert = SSL_get0_peer_certificate(ssl);
-    hy_str_t n = u->ssl_name;
     /* names only, as nginx (an address as the name never matches) */
     bool ok = cert && n.len && X509_check_host(cert, n.ptr, n.len, 0, NULL) == 1;
     if (ok)
         return NULL;
-    msg = hy_palloc(u->req->pool, n.len + 64);
-    snprintf(msg, n.len + 64, "upstream SSL certificate does not match \"%s\"", n.ptr);
+    snprintf(msg, cap, "upstream SSL certificate does not match \"%.*s\"", (int)n.len, n.ptr);
     return msg;
+}
+
+const char *hy_ussl_check(hy_ureq_t *u)
+{
+    if (!u->ssl->verify)
+        return NULL;
+    size_t cap = u->ssl_name.len + 256;
+    return check_peer(hy_tls_ssl(&u->conn->sock), u->ssl_name, hy_palloc(u->req->pool, cap), cap);
+}
+
+/* ---------------------------------------------------------------- a health probe (no request) */
+
+const char *hy_ussl_probe_start(const hy_ussl_t *c, hy_sock_t *s, hy_str_t host, bool h2, uint64_t timeout_ms,
+                                hy_sock_cb cb, char *name, size_t cap)
+{
+    if (!hy_ussl_ready(c))
+        return "no SSL context for the upstream";
+    hy_str_t n = c->name && c->name->parts == NULL ? c->name->value : host;
+    n = cut_port(n);
+    snprintf(name, cap, "%.*s", (int)HY_MIN(n.len, cap - 1), n.ptr);
+    n = (hy_str_t){name, strlen(name)};
+    SSL *ssl = hy_tls_connect(s, c->built->ctx);
+    if (ssl == NULL)
+        return "SSL_new() failed";
+    if (h2 && SSL_set_alpn_protos(ssl, (const unsigned char *)"\x02h2", 3) != 0) {
+        ERR_clear_error();
+        return "SSL_set_alpn_protos() failed";
+    }
+    if (c->server_name && !is_address(n) && SSL_set_tlsext_host_name(ssl, name) != 1) {
+        ERR_clear_error();
+        return "SSL_set_tlsext_host_name() failed";
+    }
+    hy_sock_handshake_within(s, timeout_ms, cb);
+    return NULL;
+}
+
+const char *hy_ussl_probe_check(const hy_ussl_t *c, hy_sock_t *s, const char *name, char *buf, size_t cap)
+{
+    if (!c->verify)
+        return NULL;
+    return check_peer(hy_tls_ssl(s), (hy_str_t){(char *)name, strlen(name)}, buf, cap);
 }

@@ -49,6 +49,18 @@ bool hy_ussl_ready(const hy_ussl_t *c);
 /* hy_ussl_connect, hy_ussl_check, hy_ussl_key, hy_ussl_free_sessions: declared in upstream.h (the engine calls
  * them; upstream.c cannot include this header without an include cycle). */
 
+/** A health probe's TLS (upstream/health.c), without a request: on the connected sock s, start the handshake with the
+ * location's context as a proxied request would (SNI with *_ssl_server_name on: *_ssl_name when it has no variables,
+ * else `host`, the host of *_pass; a port cut off), ALPN "h2" when `h2`; no session is offered or kept, and a
+ * client certificate named with variables is not presented. `name` (cap bytes) receives the name to check. cb as
+ * for hy_sock_handshake_within (bounded by timeout_ms; it may run before this returns). NULL, or why the connection
+ * could not be set up (cb is not called then). */
+const char *hy_ussl_probe_start(const hy_ussl_t *c, hy_sock_t *s, hy_str_t host, bool h2, uint64_t timeout_ms,
+                                hy_sock_cb cb, char *name, size_t cap);
+/** After the probe's handshake: NULL when *_ssl_verify is off or the certificate verifies and matches name, else
+ * why (in buf, the same text as a proxied request logs). */
+const char *hy_ussl_probe_check(const hy_ussl_t *c, hy_sock_t *s, const char *name, char *buf, size_t cap);
+
 int hy_ussl_set_name(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_ussl_set_path(hy_conf_t *cf, const hy_directive_t *d, void *conf);
 int hy_ussl_set_cert(hy_conf_t *cf, const hy_directive_t *d, void *conf);

@@ -371,8 +371,18 @@ def test_valid_configuration_passes_t(run_cli, prefix):
     assert res.rc == 0, res
 
 
+def test_https_upstream_passes_t(run_cli, prefix):
+    # checked over TLS with the location's proxy_ssl_* (test_health_check_tls.py)
+    path, res = run_t(run_cli, prefix, simple('''
+        location / {
+            proxy_pass https://backend;
+            proxy_ssl_server_name on;
+            health_check;
+        }''', http_extra='upstream backend { zone z 64k; server 127.0.0.1:1; }'))
+    assert res.rc == 0, res
+
+
 @pytest.mark.parametrize('pass_to,msg', [
-    ('https://backend', 'health checks of "https://" upstreams are not supported by hayate yet'),
     ('http://$host', '"health_check" requires "proxy_pass" to an upstream group'),
 ])
 def test_health_check_unsupported_targets(run_cli, prefix, pass_to, msg):
