@@ -441,9 +441,9 @@ static long huff_decode(const uint8_t *src, size_t len, char *out)
 /* string literal (§5.2) at *pp: raw bytes point into the block; Huffman ones are decoded into the scratch at
  * *soff (which advances). On return *s is a pointer, or NULL with *soff_at set when it lives in the scratch
  * (the scratch may move while the value is read). Returns 0, HY_HPACK_ERR_TRUNCATED (no length, a length the block
- * ends inside, or a length past the block's end) or HY_HPACK_ERR. */
+ * ends inside, or a length past the block's end) or HY_HPACK_ERR. *long_len is set when the length took 6 octets. */
 static int dec_str(hy_hpack_dec_t *d, const uint8_t **pp, const uint8_t *end, const char **s, size_t *slen,
-                   size_t *soff, size_t *at)
+                   size_t *soff, size_t *at, bool *long_len)
 {
     if (*pp == end)
         return HY_HPACK_ERR_TRUNCATED;
@@ -453,8 +453,10 @@ static int dec_str(hy_hpack_dec_t *d, const uint8_t **pp, const uint8_t *end, co
     int rc = dec_int(pp, end, 7, &len);
     if (rc < 0)
         return rc;
-    if ((size_t)(end - *pp) < len) /* past the block's end; a length of 6 octets is refused as too long instead */
-        return *pp - start <= 5 ? HY_HPACK_ERR_TRUNCATED : HY_HPACK_ERR;
+    if (*pp - start > 5)
+        *long_len = true;
+    if ((size_t)(end - *pp) < len) /* past the block's end */
+        return HY_HPACK_ERR_TRUNCATED;
     if (!huff) {
         *s = (const char *)*pp;
         *slen = len;
@@ -490,7 +492,7 @@ void hy_hpack_dec_free(hy_hpack_dec_t *d)
     d->scratch_cap = 0;
 }
 
-int hy_hpack_decode(hy_hpack_dec_t *d, const uint8_t *block, size_t len, hy_hpack_field_cb cb, void *ud)
+static int decode(hy_hpack_dec_t *d, const uint8_t *block, size_t len, hy_hpack_field_cb cb, void *ud, bool *long_len)
 {
     const uint8_t *p = block, *end = block + len;
     hy_hpack_table_t *t = &d->t;
@@ -560,11 +562,11 @@ int hy_hpack_decode(hy_hpack_dec_t *d, const uint8_t *block, size_t len, hy_hpac
                     sidx = e->sidx;
                 }
             } else {
-                if ((rc = dec_str(d, &p, end, &name, &nlen, &soff, &nat)) < 0)
+                if ((rc = dec_str(d, &p, end, &name, &nlen, &soff, &nat, long_len)) < 0)
                     return rc;
                 sidx = 0;
             }
-            if ((rc = dec_str(d, &p, end, &value, &vlen, &soff, &vat)) < 0)
+            if ((rc = dec_str(d, &p, end, &value, &vlen, &soff, &vat, long_len)) < 0)
                 return rc;
             if (!name)
                 name = d->scratch + nat;
@@ -608,6 +610,15 @@ int hy_hpack_decode(hy_hpack_dec_t *d, const uint8_t *block, size_t len, hy_hpac
             quiet = true;
     }
     return 0;
+}
+
+int hy_hpack_decode(hy_hpack_dec_t *d, const uint8_t *block, size_t len, hy_hpack_field_cb cb, void *ud)
+{
+    /* a string length of 6 octets is one nginx refuses as too long (it reads 4 at most) when it comes: a block cut
+     * after one is not told as a truncated one */
+    bool long_len = false;
+    int rc = decode(d, block, len, cb, ud, &long_len);
+    return rc == HY_HPACK_ERR_TRUNCATED && long_len ? HY_HPACK_ERR : rc;
 }
 
 /* ---- encoding ---- */

@@ -28,9 +28,10 @@
  * HY_HPACK_ERR_TRUNCATED of a block carried by one frame as nginx does, a frame of incorrect length). */
 enum {
     HY_HPACK_ERR = -1,      /* bad index, integer overflow (above 2^32-1, or more than 5 continuation octets with more
-                               of the block after them), a string length of 6 octets past the block's end, bad Huffman
-                               code or padding (§5.2: padding longer than 7 bits or not all ones, or an EOS symbol), no
-                               memory */
+                               of the block after them), bad Huffman code or padding (§5.2: padding longer than 7 bits
+                               or not all ones, or an EOS symbol), no memory; and a truncated block (below) that has a
+                               string length written in 6 octets before its cut (an integer nginx refuses as too long;
+                               the decoder accepts it in a whole block) */
     HY_HPACK_ERR_SIZE = -2, /* a table size update above the limit, or one not at the block's start (§4.2) */
     HY_HPACK_ERR_CB = -3,   /* the callback returned HY_HPACK_CB_ABORT */
     HY_HPACK_ERR_TRUNCATED = -4, /* the block ends inside a field representation (§6) or a size update: inside an

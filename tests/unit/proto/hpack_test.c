@@ -573,6 +573,29 @@ static void test_truncated(void)
     is_int(dec_err("82 04 7f ff ff ff 7f 41", 4096), HY_HPACK_ERR_TRUNCATED);
     is_int(dec_err("82 04 ff ff ff ff 7f 41", 4096), HY_HPACK_ERR_TRUNCATED);
     is_int(dec_err("82 04 7f 80 80 80 80 01 41", 4096), HY_HPACK_ERR);
+    /* a name length written in 6 octets (127 + 0: over-long, accepted in a whole block): a cut after it is refused
+     * as that over-long integer, nginx's "too long", not told as truncated; in 5 octets it is */
+    for (int octets = 5; octets <= 6; octets++) {
+        uint8_t blk[160];
+        size_t n = 0;
+        blk[n++] = 0x82;
+        blk[n++] = 0x40;
+        blk[n++] = 0x7f;
+        for (int i = 0; i < octets - 2; i++)
+            blk[n++] = 0x80;
+        blk[n++] = 0x00;
+        memset(blk + n, 'a', 127);
+        n += 127;
+        blk[n++] = 0x01;
+        blk[n++] = 'b';
+        for (size_t cut = n; cut + 2 >= n; cut--) {
+            hy_hpack_dec_t d;
+            hy_hpack_dec_init(&d, 4096);
+            int want = cut == n ? 0 : octets == 5 ? HY_HPACK_ERR_TRUNCATED : HY_HPACK_ERR;
+            is_int(hy_hpack_decode(&d, blk, cut, collect_none, NULL), want);
+            hy_hpack_dec_free(&d);
+        }
+    }
     /* inside the string bytes: raw name, raw value, Huffman name, Huffman value */
     is_int(dec_err("82 40 03 61 61", 4096), HY_HPACK_ERR_TRUNCATED);
     is_int(dec_err("82 40 01 61 03 62 62", 4096), HY_HPACK_ERR_TRUNCATED);
