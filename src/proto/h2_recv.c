@@ -570,26 +570,6 @@ static h2stream_t *new_stream(h2conn_t *h, const hy_h2_hdr_t *hd, const hy_h2_fr
     return st;
 }
 
-/* An HPACK integer with an n-bit prefix at p[*i]: false if the block ends inside it. */
-static bool hpack_int(const uint8_t *p, size_t len, size_t *i, unsigned n, size_t *v)
-{
-    size_t mask = ((size_t)1 << n) - 1;
-    *v = p[(*i)++] & mask;
-    if (*v < mask)
-        return true;
-    for (unsigned shift = 0;; shift += 7) {
-        if (*i >= len)
-            return false;
-        uint8_t b = p[(*i)++];
-        if (shift < 28)
-            *v += (size_t)(b & 0x7f) << shift;
-        else
-            *v = SIZE_MAX; /* too long: the decoder answers it (COMPRESSION_ERROR) */
-        if (!(b & 0x80))
-            return true;
-    }
-}
-
 /* An HPACK integer at p[*i] of more than 4 octets, all continuing (the prefix all ones): nginx refuses it
  * (NGX_HTTP_V2_INT_OCTETS) as soon as it sees it, whatever follows. 1: such an integer, 0: a whole one (*i past it,
  * *v its value), -1: the bytes end inside it. */
@@ -614,7 +594,9 @@ static int int_overlong(const uint8_t *p, size_t len, size_t *i, unsigned n, siz
 }
 
 /* The first bytes of a header block whose frame has not all arrived: whether an integer in them is one nginx
- * refuses at once (COMPRESSION_ERROR before the frame's end, which may never come). */
+ * refuses at once (COMPRESSION_ERROR before the frame's end, which may never come). A pre-scan of its own, not
+ * hy_hpack_decode's answer: the decoder takes only a whole block (decoding changes the dynamic table, so a block
+ * cannot be decoded twice), and nginx's limit here (4 octets) is not the decoder's (6). */
 static bool block_prefix_bad(const uint8_t *p, size_t len)
 {
     size_t i = 0, v;
@@ -640,37 +622,6 @@ static bool block_prefix_bad(const uint8_t *p, size_t len)
     return false;
 }
 
-/* Whether a header block of one frame ends where a field representation ends (RFC 7541 §6): nginx answers one that
- * ends inside a representation as a frame of incorrect length (FRAME_SIZE_ERROR), the decoder as COMPRESSION_ERROR.
- * Only the structure is read. */
-static bool hpack_block_whole(const uint8_t *p, size_t len)
-{
-    size_t i = 0, v;
-    while (i < len) {
-        uint8_t b = p[i];
-        if (b & 0x80) { /* indexed */
-            if (!hpack_int(p, len, &i, 7, &v))
-                return false;
-            continue;
-        }
-        if ((b & 0xe0) == 0x20) { /* dynamic table size update */
-            if (!hpack_int(p, len, &i, 5, &v))
-                return false;
-            continue;
-        }
-        if (!hpack_int(p, len, &i, b & 0x40 ? 6 : 4, &v)) /* a literal: its name's index, 0 for a literal name */
-            return false;
-        for (int strings = v == 0 ? 2 : 1; strings > 0; strings--) {
-            if (i >= len || !hpack_int(p, len, &i, 7, &v))
-                return false;
-            if (v > len - i)
-                return v == SIZE_MAX; /* an overlong length is the decoder's to refuse */
-            i += v;
-        }
-    }
-    return true;
-}
-
 /* A whole header block: decoded (always: the table stays in step), then the request starts or the trailers end
  * the body. */
 static void block_done(h2conn_t *h, int mode, int32_t sid, uint8_t flags, const uint8_t *b, size_t len, bool one)
@@ -686,7 +637,10 @@ static void block_done(h2conn_t *h, int mode, int32_t sid, uint8_t flags, const 
     if (rc < 0) {
         if (h->fatal)
             return;
-        if (one && !hpack_block_whole(b, len)) { /* the block of one frame ends inside a field: nginx's words */
+        if (one && rc == HY_HPACK_ERR_TRUNCATED) {
+            /* the block of one frame ends inside a field representation (RFC 7541 §6): nginx answers it as a frame
+             * of incorrect length, in its words; a block of several frames, or one that failed before, is a
+             * COMPRESSION_ERROR */
             hy_log_conn(HY_LOG_INFO, h->c->id, "client sent header block with incorrect length, client: %s",
                         h->c->peer_text);
             hy_h2_conn_error(h, HY_H2_FRAME_SIZE_ERROR);

@@ -366,7 +366,9 @@ static int table_insert(hy_hpack_table_t *t, const char *name, size_t nlen, cons
 
 /* ---- decoding ---- */
 
-/* integer with an N-bit prefix (§5.1) at *pp; values above 2^32-1 or with more than 5 continuation bytes refused */
+/* integer with an N-bit prefix (§5.1) at *pp. Returns 0 (*pp past it), HY_HPACK_ERR_TRUNCATED when the block ends
+ * inside it (its octets continue to `end`, however many they are), or HY_HPACK_ERR: a value above 2^32-1, or more
+ * than 5 continuation octets followed by more of the block. */
 static inline int dec_int(const uint8_t **pp, const uint8_t *end, unsigned prefix, uint32_t *out)
 {
     const uint8_t *p = *pp;
@@ -380,18 +382,20 @@ static inline int dec_int(const uint8_t **pp, const uint8_t *end, unsigned prefi
     uint64_t acc = v;
     for (unsigned shift = 0; shift <= 28; shift += 7) {
         if (p == end)
-            return -1;
+            return HY_HPACK_ERR_TRUNCATED;
         uint8_t b = *p++;
         acc += (uint64_t)(b & 0x7f) << shift;
         if (!(b & 0x80)) {
             if (acc > UINT32_MAX)
-                return -1;
+                return HY_HPACK_ERR;
             *pp = p;
             *out = (uint32_t)acc;
             return 0;
         }
     }
-    return -1;
+    while (p < end && (*p & 0x80)) /* too long: still, a block that ends inside it is a truncated one */
+        p++;
+    return p == end ? HY_HPACK_ERR_TRUNCATED : HY_HPACK_ERR;
 }
 
 static int scratch_reserve(hy_hpack_dec_t *d, size_t need)
@@ -436,16 +440,23 @@ static long huff_decode(const uint8_t *src, size_t len, char *out)
 
 /* string literal (§5.2) at *pp: raw bytes point into the block; Huffman ones are decoded into the scratch at
  * *soff (which advances). On return *s is a pointer, or NULL with *soff_at set when it lives in the scratch
- * (the scratch may move while the value is read). */
+ * (the scratch may move while the value is read). Returns 0, HY_HPACK_ERR_TRUNCATED (no length, a length the block
+ * ends inside, or a length past the block's end) or HY_HPACK_ERR. *long_len is set when the length took 6 octets. */
 static int dec_str(hy_hpack_dec_t *d, const uint8_t **pp, const uint8_t *end, const char **s, size_t *slen,
-                   size_t *soff, size_t *at)
+                   size_t *soff, size_t *at, bool *long_len)
 {
     if (*pp == end)
-        return -1;
-    bool huff = **pp & 0x80;
+        return HY_HPACK_ERR_TRUNCATED;
+    const uint8_t *start = *pp;
+    bool huff = *start & 0x80;
     uint32_t len;
-    if (dec_int(pp, end, 7, &len) < 0 || (size_t)(end - *pp) < len)
-        return -1;
+    int rc = dec_int(pp, end, 7, &len);
+    if (rc < 0)
+        return rc;
+    if (*pp - start > 5)
+        *long_len = true;
+    if ((size_t)(end - *pp) < len) /* past the block's end */
+        return HY_HPACK_ERR_TRUNCATED;
     if (!huff) {
         *s = (const char *)*pp;
         *slen = len;
@@ -453,10 +464,10 @@ static int dec_str(hy_hpack_dec_t *d, const uint8_t **pp, const uint8_t *end, co
         return 0;
     }
     if (scratch_reserve(d, *soff + (size_t)len * 8 / 5 + 1) < 0)
-        return -1;
+        return HY_HPACK_ERR;
     long n = huff_decode(*pp, len, d->scratch + *soff);
     if (n < 0)
-        return -1;
+        return HY_HPACK_ERR;
     *pp += len;
     *s = NULL;
     *at = *soff;
@@ -481,7 +492,7 @@ void hy_hpack_dec_free(hy_hpack_dec_t *d)
     d->scratch_cap = 0;
 }
 
-int hy_hpack_decode(hy_hpack_dec_t *d, const uint8_t *block, size_t len, hy_hpack_field_cb cb, void *ud)
+static int decode(hy_hpack_dec_t *d, const uint8_t *block, size_t len, hy_hpack_field_cb cb, void *ud, bool *long_len)
 {
     const uint8_t *p = block, *end = block + len;
     hy_hpack_table_t *t = &d->t;
@@ -491,7 +502,10 @@ int hy_hpack_decode(hy_hpack_dec_t *d, const uint8_t *block, size_t len, hy_hpac
         uint8_t b = *p;
         uint32_t idx;
         if (b & 0x80) { /* indexed field (§6.1) */
-            if (dec_int(&p, end, 7, &idx) < 0 || idx == 0)
+            int rc = dec_int(&p, end, 7, &idx);
+            if (rc < 0)
+                return rc;
+            if (idx == 0)
                 return HY_HPACK_ERR;
             fields = true;
             if (idx > ST_LEN && idx - ST_LEN > t->count)
@@ -516,8 +530,9 @@ int hy_hpack_decode(hy_hpack_dec_t *d, const uint8_t *block, size_t len, hy_hpac
         } else if ((b & 0xe0) == 0x20) { /* dynamic table size update (§6.3) */
             if (fields)
                 return HY_HPACK_ERR_SIZE;
-            if (dec_int(&p, end, 5, &idx) < 0)
-                return HY_HPACK_ERR;
+            int rc = dec_int(&p, end, 5, &idx);
+            if (rc < 0)
+                return rc;
             if (idx > d->settings_max)
                 return HY_HPACK_ERR_SIZE;
             if (table_set_max(t, idx) < 0)
@@ -525,8 +540,9 @@ int hy_hpack_decode(hy_hpack_dec_t *d, const uint8_t *block, size_t len, hy_hpac
             continue;
         } else { /* literal (§6.2): with incremental indexing (01), without (0000), never indexed (0001) */
             bool incr = b & 0x40;
-            if (dec_int(&p, end, incr ? 6 : 4, &idx) < 0)
-                return HY_HPACK_ERR;
+            int rc = dec_int(&p, end, incr ? 6 : 4, &idx);
+            if (rc < 0)
+                return rc;
             fields = true;
             size_t soff = 0, nat = 0, vat = 0;
             const char *name, *value;
@@ -546,12 +562,12 @@ int hy_hpack_decode(hy_hpack_dec_t *d, const uint8_t *block, size_t len, hy_hpac
                     sidx = e->sidx;
                 }
             } else {
-                if (dec_str(d, &p, end, &name, &nlen, &soff, &nat) < 0)
-                    return HY_HPACK_ERR;
+                if ((rc = dec_str(d, &p, end, &name, &nlen, &soff, &nat, long_len)) < 0)
+                    return rc;
                 sidx = 0;
             }
-            if (dec_str(d, &p, end, &value, &vlen, &soff, &vat) < 0)
-                return HY_HPACK_ERR;
+            if ((rc = dec_str(d, &p, end, &value, &vlen, &soff, &vat, long_len)) < 0)
+                return rc;
             if (!name)
                 name = d->scratch + nat;
             bool v_scratch = !value;
@@ -594,6 +610,15 @@ int hy_hpack_decode(hy_hpack_dec_t *d, const uint8_t *block, size_t len, hy_hpac
             quiet = true;
     }
     return 0;
+}
+
+int hy_hpack_decode(hy_hpack_dec_t *d, const uint8_t *block, size_t len, hy_hpack_field_cb cb, void *ud)
+{
+    /* a string length of 6 octets is one nginx refuses as too long (it reads 4 at most) when it comes: a block cut
+     * after one is not told as a truncated one */
+    bool long_len = false;
+    int rc = decode(d, block, len, cb, ud, &long_len);
+    return rc == HY_HPACK_ERR_TRUNCATED && long_len ? HY_HPACK_ERR : rc;
 }
 
 /* ---- encoding ---- */

@@ -6,6 +6,8 @@
  * Decoding, as a state machine per header block:
  *   idle --hy_hpack_decode(block)--> fields delivered in order through the callback --> idle (0)
  *                                                                                  \-> failed (<0): stop using it
+ * The decoder stops at the first error, so the code says what went wrong first, reading the block in order: a block
+ * that ends inside a field representation returns HY_HPACK_ERR_TRUNCATED only when nothing before that point failed.
  * The whole block (HEADERS + CONTINUATION payloads, padding and priority removed) is passed in one call: the
  * caller gathers it (it is bounded by the header-list limits the caller enforces on the frames' sizes).
  *
@@ -22,12 +24,19 @@
 
 #define HY_HPACK_DEFAULT_TABLE 4096 /* SETTINGS_HEADER_TABLE_SIZE's initial value (RFC 9113 §6.5.2) */
 
-/* Errors (negative): the block is malformed for HPACK; the caller answers with COMPRESSION_ERROR. */
+/* Errors (negative): the block is malformed for HPACK; the caller answers with COMPRESSION_ERROR (h2_recv.c answers
+ * HY_HPACK_ERR_TRUNCATED of a block carried by one frame as nginx does, a frame of incorrect length). */
 enum {
-    HY_HPACK_ERR = -1,      /* bad index, truncated integer or string, integer overflow, bad Huffman code or padding
-                               (§5.2: padding longer than 7 bits or not all ones, or an EOS symbol) */
+    HY_HPACK_ERR = -1,      /* bad index, integer overflow (above 2^32-1, or more than 5 continuation octets with more
+                               of the block after them), bad Huffman code or padding (§5.2: padding longer than 7 bits
+                               or not all ones, or an EOS symbol), no memory; and a truncated block (below) that has a
+                               string length written in 6 octets before its cut (an integer nginx refuses as too long;
+                               the decoder accepts it in a whole block) */
     HY_HPACK_ERR_SIZE = -2, /* a table size update above the limit, or one not at the block's start (§4.2) */
     HY_HPACK_ERR_CB = -3,   /* the callback returned HY_HPACK_CB_ABORT */
+    HY_HPACK_ERR_TRUNCATED = -4, /* the block ends inside a field representation (§6) or a size update: inside an
+                                    integer (its octets continue to the end, however many), before a string's
+                                    length, or before the last byte of a string (raw or Huffman) */
 };
 
 /* What the field callback returns. */

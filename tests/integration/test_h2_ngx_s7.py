@@ -5,7 +5,9 @@ nginx's documentation of ngx_http_v2_module and RFC 9113, at frame level (python
 - a PRIORITY frame whose stream depends on itself is a connection error PROTOCOL_ERROR (RFC 7540 §5.3.1; nginx
   makes it a connection error), while hayate otherwise schedules by RFC 9218 and ignores PRIORITY frames;
 - a connection on an "http2 on" plain listener that starts with bytes that are neither the HTTP/2 preface nor an
-  HTTP/1 method is answered "400 Bad Request" at once.
+  HTTP/1 method is answered "400 Bad Request" at once;
+- a header block of one frame that ends inside a field is FRAME_SIZE_ERROR, unless something before the cut is
+  already wrong (COMPRESSION_ERROR: nginx answers the first fault, reading in order).
 Runs against Debian's nginx 1.22 too (listen ... http2)."""
 import os
 import socket
@@ -205,6 +207,22 @@ def test_header_block_ending_inside_a_field_is_frame_size_error(server, block):
         c.send_raw(frame(0x1, 0x5, 1, block))
         g = goaway(c)
         assert g is not None and g.error_code == 0x6
+    finally:
+        c.close()
+
+
+@pytest.mark.parametrize('block', [b'\x80\xff', b'\x1f\x3c\x05', b'\x82\x40\x84\xff\xff\xff\xff',
+                                   b'\x3f\xe2\x1f\x82\xff'])
+def test_header_block_failing_before_its_cut_is_compression_error(server, block):
+    # the same cut blocks, but what comes first is already wrong: index 0, a name index past the tables, a Huffman
+    # name with EOS, a table size update above 4096. nginx reads the block in order and answers the first fault:
+    # COMPRESSION_ERROR, not the incorrect length behind it
+    srv = h2srv(server, 'location / { return 200 "ok"; }')
+    c = H2(srv.port)
+    try:
+        c.send_raw(frame(0x1, 0x5, 1, block))
+        g = goaway(c)
+        assert g is not None and g.error_code == 0x9
     finally:
         c.close()
 

@@ -1,7 +1,9 @@
 /* hpack_test.c — HPACK (RFC 7541): every example of Appendix C decoded from the RFC's bytes (integers, fields,
  * the request and response sequences with their dynamic tables and evictions), the encoder's output for the same
  * fields (Huffman codes byte for byte, repeats indexed to one byte, size updates at the block start), every error
- * case of the decoder, the QUIET/ABORT callback contract, and random round trips. */
+ * case of the decoder (a block cut inside a representation told apart from the others), the QUIET/ABORT callback
+ * contract, and random round trips. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "../harness.h"
@@ -68,6 +70,13 @@ static void coll_reset(coll_t *c)
     }
     memset(c, 0, sizeof(*c));
     c->ret_at = -1;
+}
+
+static int collect_none(void *ud, const hy_hpack_field_t *f)
+{
+    (void)ud;
+    (void)f;
+    return HY_HPACK_CB_OK;
 }
 
 static int dec_hex(hy_hpack_dec_t *d, const char *hex, coll_t *c)
@@ -505,16 +514,16 @@ static void test_errors(void)
     is_int(dec_err("ff00", 4096), HY_HPACK_ERR);            /* index 127 */
     is_int(dec_err("7e00", 4096), HY_HPACK_ERR);            /* literal with a dynamic name index past the table */
     is_int(dec_err("0f3000", 4096), HY_HPACK_ERR);          /* literal without indexing, name index 63 */
-    is_int(dec_err("ff", 4096), HY_HPACK_ERR);              /* truncated integer */
-    is_int(dec_err("ff80", 4096), HY_HPACK_ERR);            /* truncated continuation */
+    is_int(dec_err("ff", 4096), HY_HPACK_ERR_TRUNCATED);    /* truncated integer */
+    is_int(dec_err("ff80", 4096), HY_HPACK_ERR_TRUNCATED);  /* truncated continuation */
     is_int(dec_err("ffffffffff0f", 4096), HY_HPACK_ERR);    /* 127 + 0xffffffff > 2^32 - 1 */
     is_int(dec_err("ff8080808080808000", 4096), HY_HPACK_ERR); /* too many continuation bytes */
     is_int(dec_err("3fe0ffffff0f", 1u << 30), HY_HPACK_ERR_SIZE); /* fits 32 bits, above the limit */
-    is_int(dec_err("0003", 4096), HY_HPACK_ERR);            /* literal name: length 3, no bytes */
-    is_int(dec_err("000161", 4096), HY_HPACK_ERR);          /* no value */
-    is_int(dec_err("00016105", 4096), HY_HPACK_ERR);        /* value truncated */
-    is_int(dec_err("04", 4096), HY_HPACK_ERR);              /* indexed name, no value */
-    is_int(dec_err("0481", 4096), HY_HPACK_ERR);            /* Huffman value truncated */
+    is_int(dec_err("0003", 4096), HY_HPACK_ERR_TRUNCATED);  /* literal name: length 3, no bytes */
+    is_int(dec_err("000161", 4096), HY_HPACK_ERR_TRUNCATED); /* no value */
+    is_int(dec_err("00016105", 4096), HY_HPACK_ERR_TRUNCATED); /* value truncated */
+    is_int(dec_err("04", 4096), HY_HPACK_ERR_TRUNCATED);    /* indexed name, no value */
+    is_int(dec_err("0481", 4096), HY_HPACK_ERR_TRUNCATED);  /* Huffman value truncated */
     is_int(dec_err("0f2d00", 4096), 0);                     /* name index 60 ("via"), empty value: fine */
     /* Huffman: EOS (30 ones) inside the string */
     is_int(dec_err("0484 ffffffff", 4096), HY_HPACK_ERR);
@@ -534,6 +543,128 @@ static void test_errors(void)
     is_int(dec_err("20 3f9a0a 2a 82", 4096), 0);            /* several in a row, then a field */
     is_int(dec_err("82 20", 4096), HY_HPACK_ERR_SIZE);      /* after a field */
     is_int(dec_err("", 4096), 0);                            /* an empty block */
+}
+
+/* HY_HPACK_ERR_TRUNCATED: the block ends inside a representation, and nothing before that point failed */
+static void test_truncated(void)
+{
+    /* inside an integer's prefix continuation: indexed, size update, a literal's name index */
+    is_int(dec_err("82 ff", 4096), HY_HPACK_ERR_TRUNCATED);
+    is_int(dec_err("82 ff 80 80", 4096), HY_HPACK_ERR_TRUNCATED);
+    is_int(dec_err("3f", 4096), HY_HPACK_ERR_TRUNCATED);
+    is_int(dec_err("3f e1", 4096), HY_HPACK_ERR_TRUNCATED);
+    is_int(dec_err("82 7f", 4096), HY_HPACK_ERR_TRUNCATED);
+    is_int(dec_err("82 0f 80", 4096), HY_HPACK_ERR_TRUNCATED);
+    is_int(dec_err("82 1f", 4096), HY_HPACK_ERR_TRUNCATED);
+    /* an integer already too long (more than 5 continuation octets) whose octets continue to the block's end is a
+     * truncated one; followed by more of the block it is an error */
+    is_int(dec_err("ff 80 80 80 80 80 80 80 80", 4096), HY_HPACK_ERR_TRUNCATED);
+    is_int(dec_err("ff 80 80 80 80 80 80 80 00", 4096), HY_HPACK_ERR);
+    is_int(dec_err("ff 80 80 80 80 80 80 80 00 82", 4096), HY_HPACK_ERR);
+    /* no string length at all: literal name, value of an indexed name, value after a literal name */
+    is_int(dec_err("82 40", 4096), HY_HPACK_ERR_TRUNCATED);
+    is_int(dec_err("82 44", 4096), HY_HPACK_ERR_TRUNCATED);
+    is_int(dec_err("82 40 01 61", 4096), HY_HPACK_ERR_TRUNCATED);
+    /* inside a string length (raw and Huffman) */
+    is_int(dec_err("82 04 7f", 4096), HY_HPACK_ERR_TRUNCATED);
+    is_int(dec_err("82 04 ff 80", 4096), HY_HPACK_ERR_TRUNCATED);
+    is_int(dec_err("82 40 7f 81", 4096), HY_HPACK_ERR_TRUNCATED);
+    /* a length past the block's end, of up to 5 octets, raw or Huffman; of 6 octets: refused as too long */
+    is_int(dec_err("82 04 7f ff ff ff 7f 41", 4096), HY_HPACK_ERR_TRUNCATED);
+    is_int(dec_err("82 04 ff ff ff ff 7f 41", 4096), HY_HPACK_ERR_TRUNCATED);
+    is_int(dec_err("82 04 7f 80 80 80 80 01 41", 4096), HY_HPACK_ERR);
+    /* a name length written in 6 octets (127 + 0: over-long, accepted in a whole block): a cut after it is refused
+     * as that over-long integer, nginx's "too long", not told as truncated; in 5 octets it is */
+    for (int octets = 5; octets <= 6; octets++) {
+        uint8_t blk[160];
+        size_t n = 0;
+        blk[n++] = 0x82;
+        blk[n++] = 0x40;
+        blk[n++] = 0x7f;
+        for (int i = 0; i < octets - 2; i++)
+            blk[n++] = 0x80;
+        blk[n++] = 0x00;
+        memset(blk + n, 'a', 127);
+        n += 127;
+        blk[n++] = 0x01;
+        blk[n++] = 'b';
+        for (size_t cut = n; cut + 2 >= n; cut--) {
+            hy_hpack_dec_t d;
+            hy_hpack_dec_init(&d, 4096);
+            int want = cut == n ? 0 : octets == 5 ? HY_HPACK_ERR_TRUNCATED : HY_HPACK_ERR;
+            is_int(hy_hpack_decode(&d, blk, cut, collect_none, NULL), want);
+            hy_hpack_dec_free(&d);
+        }
+    }
+    /* inside the string bytes: raw name, raw value, Huffman name, Huffman value */
+    is_int(dec_err("82 40 03 61 61", 4096), HY_HPACK_ERR_TRUNCATED);
+    is_int(dec_err("82 40 01 61 03 62 62", 4096), HY_HPACK_ERR_TRUNCATED);
+    is_int(dec_err("82 40 83 1c 71", 4096), HY_HPACK_ERR_TRUNCATED);     /* "aaa" is 1c 71 ff */
+    is_int(dec_err("82 04 83 1c 71", 4096), HY_HPACK_ERR_TRUNCATED);
+    is_int(dec_err("82 04 83 1c 71 ff", 4096), 0);                       /* the same, whole */
+    /* what failed first is said: a bad index, a bad Huffman string, a size update, all before the block's end */
+    is_int(dec_err("80 ff", 4096), HY_HPACK_ERR);
+    is_int(dec_err("be 04 05", 4096), HY_HPACK_ERR);
+    is_int(dec_err("1f 3c 05", 4096), HY_HPACK_ERR);                     /* name index 75, then no value */
+    is_int(dec_err("82 40 81 1e 01", 4096), HY_HPACK_ERR);               /* bad padding, then no value */
+    is_int(dec_err("3f e2 1f 82 ff", 4096), HY_HPACK_ERR_SIZE);
+    is_int(dec_err("82 3f", 4096), HY_HPACK_ERR_SIZE);                   /* a size update after a field */
+    /* never for a block that ends where a representation ends, whether it decodes or not */
+    is_int(dec_err("82 86 84 41 0f 77 77 77 2e 65 78 61 6d 70 6c 65 2e 63 6f 6d", 4096), 0);
+    is_int(dec_err("82 04 84 ff ff ff ff", 4096), HY_HPACK_ERR);         /* EOS */
+    is_int(dec_err("ffffffffff0f", 4096), HY_HPACK_ERR);                 /* overflow */
+
+    /* every cut of encoded blocks (size update, status, raw and Huffman strings, lengths of 1 to 3 octets,
+     * indexed repeats): TRUNCATED inside a representation, 0 where one ends */
+    static const char *fv[] = {"content-type", "text/html", "x-raw", "\x01\x02\xfe\xff\x80", "x-long", NULL,
+                               "a-name-of-more-than-thirty-bytes-in-length", "v", "server", "hayate"};
+    char *longv = malloc(20000);
+    for (size_t i = 0; i < 20000; i++)
+        longv[i] = (char)("abcdefgh"[i % 8]);
+    hy_hpack_enc_t e;
+    hy_hpack_enc_init(&e);
+    hy_hpack_enc_peer_max(&e, 1000);
+    uint8_t *out = malloc(64 * 1024), *prev = NULL;
+    size_t prev_len = 0;
+    int bad = 0;
+    for (int blockno = 0; blockno < 2; blockno++) {
+        size_t bounds[16], nb = 0, o = hy_hpack_encode_begin(&e, out);
+        bounds[nb++] = 0;
+        bounds[nb++] = o;
+        o += hy_hpack_encode_status(&e, out + o, 404);
+        bounds[nb++] = o;
+        for (int i = 0; i < 5; i++) {
+            const char *v = fv[2 * i + 1] ? fv[2 * i + 1] : longv;
+            size_t vl = fv[2 * i + 1] ? strlen(v) : 20000;
+            o += hy_hpack_encode_field(&e, out + o, fv[2 * i], strlen(fv[2 * i]), v, vl, i == 1);
+            bounds[nb++] = o;
+        }
+        for (size_t cut = 0; cut <= o; cut++) {
+            hy_hpack_dec_t d;
+            hy_hpack_dec_init(&d, 4096);
+            if (prev) /* the first block whole: the second one's repeats index the dynamic table */
+                hy_hpack_decode(&d, prev, prev_len, collect_none, NULL);
+            uint8_t *blk = malloc(cut ? cut : 1); /* exact size: ASan sees a read past the cut */
+            memcpy(blk, out, cut);
+            int r = hy_hpack_decode(&d, blk, cut, collect_none, NULL);
+            free(blk);
+            hy_hpack_dec_free(&d);
+            bool at_bound = false;
+            for (size_t k = 0; k < nb; k++)
+                at_bound |= bounds[k] == cut;
+            if (r != (at_bound ? 0 : HY_HPACK_ERR_TRUNCATED) && bad++ < 5)
+                fprintf(stderr, "# block %d cut at %zu of %zu: %d\n", blockno, cut, o, r);
+        }
+        free(prev);
+        prev = malloc(o);
+        memcpy(prev, out, o);
+        prev_len = o;
+    }
+    ok(!bad);
+    free(prev);
+    free(out);
+    free(longv);
+    hy_hpack_enc_free(&e);
 }
 
 static void test_callbacks(void)
@@ -686,6 +817,7 @@ int main(void)
     subtest("encoder: repeated response fields are one byte", test_encoder_repeats);
     subtest("encoder: eviction, peer_max shrinking and 0", test_encoder_eviction_and_peer_max);
     subtest("decoder errors", test_errors);
+    subtest("a block ending inside a representation: TRUNCATED", test_truncated);
     subtest("QUIET and ABORT callbacks", test_callbacks);
     subtest("insertion evicting its own name; oversized entry", test_evict_own_name);
     subtest("random round trips", test_round_trips);
