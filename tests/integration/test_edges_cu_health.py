@@ -11,7 +11,7 @@ import pytest
 
 from conftest import simple
 from helpers.backend import Backend
-from helpers.http1 import Conn
+from helpers.hcclient import get
 from helpers.process import wait_log, wait_until
 
 pytestmark = pytest.mark.hayate_only
@@ -30,15 +30,6 @@ def backends():
     yield make
     for b in made:
         b.stop()
-
-
-def get(port, path='/'):
-    c = Conn("127.0.0.1", port)
-    try:
-        c.send(b'GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n' % path.encode())
-        return c.read_response()
-    finally:
-        c.close()
 
 
 def steer(be, hc_answer):

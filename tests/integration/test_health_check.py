@@ -13,7 +13,7 @@ import pytest
 from conftest import simple
 from helpers.dnsserver import DnsServer
 from helpers.hcpeer import HcPeer
-from helpers.http1 import Conn
+from helpers.hcclient import get, served_by, unhealthy_line, healthy_line
 from helpers.process import master_conf, one_server, wait_until, wait_log, workers_of
 
 pytestmark = pytest.mark.hayate_only
@@ -32,19 +32,6 @@ def peers(prefix):
         p.stop()
 
 
-def get(port, path='/'):
-    c = Conn("127.0.0.1", port)
-    try:
-        c.send(b'GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n' % path.encode())
-        return c.read_response()
-    finally:
-        c.close()
-
-
-def served_by(port, n=8):
-    return [get(port).body.decode() for _ in range(n)]
-
-
 def conf(a, b, hc, http_extra='', loc_extra=''):
     servers = ''.join('server 127.0.0.1:%d;' % p.port for p in (a, b) if p is not None)
     return simple('''
@@ -58,14 +45,6 @@ def conf(a, b, hc, http_extra='', loc_extra=''):
         %s''' % (servers, http_extra))
 
 
-def unhealthy_line(p):
-    return r'\[warn\] .*peer 127\.0\.0\.1:%d of upstream "backend" is unhealthy: ' % p.port
-
-
-def healthy_line(p):
-    return r'\[warn\] .*peer 127\.0\.0\.1:%d of upstream "backend" is healthy again' % p.port
-
-
 def test_failing_status_takes_peer_out_and_passes_bring_it_back(server, peers):
     a, b = peers('a', 'b')
     srv = server(conf(a, b, 'interval=200ms fails=2 passes=2 uri=/hc'))
@@ -76,7 +55,7 @@ def test_failing_status_takes_peer_out_and_passes_bring_it_back(server, peers):
     assert first[1:4] == ('/hc', 'HTTP/1.0', 'backend')
 
     a.set(status='500')
-    m = wait_log(srv, unhealthy_line(a), timeout=10)
+    m = wait_log(srv, unhealthy_line(a.port), timeout=10)
     assert m, srv.error_log()
     assert 'status 500' in srv.error_log()[m.start():].splitlines()[0]
     # it took `fails` failing checks (2) to get there
@@ -86,11 +65,11 @@ def test_failing_status_takes_peer_out_and_passes_bring_it_back(server, peers):
     assert len(a.traffic()) == before
 
     a.set(status=None)
-    assert wait_log(srv, healthy_line(a), timeout=10), srv.error_log()
+    assert wait_log(srv, healthy_line(a.port), timeout=10), srv.error_log()
     ok_after = [e for e in a.checks() if e[4] == 200 and e[0] > max(x[0] for x in a.checks() if x[4] == 500)]
     assert len(ok_after) >= 2  # `passes` good checks
     assert wait_until(lambda: 'a' in served_by(srv.prefix.port, 4), 5)
-    assert len(re.findall(unhealthy_line(a), srv.error_log())) == 1
+    assert len(re.findall(unhealthy_line(a.port), srv.error_log())) == 1
 
 
 def test_all_peers_unhealthy_is_502_no_live_upstreams(server, peers):
@@ -98,7 +77,7 @@ def test_all_peers_unhealthy_is_502_no_live_upstreams(server, peers):
     srv = server(conf(a, None, 'interval=200ms uri=/hc'))
     assert get(srv.prefix.port).body == b'a'
     a.set(status='503')
-    assert wait_log(srv, unhealthy_line(a), timeout=10), srv.error_log()
+    assert wait_log(srv, unhealthy_line(a.port), timeout=10), srv.error_log()
     n = len(a.traffic())
     r = get(srv.prefix.port)
     assert r.status == 502
@@ -107,7 +86,7 @@ def test_all_peers_unhealthy_is_502_no_live_upstreams(server, peers):
     sample = 'hayate_upstream_peer_healthy{upstream="backend",peer="127.0.0.1:%d"}' % a.port
     assert sample + ' 0' in get(srv.prefix.port, '/metrics').body.decode()
     a.set(status='204')  # 2xx passes without a match block
-    assert wait_log(srv, healthy_line(a), timeout=10), srv.error_log()
+    assert wait_log(srv, healthy_line(a.port), timeout=10), srv.error_log()
     assert wait_until(lambda: get(srv.prefix.port).status == 200, 5)
     assert sample + ' 1' in get(srv.prefix.port, '/metrics').body.decode()
 
@@ -136,13 +115,13 @@ def test_match_status_header_body(server, peers):
     ]
     for i, (change, reason) in enumerate(steps):
         a.set(**change)
-        assert wait_until(lambda: len(re.findall(unhealthy_line(a), srv.error_log())) == i + 1, 10), \
+        assert wait_until(lambda: len(re.findall(unhealthy_line(a.port), srv.error_log())) == i + 1, 10), \
             (change, srv.error_log())
-        last = [l for l in srv.error_log().splitlines() if re.search(unhealthy_line(a), l)][-1]
+        last = [l for l in srv.error_log().splitlines() if re.search(unhealthy_line(a.port), l)][-1]
         assert reason in last, (change, last)
         assert served_by(srv.prefix.port, 6) == ['b'] * 6
         a.set(**{k: None for k in change})
-        assert wait_until(lambda: len(re.findall(healthy_line(a), srv.error_log())) == i + 1, 10), \
+        assert wait_until(lambda: len(re.findall(healthy_line(a.port), srv.error_log())) == i + 1, 10), \
             srv.error_log()
         assert wait_until(lambda: 'a' in served_by(srv.prefix.port, 4), 5)
 
@@ -151,13 +130,13 @@ def test_peer_refusing_connections_is_unhealthy(server, peers, prefix):
     a, b = peers('a', 'b')
     a.stop()
     srv = server(conf(a, b, 'interval=200ms uri=/hc'))
-    m = wait_log(srv, unhealthy_line(a) + r'connect\(\) failed \(111: Connection refused\)', timeout=10)
+    m = wait_log(srv, unhealthy_line(a.port) + r'connect\(\) failed \(111: Connection refused\)', timeout=10)
     assert m, srv.error_log()
     assert served_by(srv.prefix.port, 6) == ['b'] * 6
     # no request went to it: passive checks would have logged a failed connect for client requests
     assert 'while connecting to upstream' not in srv.error_log()
     a.start()
-    assert wait_log(srv, healthy_line(a), timeout=10), srv.error_log()
+    assert wait_log(srv, healthy_line(a.port), timeout=10), srv.error_log()
     assert wait_until(lambda: 'a' in served_by(srv.prefix.port, 4), 5)
 
 
@@ -166,7 +145,7 @@ def test_check_bounded_by_the_location_timeouts(server, peers):
     a.set(delay='4')  # answers after 4 s: past proxy_send_timeout + proxy_read_timeout
     srv = server(conf(a, b, 'interval=200ms uri=/hc',
                       loc_extra='proxy_read_timeout 500ms; proxy_send_timeout 500ms; proxy_connect_timeout 1s;'))
-    m = wait_log(srv, unhealthy_line(a) + r'timed out', timeout=10)
+    m = wait_log(srv, unhealthy_line(a.port) + r'timed out', timeout=10)
     assert m, srv.error_log()
     assert served_by(srv.prefix.port, 6) == ['b'] * 6
 
@@ -194,7 +173,7 @@ def test_mandatory_failing_first_check_keeps_peer_out(server, peers):
     a, b = peers('a', 'b')
     a.set(status='500')
     srv = server(conf(a, b, 'interval=200ms uri=/hc mandatory'))
-    assert wait_log(srv, unhealthy_line(a), timeout=10), srv.error_log()
+    assert wait_log(srv, unhealthy_line(a.port), timeout=10), srv.error_log()
     assert len(a.traffic()) == 0
     assert served_by(srv.prefix.port, 6) == ['b'] * 6
     assert len(a.traffic()) == 0
@@ -205,8 +184,8 @@ def test_port_parameter_checks_another_port(server, peers):
     # the checks of every peer go to c's port: c answers 500, so both are unhealthy
     c.set(status='500')
     srv = server(conf(a, b, 'interval=200ms uri=/hc port=%d' % c.port))
-    assert wait_log(srv, unhealthy_line(a), timeout=10), srv.error_log()
-    assert wait_log(srv, unhealthy_line(b), timeout=10), srv.error_log()
+    assert wait_log(srv, unhealthy_line(a.port), timeout=10), srv.error_log()
+    assert wait_log(srv, unhealthy_line(b.port), timeout=10), srv.error_log()
     assert not a.checks() and not b.checks() and c.checks()
     assert get(srv.prefix.port).status == 502
 
@@ -234,11 +213,11 @@ def test_two_workers_check_each_peer_once_per_interval_and_after_reload(server, 
 
     # a state change is logged once, by the worker that saw it
     a.set(status='500')
-    assert wait_log(srv, unhealthy_line(a), timeout=10), srv.error_log()
+    assert wait_log(srv, unhealthy_line(a.port), timeout=10), srv.error_log()
     wait_until(lambda: False, 0.8)
-    assert len(re.findall(unhealthy_line(a), srv.error_log())) == 1
+    assert len(re.findall(unhealthy_line(a.port), srv.error_log())) == 1
     a.set(status=None)
-    assert wait_log(srv, healthy_line(a), timeout=10), srv.error_log()
+    assert wait_log(srv, healthy_line(a.port), timeout=10), srv.error_log()
 
     # reload: the new workers take the checks over (the old ones stop), still once per interval
     old = set(workers_of(srv, 2))
@@ -255,14 +234,14 @@ def test_single_process_reload_keeps_checking(server, peers):
     srv = server(conf(a, b, 'interval=200ms uri=/hc'))
     assert wait_until(lambda: len(a.checks()) >= 2, 10)
     a.set(status='500')
-    assert wait_log(srv, unhealthy_line(a), timeout=10)
+    assert wait_log(srv, unhealthy_line(a.port), timeout=10)
     srv.prefix.conf(conf(a, b, 'interval=200ms uri=/hc2'))
     os.kill(srv.proc.pid, signal.SIGHUP)
     assert wait_log(srv, r'reconfigured from', timeout=10)
     # the new generation checks /hc2 (the old one's checks stopped) and starts the peers healthy, then finds a
     # failing again
     assert wait_until(lambda: any(e[1] == '/hc2' for e in a.checks()), 10)
-    assert wait_until(lambda: len(re.findall(unhealthy_line(a), srv.error_log())) == 2, 10), srv.error_log()
+    assert wait_until(lambda: len(re.findall(unhealthy_line(a.port), srv.error_log())) == 2, 10), srv.error_log()
     after = max(e[0] for e in a.checks() if e[1] == '/hc2')
     wait_until(lambda: False, 0.6)
     assert not [e for e in a.checks() if e[1] == '/hc' and e[0] > after]
@@ -282,10 +261,10 @@ def test_resolved_peers_are_checked(server, peers):
         ''' % (dns.port, a.port, b.port)))
         assert wait_until(lambda: a.checks() and 'a' in served_by(srv.prefix.port, 4), 10)
         a.set(status='500')
-        assert wait_log(srv, unhealthy_line(a), timeout=10), srv.error_log()
+        assert wait_log(srv, unhealthy_line(a.port), timeout=10), srv.error_log()
         assert served_by(srv.prefix.port, 6) == ['b'] * 6
         a.set(status=None)
-        assert wait_log(srv, healthy_line(a), timeout=10), srv.error_log()
+        assert wait_log(srv, healthy_line(a.port), timeout=10), srv.error_log()
     finally:
         dns.stop()
 

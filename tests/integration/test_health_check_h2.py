@@ -8,7 +8,7 @@ import pytest
 from conftest import simple
 from helpers.h2backend import H2Backend, H2Reply
 from helpers.hcpeer import HcPeer
-from helpers.http1 import Conn
+from helpers.hcclient import get, served_by, unhealthy_reason, healthy_line
 from helpers.process import wait_until, wait_log
 from helpers.tls import make_ca, make_signed_cert
 
@@ -54,19 +54,6 @@ def traffic(b):
         return [r for r in b.requests if not (r.header(':path') or '').startswith('/hc')]
 
 
-def get(port, path='/'):
-    c = Conn("127.0.0.1", port)
-    try:
-        c.send(b'GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n' % path.encode())
-        return c.read_response()
-    finally:
-        c.close()
-
-
-def served_by(port, n=8):
-    return [get(port).body.decode() for _ in range(n)]
-
-
 def conf(ports, hc, scheme='http', loc_extra='', http_extra=''):
     servers = ''.join('server 127.0.0.1:%d;' % p for p in ports)
     return simple('''
@@ -80,14 +67,6 @@ def conf(ports, hc, scheme='http', loc_extra='', http_extra=''):
         %s''' % (servers, http_extra))
 
 
-def unhealthy_line(port):
-    return r'\[warn\] .*peer 127\.0\.0\.1:%d of upstream "backend" is unhealthy: (.*) \(health_check in ' % port
-
-
-def healthy_line(port):
-    return r'\[warn\] .*peer 127\.0\.0\.1:%d of upstream "backend" is healthy again' % port
-
-
 def test_h2c_checks_speak_http2_and_failing_peer_taken_out(server, be):
     a, b = be('a'), be('b')
     srv = server(conf((a.port, b.port), 'interval=200ms fails=2 passes=2 uri=/hc?x=1'))
@@ -99,7 +78,7 @@ def test_h2c_checks_speak_http2_and_failing_peer_taken_out(server, be):
     assert sorted(set(served_by(srv.prefix.port))) == ['a', 'b']
 
     a.handler.status = 500
-    m = wait_log(srv, unhealthy_line(a.port), timeout=10)
+    m = wait_log(srv, unhealthy_reason(a.port), timeout=10)
     assert m, srv.error_log()
     assert m.group(1) == 'status 500'
     before = len(traffic(a))
@@ -125,7 +104,7 @@ def test_h2c_match_header_and_body_over_frames(server, be):
     assert wait_until(lambda: len(checks(a)) >= 2, 10), srv.error_log()
     assert 'health check of peer' not in srv.error_log()
     a.handler.headers = [('x-state', 'draining')]
-    m = wait_log(srv, unhealthy_line(a.port), timeout=10)
+    m = wait_log(srv, unhealthy_reason(a.port), timeout=10)
     assert m, srv.error_log()
     assert m.group(1) == 'the response (status 200) does not match "ok" (header X-State)'
     a.handler.headers = [('x-state', 'ready')]
@@ -141,7 +120,7 @@ def test_h2c_reset_stream_fails_the_check(server, be):
     assert wait_until(lambda: len(checks(a)) >= 1, 10), srv.error_log()
     orig = a.handler
     a.handler = lambda req: H2Reply(action='rst', code=2) if req.header(':path').startswith('/hc') else orig(req)
-    m = wait_log(srv, unhealthy_line(a.port), timeout=10)
+    m = wait_log(srv, unhealthy_reason(a.port), timeout=10)
     assert m, srv.error_log()
     assert m.group(1) == 'the upstream reset the stream (RST_STREAM, error code 2)'
 
@@ -150,7 +129,7 @@ def test_http1_only_peer_fails_an_http2_check(server, prefix):
     a = HcPeer(prefix.tmp, 'a')
     try:
         srv = server(conf((a.port,), 'interval=200ms uri=/hc'))
-        m = wait_log(srv, unhealthy_line(a.port), timeout=10)
+        m = wait_log(srv, unhealthy_reason(a.port), timeout=10)
         assert m, srv.error_log()
         assert m.group(1).startswith('invalid HTTP/2 response') or \
             m.group(1) == 'the upstream closed the connection without a response', m.group(1)
@@ -171,7 +150,7 @@ def test_tls_alpn_h2_checks(server, be, prefix):
     assert 'h2' in a.alpn
     assert 'health check of peer' not in srv.error_log()
     a.handler.status = 503
-    m = wait_log(srv, unhealthy_line(a.port), timeout=10)
+    m = wait_log(srv, unhealthy_reason(a.port), timeout=10)
     assert m, srv.error_log()
     assert m.group(1) == 'status 503'
 
@@ -185,6 +164,6 @@ def test_h2c_body_larger_than_examined(server, be):
     assert wait_until(lambda: len(checks(a)) >= 3, 10), srv.error_log()
     assert 'health check of peer' not in srv.error_log()
     a.handler.body = b'dead' + b'x' * 300000
-    m = wait_log(srv, unhealthy_line(a.port), timeout=10)
+    m = wait_log(srv, unhealthy_reason(a.port), timeout=10)
     assert m, srv.error_log()
     assert m.group(1) == 'the response (status 200) does not match "big" (body)'

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import simple
 from helpers.hcpeer import HcPeer
-from helpers.http1 import Conn
+from helpers.hcclient import get, served_by, unhealthy_reason, healthy_line
 from helpers.process import wait_until, wait_log
 from helpers.tls import make_ca, make_signed_cert
 
@@ -44,19 +44,6 @@ def peers(prefix, pki):
         p.stop()
 
 
-def get(port, path='/'):
-    c = Conn("127.0.0.1", port)
-    try:
-        c.send(b'GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n' % path.encode())
-        return c.read_response()
-    finally:
-        c.close()
-
-
-def served_by(port, n=8):
-    return [get(port).body.decode() for _ in range(n)]
-
-
 def conf(addrs, hc, loc_extra='', http_extra=''):
     servers = ''.join('server 127.0.0.1:%d;' % a for a in addrs)
     return simple('''
@@ -69,14 +56,6 @@ def conf(addrs, hc, loc_extra='', http_extra=''):
         %s''' % (servers, http_extra))
 
 
-def unhealthy_line(port):
-    return r'\[warn\] .*peer 127\.0\.0\.1:%d of upstream "backend" is unhealthy: (.*) \(health_check in ' % port
-
-
-def healthy_line(port):
-    return r'\[warn\] .*peer 127\.0\.0\.1:%d of upstream "backend" is healthy again' % port
-
-
 def test_tls_peers_checked_over_tls_and_failing_one_taken_out(server, peers):
     a, b = peers('a', 'b')
     srv = server(conf((a.port, b.port), 'interval=200ms fails=2 passes=2 uri=/hc'))
@@ -87,7 +66,7 @@ def test_tls_peers_checked_over_tls_and_failing_one_taken_out(server, peers):
     assert sorted(set(served_by(srv.prefix.port))) == ['a', 'b']
 
     a.set(status='500')
-    m = wait_log(srv, unhealthy_line(a.port), timeout=10)
+    m = wait_log(srv, unhealthy_reason(a.port), timeout=10)
     assert m, srv.error_log()
     assert m.group(1) == 'status 500'
     assert len([e for e in a.checks() if e[4] == 500]) >= 2
@@ -105,7 +84,7 @@ def test_stopped_tls_peer_unhealthy_then_back(server, peers, prefix, pki):
     srv = server(conf((a.port, b.port), 'interval=200ms uri=/hc'))
     assert wait_until(lambda: len(a.checks()) >= 1, 10), srv.error_log()
     a.stop()
-    m = wait_log(srv, unhealthy_line(a.port), timeout=10)
+    m = wait_log(srv, unhealthy_reason(a.port), timeout=10)
     assert m, srv.error_log()
     assert m.group(1).startswith('connect() failed (111: ')
     assert served_by(srv.prefix.port, 6) == ['b'] * 6
@@ -123,10 +102,10 @@ def test_verify_with_the_wrong_ca_fails_the_check(server, peers, pki):
             proxy_ssl_verify on;
             proxy_ssl_name backend.test;
             proxy_ssl_trusted_certificate %s;''' % pki['other_ca'][0]))
-    m = wait_log(srv, unhealthy_line(a.port), timeout=10)
+    m = wait_log(srv, unhealthy_reason(a.port), timeout=10)
     assert m, srv.error_log()
     assert m.group(1).startswith('upstream SSL certificate verify error: (')
-    assert wait_log(srv, unhealthy_line(b.port), timeout=10), srv.error_log()
+    assert wait_log(srv, unhealthy_reason(b.port), timeout=10), srv.error_log()
     # the failure of each check is at info with the same reason
     assert re.search(r'\[info\] .*health check of peer 127\.0\.0\.1:%d of upstream "backend" failed: '
                      r'upstream SSL certificate verify error: ' % a.port, srv.error_log())
@@ -151,7 +130,7 @@ def test_verify_name_mismatch_fails_the_check(server, peers, pki):
     srv = server(conf((a.port,), 'interval=200ms uri=/hc', loc_extra='''
             proxy_ssl_verify on;
             proxy_ssl_trusted_certificate %s;''' % pki['ca'][0]))  # the name checked: "backend"
-    m = wait_log(srv, unhealthy_line(a.port), timeout=10)
+    m = wait_log(srv, unhealthy_reason(a.port), timeout=10)
     assert m, srv.error_log()
     assert m.group(1) == 'upstream SSL certificate does not match "backend"'
     assert a.checks() == []
@@ -191,7 +170,7 @@ def test_match_over_tls(server, peers):
     assert wait_until(lambda: len(a.checks()) >= 2, 10), srv.error_log()
     assert 'unhealthy' not in srv.error_log()
     a.set(body='dead')
-    m = wait_log(srv, unhealthy_line(a.port), timeout=10)
+    m = wait_log(srv, unhealthy_reason(a.port), timeout=10)
     assert m, srv.error_log()
     assert m.group(1) == 'the response (status 200) does not match "ok" (body)'
     assert served_by(srv.prefix.port, 6) == ['b'] * 6
@@ -202,7 +181,7 @@ def test_match_over_tls(server, peers):
 def test_plain_http_peer_fails_the_handshake(server, peers):
     a, = peers('a', tls=False)
     srv = server(conf((a.port,), 'interval=200ms uri=/hc'))
-    m = wait_log(srv, unhealthy_line(a.port), timeout=10)
+    m = wait_log(srv, unhealthy_reason(a.port), timeout=10)
     assert m, srv.error_log()
     assert m.group(1).startswith('SSL_do_handshake() failed (SSL: ') or \
         m.group(1) == 'peer closed connection in SSL handshake', m.group(1)
@@ -217,7 +196,7 @@ def test_handshake_that_never_ends_times_out(server, peers):
         port = mute.getsockname()[1]
         a, = peers('a')
         srv = server(conf((port, a.port), 'interval=300ms uri=/hc', loc_extra='proxy_connect_timeout 500ms;'))
-        m = wait_log(srv, unhealthy_line(port), timeout=10)
+        m = wait_log(srv, unhealthy_reason(port), timeout=10)
         assert m, srv.error_log()
         assert m.group(1) == 'timed out (110: Connection timed out) while SSL handshaking'
         # the workers kept serving and checking the other peer meanwhile
@@ -239,6 +218,6 @@ def test_client_certificate_presented_by_the_probe(server, peers, pki):
 def test_missing_client_certificate_fails_the_check(server, peers, pki):
     a, = peers('a', client_ca=pki['ca'][0])
     srv = server(conf((a.port,), 'interval=200ms uri=/hc'))
-    m = wait_log(srv, unhealthy_line(a.port), timeout=10)
+    m = wait_log(srv, unhealthy_reason(a.port), timeout=10)
     assert m, srv.error_log()
     assert a.checks() == []
