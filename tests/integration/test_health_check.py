@@ -175,6 +175,9 @@ def test_mandatory_failing_first_check_keeps_peer_out(server, peers):
     srv = server(conf(a, b, 'interval=200ms uri=/hc mandatory'))
     assert wait_log(srv, unhealthy_line(a.port), timeout=10), srv.error_log()
     assert len(a.traffic()) == 0
+    # b too starts down until its first check passes (its answer may come after a's failure): no live upstreams
+    # (502) until then
+    assert wait_until(lambda: served_by(srv.prefix.port, 1) == ['b'], 10), srv.error_log()
     assert served_by(srv.prefix.port, 6) == ['b'] * 6
     assert len(a.traffic()) == 0
 
