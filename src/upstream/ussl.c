@@ -340,6 +340,26 @@ static char *conf_path(hy_req_t *req, hy_str_t v)
     return p;
 }
 
+/* The connection's SSL object on sock s with ALPN "h2" when h2 and SNI name (NUL-terminated) when
+ * *_ssl_server_name is on and name is not an address: NULL and *out, or why not. Shared by proxied connections
+ * and health probes. */
+static const char *tls_start(const hy_ussl_t *c, hy_sock_t *s, hy_str_t name, bool h2, SSL **out)
+{
+    SSL *ssl = hy_tls_connect(s, c->built->ctx);
+    if (ssl == NULL)
+        return "SSL_new() failed";
+    *out = ssl;
+    if (h2 && SSL_set_alpn_protos(ssl, (const unsigned char *)"\x02h2", 3) != 0) {
+        ERR_clear_error();
+        return "SSL_set_alpn_protos() failed";
+    }
+    if (c->server_name && !is_address(name) && SSL_set_tlsext_host_name(ssl, name.ptr) != 1) {
+        ERR_clear_error();
+        return "SSL_set_tlsext_host_name() failed";
+    }
+    return NULL;
+}
+
 /* A client certificate named with variables: evaluated for this request ("" for either: none). */
 static const char *dynamic_cert(hy_ureq_t *u, SSL *ssl)
 {
@@ -360,18 +380,11 @@ const char *hy_ussl_connect(hy_ureq_t *u, hy_sock_cb cb)
     hy_sock_t *s = &u->conn->sock;
     if (!hy_ussl_ready(c)) /* a merge that did not expect TLS here (a bug): refuse rather than crash */
         return "no SSL context for the upstream";
-    SSL *ssl = hy_tls_connect(s, c->built->ctx);
-    if (ssl == NULL)
-        return "SSL_new() failed";
+    SSL *ssl;
     u->ssl_name = ssl_name(u);
-    if (u->version == 20 && SSL_set_alpn_protos(ssl, (const unsigned char *)"\x02h2", 3) != 0) { /* HTTP/2 */
-        ERR_clear_error();
-        return "SSL_set_alpn_protos() failed";
-    }
-    if (c->server_name && !is_address(u->ssl_name) && SSL_set_tlsext_host_name(ssl, u->ssl_name.ptr) != 1) {
-        ERR_clear_error();
-        return "SSL_set_tlsext_host_name() failed";
-    }
+    const char *err = tls_start(c, s, u->ssl_name, u->version == 20, &ssl);
+    if (err)
+        return err;
     if (c->session_reuse && u->peer) {
         if (!u->group->transient)
             SSL_set_ex_data(ssl, peer_idx, u->peer);
@@ -380,11 +393,8 @@ const char *hy_ussl_connect(hy_ureq_t *u, hy_sock_cb cb)
             ERR_clear_error(); /* a session OpenSSL refuses: a full handshake */
         SSL_SESSION_free(sess);
     }
-    if (c->built->cert_cv) {
-        const char *err = dynamic_cert(u, ssl);
-        if (err)
-            return err;
-    }
+    if (c->built->cert_cv && (err = dynamic_cert(u, ssl)) != NULL)
+        return err;
     hy_sock_handshake_within(s, (uint64_t)u->connect_timeout_ms, cb);
     return NULL;
 }
@@ -425,17 +435,10 @@ const char *hy_ussl_probe_start(const hy_ussl_t *c, hy_sock_t *s, hy_str_t host,
     n = cut_port(n);
     snprintf(name, cap, "%.*s", (int)HY_MIN(n.len, cap - 1), n.ptr);
     n = (hy_str_t){name, strlen(name)};
-    SSL *ssl = hy_tls_connect(s, c->built->ctx);
-    if (ssl == NULL)
-        return "SSL_new() failed";
-    if (h2 && SSL_set_alpn_protos(ssl, (const unsigned char *)"\x02h2", 3) != 0) {
-        ERR_clear_error();
-        return "SSL_set_alpn_protos() failed";
-    }
-    if (c->server_name && !is_address(n) && SSL_set_tlsext_host_name(ssl, name) != 1) {
-        ERR_clear_error();
-        return "SSL_set_tlsext_host_name() failed";
-    }
+    SSL *ssl;
+    const char *err = tls_start(c, s, n, h2, &ssl);
+    if (err)
+        return err;
     hy_sock_handshake_within(s, timeout_ms, cb);
     return NULL;
 }
