@@ -1,8 +1,10 @@
 /* loop.c — one readable loop. Iteration: apply interest changes, epoll_wait (timeout = next timer, or 0 if
- * deferred work is queued), update the clock, dispatch I/O, run timers, run deferred callbacks (where writes
- * are coalesced, as Redis's beforeSleep), then free objects closed during the iteration. */
+ * deferred work or pending ios are queued), update the clock, dispatch I/O events, call back the edge-triggered
+ * ios left ready and wanted by the last iteration (pending), run timers, run deferred callbacks (where writes are
+ * coalesced, as Redis's beforeSleep), then free objects closed during the iteration. */
 #include <errno.h>
 #include <string.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/epoll.h>
@@ -12,6 +14,7 @@
 #include "../core/buf.h"
 
 #define REGISTERED 0x80u
+#define REG_EDGE 0x40u
 #define MAX_EVENTS 512
 
 hy_loop_t *hy_worker_loop;
@@ -50,14 +53,47 @@ void hy_io_init(hy_io_t *io, int fd, hy_io_cb cb, void *data)
     io->data = data;
 }
 
-void hy_io_set(hy_loop_t *loop, hy_io_t *io, unsigned want)
+static void mark_dirty(hy_loop_t *loop, hy_io_t *io)
 {
-    io->want = want;
-    if (!io->dirty && (io->registered & ~REGISTERED) != want) {
+    if (!io->dirty) {
         io->dirty = true;
         io->_next_dirty = loop->dirty;
         loop->dirty = io;
     }
+}
+
+static void mark_pending(hy_loop_t *loop, hy_io_t *io)
+{
+    if (!io->pending) { /* on either list already: it is called back soon enough */
+        io->pending = 1;
+        io->_next_pending = loop->pending;
+        loop->pending = io;
+    }
+}
+
+static void unlink_from(hy_io_t **list, hy_io_t *io, size_t next_off)
+{
+    for (hy_io_t **p = list; *p; p = (hy_io_t **)((char *)*p + next_off))
+        if (*p == io) {
+            *p = *(hy_io_t **)((char *)io + next_off);
+            return;
+        }
+}
+
+void hy_io_set(hy_loop_t *loop, hy_io_t *io, unsigned want)
+{
+    io->want = want;
+    if (io->edge) {
+        if ((io->registered & (REGISTERED | REG_EDGE)) != (REGISTERED | REG_EDGE)) {
+            if (want || (io->registered & REGISTERED))
+                mark_dirty(loop, io); /* first registration, or a switch from level-triggered */
+        } else if (want & io->ready) {
+            mark_pending(loop, io);
+        }
+        return;
+    }
+    if ((io->registered & ~REGISTERED) != want)
+        mark_dirty(loop, io);
 }
 
 static void io_forget(hy_loop_t *loop, hy_io_t *io, bool del)
@@ -66,14 +102,15 @@ static void io_forget(hy_loop_t *loop, hy_io_t *io, bool del)
         epoll_ctl(loop->epfd, EPOLL_CTL_DEL, io->fd, NULL);
     io->registered = 0;
     io->want = 0;
+    io->ready = 0;
     io->cb = NULL;
-    if (io->dirty) { /* unlink from the change list */
-        for (hy_io_t **p = &loop->dirty; *p; p = &(*p)->_next_dirty)
-            if (*p == io) {
-                *p = io->_next_dirty;
-                break;
-            }
+    if (io->dirty) {
+        unlink_from(&loop->dirty, io, offsetof(hy_io_t, _next_dirty));
         io->dirty = false;
+    }
+    if (io->pending) {
+        unlink_from(io->pending == 1 ? &loop->pending : &loop->pending_now, io, offsetof(hy_io_t, _next_pending));
+        io->pending = 0;
     }
 }
 
@@ -94,23 +131,35 @@ static void apply_changes(hy_loop_t *loop)
         hy_io_t *io = loop->dirty;
         loop->dirty = io->_next_dirty;
         io->dirty = false;
-        unsigned have = io->registered & ~REGISTERED;
-        if (have == io->want)
+        struct epoll_event ev = {.events = 0, .data.ptr = io};
+        int op = (io->registered & REGISTERED) ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+        if (io->edge) {
+            if (io->registered == (REGISTERED | REG_EDGE))
+                continue;
+            /* for both directions, once: ADD and MOD report what is ready now, so nothing is missed */
+            ev.events = EPOLLIN | EPOLLRDHUP | EPOLLOUT | EPOLLET;
+            io->ready = 0;
+            if (epoll_ctl(loop->epfd, op, io->fd, &ev) != 0 && op == EPOLL_CTL_MOD && errno == ENOENT)
+                epoll_ctl(loop->epfd, EPOLL_CTL_ADD, io->fd, &ev);
+            io->registered = REGISTERED | REG_EDGE;
+            continue;
+        }
+        unsigned have = io->registered & ~(REGISTERED | REG_EDGE);
+        if (have == io->want && !(io->registered & REG_EDGE))
             continue;
         /* Dropping only READ is deferred: a socket usually wants it back soon (a proxied request waits on its
          * upstream, then reads the next request), which would cost two epoll_ctl per request. If readiness
          * comes while it is not wanted, the event loop disarms it then (at most one extra wake-up). */
-        if ((io->registered & REGISTERED) && (have & ~io->want) == HY_EV_READ && (io->want & ~have) == 0)
+        if (io->registered == (have | REGISTERED) && (have & ~io->want) == HY_EV_READ && (io->want & ~have) == 0)
             continue;
-        struct epoll_event ev = {.events = 0, .data.ptr = io};
         if (io->want & HY_EV_READ)
             ev.events |= EPOLLIN | EPOLLRDHUP;
         if (io->want & HY_EV_WRITE)
             ev.events |= EPOLLOUT;
-        int op = (io->registered & REGISTERED) ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
         if (epoll_ctl(loop->epfd, op, io->fd, &ev) != 0 && op == EPOLL_CTL_MOD && errno == ENOENT)
             epoll_ctl(loop->epfd, EPOLL_CTL_ADD, io->fd, &ev);
         io->registered = io->want | REGISTERED;
+        io->ready = 0;
     }
 }
 
@@ -289,11 +338,23 @@ static void maybe_trim(uint64_t now)
     }
 }
 
+/* Edge-triggered: call back for what is ready and wanted; if the callback left some of it (a read budget spent),
+ * the io is called again in the next iteration, as a level-triggered one would be woken. */
+static void dispatch_edge(hy_loop_t *loop, hy_io_t *io, unsigned extra)
+{
+    unsigned rev = (io->ready & io->want) | extra;
+    if (rev == 0)
+        return;
+    io->cb(io, rev);
+    if (io->cb != NULL && (io->ready & io->want) && (io->registered & REG_EDGE) && io->edge)
+        mark_pending(loop, io);
+}
+
 int hy_loop_run_once(hy_loop_t *loop, int max_wait_ms)
 {
     struct epoll_event events[MAX_EVENTS];
     apply_changes(loop);
-    int timeout = loop->defer_head ? 0 : next_timeout(loop);
+    int timeout = loop->defer_head || loop->pending ? 0 : next_timeout(loop);
     if (trim_at_ms != 0) {
         uint64_t now = hy_clock_now_ms();
         int until_trim = trim_at_ms > now ? (int)(trim_at_ms - now) : 0;
@@ -305,6 +366,10 @@ int hy_loop_run_once(hy_loop_t *loop, int max_wait_ms)
     int n = epoll_wait(loop->epfd, events, MAX_EVENTS, timeout);
     int err = n < 0 ? errno : 0;
     hy_clock_update();
+    loop->pending_now = loop->pending; /* those marked until now; the events below may mark more, for next time */
+    loop->pending = NULL;
+    for (hy_io_t *io = loop->pending_now; io; io = io->_next_pending)
+        io->pending = 2;
     for (int i = 0; i < n; i++) {
         hy_io_t *io = events[i].data.ptr;
         if (io->cb == NULL)
@@ -315,6 +380,12 @@ int hy_loop_run_once(hy_loop_t *loop, int max_wait_ms)
             rev |= HY_EV_READ;
         if (e & EPOLLOUT)
             rev |= HY_EV_WRITE;
+        if (io->registered & REG_EDGE) { /* after a hang-up or an error, reads and writes return at once */
+            io->ready |= rev | ((e & (EPOLLERR | EPOLLHUP)) ? HY_EV_READ | HY_EV_WRITE : 0) |
+                         ((e & (EPOLLRDHUP | EPOLLERR | EPOLLHUP)) ? HY_EV_PEER_DONE : 0);
+            dispatch_edge(loop, io, (e & EPOLLERR) ? HY_EV_ERROR : 0);
+            continue;
+        }
         if (e & EPOLLERR)
             rev |= HY_EV_ERROR | (io->want & (HY_EV_READ | HY_EV_WRITE));
         if ((rev & HY_EV_READ) && !(io->want & HY_EV_READ)) { /* a lazily kept READ registration: drop it now */
@@ -325,6 +396,12 @@ int hy_loop_run_once(hy_loop_t *loop, int max_wait_ms)
         rev &= io->want | HY_EV_ERROR;
         if (rev)
             io->cb(io, rev);
+    }
+    while (loop->pending_now) { /* io_forget unlinks a closed io from this list */
+        hy_io_t *io = loop->pending_now;
+        loop->pending_now = io->_next_pending;
+        io->pending = 0;
+        dispatch_edge(loop, io, 0);
     }
     run_timers(loop, hy_clock_now_ms());
     run_defer(loop);

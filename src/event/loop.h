@@ -1,5 +1,14 @@
-/* loop.h — the event loop: epoll (level-triggered), batched interest changes, a timer wheel, a defer queue,
- * deferred frees. One loop per worker; nothing here is thread-safe. */
+/* loop.h — the event loop: epoll, batched interest changes, a timer wheel, a defer queue, deferred frees. One
+ * loop per worker; nothing here is thread-safe.
+ *
+ * Two ways to watch an fd. Level-triggered (the default): the loop keeps epoll's interest equal to `want`.
+ * Edge-triggered (`io->edge`, set by the owner before hy_io_set): the fd is registered once for reading and
+ * writing, `io->ready` remembers what epoll reported, and the owner takes a bit back with hy_io_drained() when a
+ * read or write finds the kernel's queue empty or full (EAGAIN, or a short transfer on a stream socket). The loop
+ * calls back for `ready & want`: on an edge, when hy_io_set asks for a ready event, and again in the next
+ * iteration while a callback left `ready & want` set (a read budget spent, a buffer full). So no interest change
+ * costs an epoll_ctl, and epoll does not re-poll every reported fd on the next wait as it does for level-triggered
+ * ones. An owner that never calls hy_io_drained while it wants the event is called back every iteration. */
 #ifndef HY_EVENT_LOOP_H
 #define HY_EVENT_LOOP_H
 
@@ -17,9 +26,13 @@ typedef void (*hy_io_cb)(hy_io_t *io, unsigned revents); /* revents: HY_EV_* plu
 struct hy_io {
     int fd;
     unsigned want;       /* HY_EV_READ|HY_EV_WRITE wanted */
-    unsigned registered; /* what epoll has; 0x80 bit = added */
+    unsigned registered; /* what epoll has; 0x80 bit = added, 0x40 bit = edge-triggered */
+    unsigned ready;      /* edge-triggered: HY_EV_READ|HY_EV_WRITE reported and not drained yet */
+    bool edge;           /* the owner wants edge-triggered watching (may change; applied before the next wait) */
     bool dirty;          /* on the change list */
+    uint8_t pending;     /* 1: on the loop's pending list, 2: on the list this iteration is calling back */
     hy_io_t *_next_dirty;
+    hy_io_t *_next_pending;
     hy_io_cb cb;         /* NULL after hy_io_close: stale events are skipped */
     void *data;
 };
@@ -48,6 +61,8 @@ struct hy_loop {
     int epfd;
     bool stop;
     hy_io_t *dirty;                                        /* change list, applied before epoll_wait */
+    hy_io_t *pending;                                      /* edge-triggered ios to call back without an event */
+    hy_io_t *pending_now;                                  /* the ones this iteration calls back */
     hy_timer_t *wheel[HY_WHEEL_LEVELS][HY_WHEEL_SLOTS];
     uint64_t wheel_at;                                     /* time the wheel has run up to */
     size_t num_timers;
@@ -68,8 +83,22 @@ void hy_loop_destroy(hy_loop_t *loop);
 int hy_loop_run_once(hy_loop_t *loop, int max_wait_ms);
 
 void hy_io_init(hy_io_t *io, int fd, hy_io_cb cb, void *data);
-/** Set the wanted events; applied in a batch before the next epoll_wait. */
+/** Set the wanted events; applied in a batch before the next epoll_wait. Edge-triggered: no epoll change once
+ * registered; an event wanted and already ready is called back in the next iteration. */
 void hy_io_set(hy_loop_t *loop, hy_io_t *io, unsigned want);
+/* in hy_io.ready: the peer's end was seen (EPOLLRDHUP, EPOLLHUP, EPOLLERR); no edge will come for it again */
+#define HY_EV_PEER_DONE 0x10u
+
+/** Edge-triggered ios: the kernel has no more of `ev` for now (HY_EV_READ: the receive queue is empty;
+ * HY_EV_WRITE: the send buffer is full). The next edge sets it again. Once the peer's end was seen, READ stays
+ * ready: a short read then leaves the end of the stream to read, and nothing would announce it again. No effect
+ * on level-triggered ios. */
+static inline void hy_io_drained(hy_io_t *io, unsigned ev)
+{
+    if (io->ready & HY_EV_PEER_DONE)
+        ev &= ~HY_EV_READ;
+    io->ready &= ~ev;
+}
 /** Forget the watcher (the caller closes the fd). Pending events of this iteration are dropped. */
 void hy_io_remove(hy_loop_t *loop, hy_io_t *io);
 /** Forget the watcher and close its fd (one syscall: the close removes it from epoll). The fd must not have

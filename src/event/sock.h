@@ -26,6 +26,9 @@ typedef void (*hy_sock_cb)(hy_sock_t *s, const char *err);
  * do" (the plain transport has no handshake, no ALPN, no SNI). */
 typedef struct hy_sock_transport {
     const char *name; /* "plain", "tls" */
+    /** The fd may be watched edge-triggered (event/loop.h): read and flush call hy_io_drained when the kernel's
+     * queue is empty or full. TLS is not: OpenSSL reads a record at a time and may leave bytes in the kernel. */
+    bool edge;
     /** Read plaintext into buf; >0 bytes, 0 EOF, -EAGAIN, or another -errno. */
     ssize_t (*read)(hy_sock_t *s, char *buf, size_t len);
     /** Write as much of the outq as possible: 0 all written, -EAGAIN, or another -errno. */

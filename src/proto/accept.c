@@ -160,6 +160,7 @@ void hy_proto_accept(hy_listener_t *l, int fd, struct sockaddr_storage *peer, so
             pp_transport = hy_sock_plain_transport;
             pp_transport.name = "proxy_protocol";
             pp_transport.handshake = pp_step;
+            pp_transport.edge = false; /* pp_step peeks: a partial header leaves the bytes in the kernel */
         }
         c->pp = hy_calloc(sizeof(*c->pp) + HY_PP_MAX);
         c->sock.tp = &pp_transport;

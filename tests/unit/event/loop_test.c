@@ -1,5 +1,5 @@
 /* loop_test.c — the event loop: timer wheel (order, delays, unlink, relink, many timers, far future), defer
- * queue, io watchers on pipes, free_later.
+ * queue, io watchers on pipes, edge-triggered watchers on stream sockets, free_later.
  *
  * The clock: this file defines the hy_clock_* functions itself, so the linker takes them from here instead of
  * pulling core/clock.o out of libhayate.a (loop.o only needs hy_clock_update and hy_clock_now_ms). In "real"
@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 #include <time.h>
+#include <sys/socket.h>
 #include "../harness.h"
 #include "event/loop.h"
 #include "core/clock.h"
@@ -741,6 +742,226 @@ static void test_io_remove_drops_pending(void)
     hy_loop_destroy(&loop);
 }
 
+/* ---------------- edge-triggered watchers ---------------- */
+
+/* An owner as sock.c is: reads up to `budget` bytes per call (0: all), with hy_io_drained on EAGAIN and on a
+ * short read; counts the EOF it reads. */
+typedef struct eio {
+    hy_io_t io;
+    int calls, eofs;
+    unsigned last;
+    size_t budget, got;
+    bool drain;
+    hy_io_t *victim;
+} eio_t;
+
+static void eio_cb(hy_io_t *io, unsigned rev)
+{
+    eio_t *e = io->data;
+    e->calls++;
+    e->last = rev;
+    if (e->victim)
+        hy_io_remove(cur_loop, e->victim);
+    if (!e->drain || !(rev & HY_EV_READ))
+        return;
+    size_t taken = 0;
+    for (;;) {
+        char buf[64];
+        size_t want = e->budget ? HY_MIN(sizeof(buf), e->budget - taken) : sizeof(buf);
+        if (want == 0)
+            return; /* budget spent: still ready */
+        ssize_t n = recv(io->fd, buf, want, 0);
+        if (n < 0) {
+            hy_io_drained(io, HY_EV_READ);
+            return;
+        }
+        if (n == 0) {
+            e->eofs++;
+            hy_io_set(cur_loop, io, 0);
+            return;
+        }
+        taken += (size_t)n;
+        e->got += (size_t)n;
+        if ((size_t)n < want) {
+            hy_io_drained(io, HY_EV_READ);
+            return;
+        }
+    }
+}
+
+static void edge_watch(hy_loop_t *loop, eio_t *e, int fd, unsigned want)
+{
+    hy_io_init(&e->io, fd, eio_cb, e);
+    e->io.edge = true;
+    hy_io_set(loop, &e->io, want);
+}
+
+static void test_io_edge(void)
+{
+    use_real_clock();
+    hy_loop_t loop;
+    hy_loop_init(&loop);
+    cur_loop = &loop;
+    int sv[2];
+    ok(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) == 0);
+    eio_t r = {0};
+    edge_watch(&loop, &r, sv[0], HY_EV_READ);
+    hy_loop_run_once(&loop, 0);
+    is_int(r.calls, 0); /* nothing to read yet */
+
+    /* an owner that reads nothing and says nothing is called again, as level-triggering would */
+    ok(write(sv[1], "abc", 3) == 3);
+    hy_loop_run_once(&loop, 200);
+    is_int(r.calls, 1);
+    ok(r.last == HY_EV_READ);
+    hy_loop_run_once(&loop, 0);
+    is_int(r.calls, 2);
+
+    /* a read budget spent leaves it ready: called in the next iterations until a short read */
+    r.drain = true;
+    r.budget = 1;
+    hy_loop_run_once(&loop, 0);
+    hy_loop_run_once(&loop, 0);
+    is_int(r.got, 2);
+    r.budget = 0;
+    hy_loop_run_once(&loop, 0);
+    is_int(r.got, 3);
+    int calls = r.calls;
+    hy_loop_run_once(&loop, 0);
+    hy_loop_run_once(&loop, 0);
+    is_int(r.calls, calls); /* drained: quiet */
+
+    /* interest changes cost no epoll_ctl once registered */
+    hy_io_set(&loop, &r.io, 0);
+    hy_io_set(&loop, &r.io, HY_EV_READ | HY_EV_WRITE);
+    hy_io_set(&loop, &r.io, HY_EV_READ);
+    ok(loop.dirty == NULL);
+
+    /* bytes that come while reading is paused are read when it resumes, with no new edge */
+    hy_io_set(&loop, &r.io, 0);
+    ok(write(sv[1], "de", 2) == 2);
+    hy_loop_run_once(&loop, 200);
+    is_int(r.calls, calls); /* the edge came, unwanted */
+    hy_io_set(&loop, &r.io, HY_EV_READ);
+    hy_loop_run_once(&loop, 0);
+    is_int(r.calls, calls + 1);
+    is_int(r.got, 5);
+
+    /* write readiness: reported by the first registration, kept until a write says EAGAIN */
+    eio_t w = {0};
+    edge_watch(&loop, &w, sv[1], 0);
+    hy_loop_run_once(&loop, 0);
+    is_int(w.calls, 0); /* no interest, no registration yet */
+    hy_io_set(&loop, &w.io, HY_EV_WRITE);
+    hy_loop_run_once(&loop, 200);
+    is_int(w.calls, 1);
+    ok(w.last & HY_EV_WRITE);
+    hy_io_set(&loop, &w.io, 0);
+    hy_io_set(&loop, &w.io, HY_EV_WRITE); /* still writable: called without an edge */
+    hy_loop_run_once(&loop, 0);
+    is_int(w.calls, 2);
+    hy_io_set(&loop, &w.io, 0);
+    char big[4096] = {0};
+    while (write(sv[1], big, sizeof(big)) > 0) {
+    }
+    hy_io_drained(&w.io, HY_EV_WRITE);
+    hy_io_set(&loop, &w.io, HY_EV_WRITE);
+    hy_loop_run_once(&loop, 0);
+    is_int(w.calls, 2); /* full: waits for the edge */
+    r.drain = true;
+    for (int i = 0; i < 50 && w.calls == 2; i++)
+        hy_loop_run_once(&loop, 20); /* r reads, the buffer empties, the edge comes */
+    is_int(w.calls, 3);
+    hy_io_remove(&loop, &w.io);
+    while (recv(sv[0], big, sizeof(big), 0) > 0) {
+    }
+    hy_io_drained(&r.io, HY_EV_READ);
+
+    /* the last bytes and the EOF together: the short read before the EOF must not hide it (no edge follows) */
+    ok(write(sv[1], "xyz", 3) == 3);
+    shutdown(sv[1], SHUT_WR);
+    r.got = 0;
+    for (int i = 0; i < 5 && r.eofs == 0; i++)
+        hy_loop_run_once(&loop, 200);
+    is_int(r.got, 3);
+    is_int(r.eofs, 1);
+    hy_io_remove(&loop, &r.io);
+    close(sv[0]);
+    close(sv[1]);
+    hy_loop_destroy(&loop);
+}
+
+/* an io waiting on the pending list is removed (and freed) by another callback: it is never called */
+static void test_io_edge_pending_removed(void)
+{
+    use_real_clock();
+    hy_loop_t loop;
+    hy_loop_init(&loop);
+    cur_loop = &loop;
+    int a[2], b[2];
+    ok(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, a) == 0);
+    ok(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, b) == 0);
+    eio_t *victim = hy_calloc(sizeof(*victim));
+    eio_t killer = {0};
+    edge_watch(&loop, victim, a[0], 0);
+    edge_watch(&loop, &killer, b[0], HY_EV_READ);
+    hy_io_set(&loop, &victim->io, HY_EV_READ);
+    ok(write(a[1], "1", 1) == 1);
+    hy_loop_run_once(&loop, 200); /* victim: called, reads nothing, stays pending */
+    is_int(victim->calls, 1);
+    killer.victim = &victim->io;
+    ok(write(b[1], "2", 1) == 1);
+    usleep(1000);
+    hy_loop_run_once(&loop, 200); /* killer's event comes first, then the pending list */
+    is_int(killer.calls, 1);
+    is_int(victim->calls, 1);
+    memset(victim, 0xa5, sizeof(*victim));
+    free(victim);
+    killer.victim = NULL;
+    killer.drain = true;
+    hy_loop_run_once(&loop, 0);
+    hy_loop_run_once(&loop, 0);
+    ok(loop.pending == NULL && loop.pending_now == NULL);
+    hy_io_remove(&loop, &killer.io);
+    for (int i = 0; i < 2; i++) {
+        close(a[i]);
+        close(b[i]);
+    }
+    hy_loop_destroy(&loop);
+}
+
+/* the owner switches to level-triggered (a TLS transport after a plain connect): epoll is told again */
+static void test_io_edge_to_level(void)
+{
+    use_real_clock();
+    hy_loop_t loop;
+    hy_loop_init(&loop);
+    cur_loop = &loop;
+    int sv[2];
+    ok(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) == 0);
+    eio_t r = {0};
+    edge_watch(&loop, &r, sv[0], HY_EV_READ);
+    hy_loop_run_once(&loop, 0);
+    r.io.edge = false;
+    hy_io_set(&loop, &r.io, HY_EV_READ);
+    ok(loop.dirty == &r.io);
+    hy_loop_run_once(&loop, 0);
+    ok(write(sv[1], "ab", 2) == 2);
+    hy_loop_run_once(&loop, 200);
+    is_int(r.calls, 1);
+    hy_io_drained(&r.io, HY_EV_READ); /* no meaning when level-triggered: the data is still there */
+    hy_loop_run_once(&loop, 200);
+    is_int(r.calls, 2);
+    r.io.edge = true; /* and back: what is there is reported by the new registration */
+    hy_io_set(&loop, &r.io, HY_EV_READ);
+    hy_loop_run_once(&loop, 200);
+    is_int(r.calls, 3);
+    hy_io_remove(&loop, &r.io);
+    close(sv[0]);
+    close(sv[1]);
+    hy_loop_destroy(&loop);
+}
+
 int main(void)
 {
     alarm(20); /* a hang (loop sleeping forever) fails the test instead of blocking the suite */
@@ -758,5 +979,8 @@ int main(void)
     subtest("free_later at iteration end", test_free_later);
     subtest("io watchers on a pipe", test_io_pipe);
     subtest("hy_io_remove drops pending events", test_io_remove_drops_pending);
+    subtest("edge-triggered watchers", test_io_edge);
+    subtest("edge-triggered: a pending io removed by another callback", test_io_edge_pending_removed);
+    subtest("edge-triggered to level-triggered and back", test_io_edge_to_level);
     return done_testing();
 }
