@@ -189,6 +189,33 @@ void hy_pool_destroy(hy_pool_t *p)
     free(p);
 }
 
+static hy_pool_t *pool_cache[HY_POOL_CACHE_MAX];
+static size_t pool_cache_n;
+
+hy_pool_t *hy_pool_take(void)
+{
+    return pool_cache_n ? pool_cache[--pool_cache_n] : hy_pool_create(HY_REQ_POOL_SIZE);
+}
+
+void hy_pool_give(void *arg)
+{
+    hy_pool_t *p = arg;
+    if (p == NULL)
+        return;
+    if (pool_cache_n == HY_POOL_CACHE_MAX || p->first->cap != HY_REQ_POOL_SIZE) {
+        hy_pool_destroy(p);
+        return;
+    }
+    hy_pool_reset(p); /* runs the request's cleanups now, keeps only the first chunk */
+    pool_cache[pool_cache_n++] = p;
+}
+
+void hy_pool_cache_trim(void)
+{
+    while (pool_cache_n)
+        hy_pool_destroy(pool_cache[--pool_cache_n]);
+}
+
 void hy_array_init(hy_array_t *a, hy_pool_t *pool, size_t n, size_t size)
 {
     a->pool = pool;

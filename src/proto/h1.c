@@ -119,35 +119,10 @@ static void idle_del(h1conn_t *h)
         hy_conn_set_state(h->c, HY_CONN_READING);
 }
 
-/* Request arenas of idle connections go to a small per-worker cache instead of back to malloc: a keep-alive
- * connection between two requests holds no arena (C10K memory), yet the next request anywhere in the worker
- * gets one without two mallocs and two frees. Bounded, so a burst's arenas are freed when it ends. */
-#define POOL_CACHE_MAX 32
-#define REQ_POOL_SIZE 8192 /* one chunk holds a request with limits, auth and a proxied head: no malloc per request */
-static hy_pool_t *pool_cache[POOL_CACHE_MAX];
-static int pool_cache_n;
-
-static hy_pool_t *pool_take(void)
-{
-    return pool_cache_n ? pool_cache[--pool_cache_n] : hy_pool_create(REQ_POOL_SIZE);
-}
-
-static void pool_give(hy_pool_t *p)
-{
-    if (p == NULL)
-        return;
-    if (pool_cache_n == POOL_CACHE_MAX) {
-        hy_pool_destroy(p);
-        return;
-    }
-    hy_pool_reset(p); /* runs the request's cleanups now, keeps only the first chunk */
-    pool_cache[pool_cache_n++] = p;
-}
-
 static void free_conn(void *arg)
 {
     h1conn_t *h = arg;
-    pool_give(h->pool);
+    hy_pool_give(h->pool);
     free(h);
 }
 
@@ -464,7 +439,7 @@ static void next_request(h1conn_t *h)
     if (h->c->sock.input.len > 0) {
         hy_pool_reset(h->pool);
     } else { /* an idle keep-alive connection holds no request arena (and no input buffer) */
-        pool_give(h->pool);
+        hy_pool_give(h->pool);
         h->pool = NULL;
     }
     h->state = ST_HEAD;
@@ -759,7 +734,7 @@ static void rebase(hy_str_t *s, const char *from, size_t n, char *to)
 static hy_pool_t *conn_pool(h1conn_t *h)
 {
     if (h->pool == NULL)
-        h->pool = pool_take();
+        h->pool = hy_pool_take();
     return h->pool;
 }
 

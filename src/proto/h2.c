@@ -33,7 +33,6 @@
 
 #define FLUSH_BLOCK HY_BUF_BLOCK
 #define OUTQ_HIGH (256 * 1024) /* stop framing DATA above this many queued bytes */
-#define REQ_POOL_SIZE 8192 /* one chunk holds a request with limits, auth and a proxied head: no malloc per request */
 #define FRAME_BUDGET 500       /* control frames allowed before any request */
 #define FRAME_BUDGET_PER_REQ 8 /* ... plus these per request served */
 #define REFUSED_MIN 32         /* streams refused before calm, at least (a small http2_max_concurrent_streams) */
@@ -45,28 +44,6 @@ static void conn_close(h2conn_t *h);
 static void linger(h2conn_t *h);
 static void on_read(hy_sock_t *s, const char *err);
 static void flush(h2conn_t *h);
-
-/* ---- per-stream arenas: a small per-worker cache, as HTTP/1's ---- */
-
-#define POOL_CACHE_MAX 64
-static hy_pool_t *pool_cache[POOL_CACHE_MAX];
-static int pool_cache_n;
-
-hy_pool_t *hy_h2_pool_take(void)
-{
-    return pool_cache_n ? pool_cache[--pool_cache_n] : hy_pool_create(REQ_POOL_SIZE);
-}
-
-static void pool_give(void *arg)
-{
-    hy_pool_t *p = arg;
-    if (pool_cache_n == POOL_CACHE_MAX) {
-        hy_pool_destroy(p);
-        return;
-    }
-    hy_pool_reset(p); /* runs the request's cleanups */
-    pool_cache[pool_cache_n++] = p;
-}
 
 void hy_h2_stream_free(h2stream_t *st)
 {
@@ -88,7 +65,7 @@ void hy_h2_stream_free(h2stream_t *st)
         hy_timer_unlink(h->c->sock.loop, &st->rate_timer);
     free(st->rb);
     st->rb = NULL;
-    hy_loop_free_later(h->c->sock.loop, pool_give, st->req.pool);
+    hy_loop_free_later(h->c->sock.loop, hy_pool_give, st->req.pool);
 }
 
 /* ---- output ---- */

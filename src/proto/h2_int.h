@@ -154,7 +154,6 @@ void hy_h2_stream_close(h2stream_t *st);
 void hy_h2_consume(h2conn_t *h, h2stream_t *st, size_t n);
 /** Open the stream's receive window to `size` (a buffered body, hy_h2_feed_body). */
 void hy_h2_open_window(h2stream_t *st, int64_t size);
-hy_pool_t *hy_h2_pool_take(void);
 void hy_h2_stream_free(h2stream_t *st);
 void hy_h2_calm_down(h2conn_t *h, const char *fmt, const char *what);
 bool hy_h2_count_frame(h2conn_t *h, int which);

@@ -536,7 +536,7 @@ static h2stream_t *new_stream(h2conn_t *h, const hy_h2_hdr_t *hd, const hy_h2_fr
         hy_h2_rst(h, NULL, sid, HY_H2_REFUSED_STREAM);
         return NULL;
     }
-    hy_pool_t *pool = hy_h2_pool_take();
+    hy_pool_t *pool = hy_pool_take();
     h2stream_t *st = hy_pcalloc(pool, sizeof(*st));
     st->req.pool = pool;
     st->h = h;

@@ -244,6 +244,53 @@ static void test_released_count(void)
     is_int((long long)hy_mem_released_bytes(), 0);
 }
 
+static int cleanups_run;
+static void count_cleanup(void *arg)
+{
+    (void)arg;
+    cleanups_run++;
+}
+
+static void test_pool_cache(void)
+{
+    hy_pool_cache_trim();
+    hy_mem_trim();
+    /* a given arena comes back, reset: its cleanups ran, its space is whole again */
+    hy_pool_t *p = hy_pool_take();
+    char *first = hy_palloc(p, 64);
+    (void)hy_palloc(p, 3 * HY_REQ_POOL_SIZE); /* a chunk of its own, freed by the reset */
+    hy_pool_on_clear(p, count_cleanup, NULL);
+    cleanups_run = 0;
+    hy_pool_give(p);
+    is_int(cleanups_run, 1);
+    hy_pool_t *q = hy_pool_take();
+    ok(q == p);
+    ok(hy_palloc(q, 64) == first);
+    /* an arena of another size is destroyed, not cached */
+    hy_pool_t *odd = hy_pool_create(1024);
+    hy_mem_trim();
+    hy_pool_give(odd);
+    is_int((long long)hy_mem_released_bytes(), 1024);
+    hy_pool_give(NULL);
+    /* bounded: past HY_POOL_CACHE_MAX the arenas are freed */
+    hy_pool_t **many = hy_alloc(sizeof(*many) * (HY_POOL_CACHE_MAX + 10));
+    for (int i = 0; i < HY_POOL_CACHE_MAX + 10; i++)
+        many[i] = hy_pool_create(HY_REQ_POOL_SIZE);
+    hy_mem_trim();
+    for (int i = 0; i < HY_POOL_CACHE_MAX + 10; i++)
+        hy_pool_give(many[i]);
+    ok(hy_mem_released_bytes() >= 10 * HY_REQ_POOL_SIZE); /* at least the 10 (+ odd ones) over the bound */
+    ok(hy_mem_released_bytes() < 20 * HY_REQ_POOL_SIZE);
+    /* the trim frees what the cache held */
+    hy_mem_trim();
+    hy_pool_cache_trim();
+    ok(hy_mem_released_bytes() >= (size_t)(HY_POOL_CACHE_MAX - 2) * HY_REQ_POOL_SIZE);
+    free(many);
+    hy_pool_give(q);
+    hy_pool_cache_trim();
+    hy_mem_trim();
+}
+
 int main(void)
 {
     subtest("checked malloc wrappers", test_checked_alloc);
@@ -255,5 +302,6 @@ int main(void)
     subtest("pstrndup", test_pstrndup);
     subtest("arrays grow and keep their contents", test_arrays);
     subtest("freed arena bytes are counted until hy_mem_trim", test_released_count);
+    subtest("request arenas: the per-worker cache", test_pool_cache);
     return done_testing();
 }
