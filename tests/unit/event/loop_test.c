@@ -796,17 +796,31 @@ static void edge_watch(hy_loop_t *loop, eio_t *e, int fd, unsigned want)
     hy_io_set(loop, &e->io, want);
 }
 
-static void test_io_edge(void)
+/* a loop and a socket pair whose sv[0] r watches for reading, registered (nothing to read yet) */
+static void edge_setup(hy_loop_t *loop, int sv[2], eio_t *r)
 {
     use_real_clock();
-    hy_loop_t loop;
-    hy_loop_init(&loop);
-    cur_loop = &loop;
-    int sv[2];
+    hy_loop_init(loop);
+    cur_loop = loop;
     ok(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) == 0);
+    edge_watch(loop, r, sv[0], HY_EV_READ);
+    hy_loop_run_once(loop, 0);
+}
+
+static void edge_teardown(hy_loop_t *loop, int sv[2], eio_t *r)
+{
+    hy_io_remove(loop, &r->io);
+    close(sv[0]);
+    close(sv[1]);
+    hy_loop_destroy(loop);
+}
+
+static void test_io_edge(void)
+{
+    hy_loop_t loop;
+    int sv[2];
     eio_t r = {0};
-    edge_watch(&loop, &r, sv[0], HY_EV_READ);
-    hy_loop_run_once(&loop, 0);
+    edge_setup(&loop, sv, &r);
     is_int(r.calls, 0); /* nothing to read yet */
 
     /* an owner that reads nothing and says nothing is called again, as level-triggering would */
@@ -885,10 +899,7 @@ static void test_io_edge(void)
         hy_loop_run_once(&loop, 200);
     is_int(r.got, 3);
     is_int(r.eofs, 1);
-    hy_io_remove(&loop, &r.io);
-    close(sv[0]);
-    close(sv[1]);
-    hy_loop_destroy(&loop);
+    edge_teardown(&loop, sv, &r);
 }
 
 /* an io waiting on the pending list is removed (and freed) by another callback: it is never called */
@@ -933,15 +944,10 @@ static void test_io_edge_pending_removed(void)
 /* the owner switches to level-triggered (a TLS transport after a plain connect): epoll is told again */
 static void test_io_edge_to_level(void)
 {
-    use_real_clock();
     hy_loop_t loop;
-    hy_loop_init(&loop);
-    cur_loop = &loop;
     int sv[2];
-    ok(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) == 0);
     eio_t r = {0};
-    edge_watch(&loop, &r, sv[0], HY_EV_READ);
-    hy_loop_run_once(&loop, 0);
+    edge_setup(&loop, sv, &r);
     r.io.edge = false;
     hy_io_set(&loop, &r.io, HY_EV_READ);
     ok(loop.dirty == &r.io);
@@ -956,10 +962,7 @@ static void test_io_edge_to_level(void)
     hy_io_set(&loop, &r.io, HY_EV_READ);
     hy_loop_run_once(&loop, 200);
     is_int(r.calls, 3);
-    hy_io_remove(&loop, &r.io);
-    close(sv[0]);
-    close(sv[1]);
-    hy_loop_destroy(&loop);
+    edge_teardown(&loop, sv, &r);
 }
 
 int main(void)
