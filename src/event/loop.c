@@ -321,7 +321,8 @@ static void run_defer(hy_loop_t *loop)
 
 /* Memory back to the system after a burst of closes (issue 17): once 1 MiB of arenas and buffer blocks was
  * freed, the loop waits one more second (the burst may go on), then frees the recycled buffer blocks and the
- * cached request arenas and trims the heap, so RSS follows the live connection count rather than the peak. The heap is per process, as is this. */
+ * cached request arenas and trims the heap, so RSS follows the live connection count rather than the peak. The
+ * heap is per process, as is this. */
 #define TRIM_AFTER_BYTES ((size_t)1 << 20)
 #define TRIM_DELAY_MS 1000
 static uint64_t trim_at_ms; /* 0: no trim pending */

@@ -1,7 +1,7 @@
 /* sock.h — a non-blocking stream socket: an input buffer, an output queue, and read/write callbacks.
  * Protocol layers (proto/h1, h2 next) sit on top and never touch the fd: every system call on it — read, write,
  * sendfile, shutdown, socket options, peeking for unread bytes, the handshake of a secure transport — goes
- * through this API and its transport vtable `tp` (plain read/writev/sendfile here; event/tls.c adds OpenSSL
+ * through this API and its transport vtable `tp` (plain recv/send/writev/sendfile here; event/tls.c adds OpenSSL
  * records under the same vtable). Outbound connections to upstreams start with hy_sock_connect. */
 #ifndef HY_EVENT_SOCK_H
 #define HY_EVENT_SOCK_H
@@ -50,7 +50,8 @@ typedef struct hy_sock_transport {
     void (*release)(hy_sock_t *s);
 } hy_sock_transport_t;
 
-/** The plain transport (read/writev/sendfile); TLS falls back to it for a plain HTTP request on a TLS port. */
+/** The plain transport (recv/send/writev/sendfile, edge-triggered); TLS falls back to it for a plain HTTP request
+ * on a TLS port. */
 extern const hy_sock_transport_t hy_sock_plain_transport;
 
 struct hy_sock {
