@@ -1,6 +1,6 @@
 /* loop.c — one readable loop. Iteration: apply interest changes, epoll_wait (timeout = next timer, or 0 if
- * deferred work or pending ios are queued), update the clock, dispatch I/O events, call back the edge-triggered
- * ios left ready and wanted by the last iteration (pending), run timers, run deferred callbacks (where writes are
+ * deferred work or pending ios are queued), update the clock, call back the edge-triggered ios left ready and
+ * wanted by the last iteration (pending), dispatch I/O events, run timers, run deferred callbacks (where writes are
  * coalesced, as Redis's beforeSleep), then free objects closed during the iteration. */
 #include <errno.h>
 #include <string.h>
@@ -372,6 +372,14 @@ int hy_loop_run_once(hy_loop_t *loop, int max_wait_ms)
     loop->pending = NULL;
     for (hy_io_t *io = loop->pending_now; io; io = io->_next_pending)
         io->pending = 2;
+    /* first what was known ready before this wait, as level-triggering would list it first: an upstream
+     * connection whose backend's FIN came with the response is seen closed before a new request may pick it */
+    while (loop->pending_now) { /* io_forget unlinks a closed io from this list */
+        hy_io_t *io = loop->pending_now;
+        loop->pending_now = io->_next_pending;
+        io->pending = 0;
+        dispatch_edge(loop, io, 0);
+    }
     for (int i = 0; i < n; i++) {
         hy_io_t *io = events[i].data.ptr;
         if (io->cb == NULL)
@@ -398,12 +406,6 @@ int hy_loop_run_once(hy_loop_t *loop, int max_wait_ms)
         rev &= io->want | HY_EV_ERROR;
         if (rev)
             io->cb(io, rev);
-    }
-    while (loop->pending_now) { /* io_forget unlinks a closed io from this list */
-        hy_io_t *io = loop->pending_now;
-        loop->pending_now = io->_next_pending;
-        io->pending = 0;
-        dispatch_edge(loop, io, 0);
     }
     run_timers(loop, hy_clock_now_ms());
     run_defer(loop);

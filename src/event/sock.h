@@ -83,6 +83,11 @@ struct hy_sock {
 
 /** Wrap an accepted non-blocking fd. The sock does not own its memory (embedded in a connection). */
 void hy_sock_init(hy_sock_t *s, hy_loop_t *loop, int fd);
+/** The peer's end is known: read (EOF), or announced by epoll and not read yet (edge-triggered sockets). */
+static inline bool hy_sock_peer_done(const hy_sock_t *s)
+{
+    return s->is_eof || (s->io.ready & HY_EV_PEER_DONE);
+}
 /** Start calling cb when input grows, on EOF (err = hy_err_eof) and on errors. Data already buffered is not
  * re-announced: check s->input yourself. */
 void hy_sock_read_start(hy_sock_t *s, hy_sock_cb cb);

@@ -84,7 +84,7 @@ static void idle_timeout(hy_timer_t *t)
 /* Nothing queued and no EOF; with probe, a one-byte peek finds no data to read. */
 static bool alive(hy_upstream_conn_t *c, bool probe)
 {
-    if (c->sock.input.len > 0 || c->sock.is_eof)
+    if (c->sock.input.len > 0 || hy_sock_peer_done(&c->sock))
         return false;
     if (!probe)
         return true;
@@ -117,7 +117,7 @@ void hy_upstream_pool_put(hy_upstream_conn_t *c)
     hy_upstream_group_t *g = c->group;
     uint64_t now = hy_clock_now_ms();
     if (g->keepalive == 0 || c->requests >= (uint64_t)g->keepalive_requests ||
-        now - c->created_ms >= (uint64_t)g->keepalive_time_ms || c->sock.input.len > 0 || c->sock.is_eof ||
+        now - c->created_ms >= (uint64_t)g->keepalive_time_ms || c->sock.input.len > 0 || hy_sock_peer_done(&c->sock) ||
         !hy_outq_empty(&c->sock.outq)) { /* bytes after the response, or the backend's close: not reusable */
         hy_upstream_conn_close(c);
         return;

@@ -902,7 +902,8 @@ static void test_io_edge(void)
     edge_teardown(&loop, sv, &r);
 }
 
-/* an io waiting on the pending list is removed (and freed) by another callback: it is never called */
+/* an io waiting on a pending list is removed (and freed) before its turn: it is never called, and the lists
+ * forget it (on the list being run, by another callback; on the next iteration's list, between iterations) */
 static void test_io_edge_pending_removed(void)
 {
     use_real_clock();
@@ -912,28 +913,75 @@ static void test_io_edge_pending_removed(void)
     int a[2], b[2];
     ok(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, a) == 0);
     ok(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, b) == 0);
-    eio_t *victim = hy_calloc(sizeof(*victim));
-    eio_t killer = {0};
-    edge_watch(&loop, victim, a[0], 0);
-    edge_watch(&loop, &killer, b[0], HY_EV_READ);
-    hy_io_set(&loop, &victim->io, HY_EV_READ);
+    eio_t *x = hy_calloc(sizeof(*x)), *y = hy_calloc(sizeof(*y));
+    edge_watch(&loop, x, a[0], HY_EV_READ);
+    edge_watch(&loop, y, b[0], HY_EV_READ);
+    ok(write(a[1], "1", 1) == 1 && write(b[1], "2", 1) == 1);
+    usleep(1000);
+    hy_loop_run_once(&loop, 200); /* both called; neither reads: both pending */
+    is_int(x->calls + y->calls, 2);
+    ok(loop.pending != NULL);
+    x->victim = &y->io;
+    y->victim = &x->io;
+    hy_loop_run_once(&loop, 0); /* whichever runs first removes the other */
+    is_int(x->calls + y->calls, 3);
+    eio_t *gone = x->calls == 2 ? y : x, *alive = gone == x ? y : x;
+    memset(gone, 0xa5, sizeof(*gone)); /* a stale list entry would now point at garbage */
+    free(gone);
+    alive->victim = NULL;
+    hy_loop_run_once(&loop, 0); /* alive is pending again (it still reads nothing) */
+    is_int(alive->calls, 3);
+    ok(loop.pending == &alive->io && loop.pending_now == NULL);
+    hy_io_remove(&loop, &alive->io); /* between iterations: off the next one's list */
+    ok(loop.pending == NULL);
+    memset(alive, 0xa5, sizeof(*alive));
+    free(alive);
+    hy_loop_run_once(&loop, 0);
+    ok(1); /* survived */
+    for (int i = 0; i < 2; i++) {
+        close(a[i]);
+        close(b[i]);
+    }
+    hy_loop_destroy(&loop);
+}
+
+/* what was ready before the wait is called back before the wait's new events, as level-triggering lists it */
+static int order_seq[4], order_n;
+static void order_cb(hy_io_t *io, unsigned rev)
+{
+    (void)rev;
+    if (order_n < 4)
+        order_seq[order_n++] = io->fd;
+}
+
+static void test_io_edge_pending_first(void)
+{
+    use_real_clock();
+    hy_loop_t loop;
+    hy_loop_init(&loop);
+    cur_loop = &loop;
+    int a[2], b[2];
+    ok(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, a) == 0);
+    ok(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, b) == 0);
+    hy_io_t x, y;
+    hy_io_init(&x, a[0], order_cb, NULL);
+    hy_io_init(&y, b[0], order_cb, NULL);
+    x.edge = y.edge = true;
+    hy_io_set(&loop, &x, HY_EV_READ);
+    hy_io_set(&loop, &y, HY_EV_READ);
+    hy_loop_run_once(&loop, 0);
     ok(write(a[1], "1", 1) == 1);
-    hy_loop_run_once(&loop, 200); /* victim: called, reads nothing, stays pending */
-    is_int(victim->calls, 1);
-    killer.victim = &victim->io;
+    hy_loop_run_once(&loop, 200); /* x: called, not drained: pending */
+    is_int(order_n, 1);
     ok(write(b[1], "2", 1) == 1);
     usleep(1000);
-    hy_loop_run_once(&loop, 200); /* killer's event comes first, then the pending list */
-    is_int(killer.calls, 1);
-    is_int(victim->calls, 1);
-    memset(victim, 0xa5, sizeof(*victim));
-    free(victim);
-    killer.victim = NULL;
-    killer.drain = true;
-    hy_loop_run_once(&loop, 0);
-    hy_loop_run_once(&loop, 0);
-    ok(loop.pending == NULL && loop.pending_now == NULL);
-    hy_io_remove(&loop, &killer.io);
+    order_n = 0;
+    hy_loop_run_once(&loop, 200);
+    is_int(order_n, 2);
+    is_int(order_seq[0], a[0]); /* the pending one first */
+    is_int(order_seq[1], b[0]);
+    hy_io_remove(&loop, &x);
+    hy_io_remove(&loop, &y);
     for (int i = 0; i < 2; i++) {
         close(a[i]);
         close(b[i]);
@@ -984,6 +1032,7 @@ int main(void)
     subtest("hy_io_remove drops pending events", test_io_remove_drops_pending);
     subtest("edge-triggered watchers", test_io_edge);
     subtest("edge-triggered: a pending io removed by another callback", test_io_edge_pending_removed);
+    subtest("edge-triggered: pending ios before the new events", test_io_edge_pending_first);
     subtest("edge-triggered to level-triggered and back", test_io_edge_to_level);
     return done_testing();
 }
