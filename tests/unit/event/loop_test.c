@@ -902,17 +902,32 @@ static void test_io_edge(void)
     edge_teardown(&loop, sv, &r);
 }
 
+/* a loop and two socket pairs, for the tests of two watchers */
+static void two_pairs_setup(hy_loop_t *loop, int a[2], int b[2])
+{
+    use_real_clock();
+    hy_loop_init(loop);
+    cur_loop = loop;
+    ok(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, a) == 0);
+    ok(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, b) == 0);
+}
+
+static void two_pairs_teardown(hy_loop_t *loop, int a[2], int b[2])
+{
+    for (int i = 0; i < 2; i++) {
+        close(a[i]);
+        close(b[i]);
+    }
+    hy_loop_destroy(loop);
+}
+
 /* an io waiting on a pending list is removed (and freed) before its turn: it is never called, and the lists
  * forget it (on the list being run, by another callback; on the next iteration's list, between iterations) */
 static void test_io_edge_pending_removed(void)
 {
-    use_real_clock();
     hy_loop_t loop;
-    hy_loop_init(&loop);
-    cur_loop = &loop;
     int a[2], b[2];
-    ok(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, a) == 0);
-    ok(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, b) == 0);
+    two_pairs_setup(&loop, a, b);
     eio_t *x = hy_calloc(sizeof(*x)), *y = hy_calloc(sizeof(*y));
     edge_watch(&loop, x, a[0], HY_EV_READ);
     edge_watch(&loop, y, b[0], HY_EV_READ);
@@ -938,11 +953,7 @@ static void test_io_edge_pending_removed(void)
     free(alive);
     hy_loop_run_once(&loop, 0);
     ok(1); /* survived */
-    for (int i = 0; i < 2; i++) {
-        close(a[i]);
-        close(b[i]);
-    }
-    hy_loop_destroy(&loop);
+    two_pairs_teardown(&loop, a, b);
 }
 
 /* what was ready before the wait is called back before the wait's new events, as level-triggering lists it */
@@ -956,13 +967,9 @@ static void order_cb(hy_io_t *io, unsigned rev)
 
 static void test_io_edge_pending_first(void)
 {
-    use_real_clock();
     hy_loop_t loop;
-    hy_loop_init(&loop);
-    cur_loop = &loop;
     int a[2], b[2];
-    ok(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, a) == 0);
-    ok(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, b) == 0);
+    two_pairs_setup(&loop, a, b);
     hy_io_t x, y;
     hy_io_init(&x, a[0], order_cb, NULL);
     hy_io_init(&y, b[0], order_cb, NULL);
@@ -982,11 +989,7 @@ static void test_io_edge_pending_first(void)
     is_int(order_seq[1], b[0]);
     hy_io_remove(&loop, &x);
     hy_io_remove(&loop, &y);
-    for (int i = 0; i < 2; i++) {
-        close(a[i]);
-        close(b[i]);
-    }
-    hy_loop_destroy(&loop);
+    two_pairs_teardown(&loop, a, b);
 }
 
 /* the owner switches to level-triggered (a TLS transport after a plain connect): epoll is told again */
