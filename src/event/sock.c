@@ -36,18 +36,25 @@ struct hy_sock_rate {
 #define READ_BUDGET (256 * 1024) /* per readiness event, for fairness between connections */
 #define IOV_BATCH 64
 
-static ssize_t plain_read(hy_sock_t *s, char *buf, size_t len)
+/* recv(2), EINTR retried: bytes, 0 at EOF, or -errno; EAGAIN tells the loop the receive queue is empty */
+static ssize_t sock_recv(hy_sock_t *s, char *buf, size_t len, int flags)
 {
     ssize_t n;
     do
-        n = recv(s->io.fd, buf, len, 0);
+        n = recv(s->io.fd, buf, len, flags);
     while (n < 0 && errno == EINTR);
-    if (n < 0) {
-        if (errno == EAGAIN)
-            hy_io_drained(&s->io, HY_EV_READ);
-        return -errno;
-    }
-    if ((size_t)n < len) /* a stream socket returns less only when its queue is empty (or at EOF) */
+    if (n >= 0)
+        return n;
+    int e = errno;
+    if (e == EAGAIN)
+        hy_io_drained(&s->io, HY_EV_READ);
+    return -e;
+}
+
+static ssize_t plain_read(hy_sock_t *s, char *buf, size_t len)
+{
+    ssize_t n = sock_recv(s, buf, len, 0);
+    if (n >= 0 && (size_t)n < len) /* a stream socket returns less only when its queue is empty (or at EOF) */
         hy_io_drained(&s->io, HY_EV_READ);
     return n;
 }
@@ -383,15 +390,10 @@ bool hy_sock_has_unread(hy_sock_t *s)
 
 ssize_t hy_sock_recv_raw(hy_sock_t *s, char *buf, size_t len, bool peek)
 {
-    ssize_t n;
-    do
-        n = recv(s->io.fd, buf, len, peek ? MSG_PEEK : 0);
-    while (n < 0 && errno == EINTR);
-    if (n < 0 && errno == EAGAIN)
-        hy_io_drained(&s->io, HY_EV_READ);
+    ssize_t n = sock_recv(s, buf, len, peek ? MSG_PEEK : 0);
     if (n > 0 && !peek)
         s->bytes_in += (uint64_t)n;
-    return n < 0 ? -errno : n;
+    return n;
 }
 
 int hy_sock_shutdown_write(hy_sock_t *s)
