@@ -10,7 +10,11 @@
 #   php-fcgi       `include fastcgi.conf; fastcgi_pass unix:...;` to PHP-FPM (static pool) running hello.php
 #   php-fcgi-ka    the same with upstream keepalive (half the workers: a pooled connection holds an FPM worker)
 #                  and fastcgi_keep_conn on
-#   usage: bench/apps.sh [--quick] [--only ID[,ID]]   (env: HY_BIN, NGINX_BIN, BENCH_SECONDS, BENCH_ROUNDS)
+# In php-fcgi-ka a third front joins each round (BENCH_FLOOR=0 leaves it out): bench/floor.c, which sends one fixed
+# FastCGI request of fastcgi.conf's size per request and returns PHP's stdout, with no other work; its CPU per
+# request is the floor of any FastCGI front on this machine (bench/proxy.sh says more).
+#   usage: bench/apps.sh [--quick] [--only ID[,ID]]   (env: HY_BIN, NGINX_BIN, BENCH_SECONDS, BENCH_ROUNDS,
+#          BENCH_FLOOR)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -93,6 +97,10 @@ front_conf() { # ID -> the front's http{} server part
 }
 url_of() { case "$1" in seed004*) echo /hello ;; *) echo /hello.php ;; esac; }
 
+floor_args() { # ID -> the floor's UPSTREAM MODE SCRIPT for a keep-alive scenario (nothing: the floor sits this one out)
+    case "$1" in php-fcgi-ka) echo "unix:$psock fcgi-ka $prefix/php/hello.php" ;; esac
+}
+
 ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
 one() { # BINARY ID -> "req/s µs-per-request non2xx"
     local bin=$1 id=$2
@@ -101,12 +109,18 @@ worker_processes 1; error_log logs/error.log; pid logs/f.pid; daemon on;
 events { worker_connections 20000; }
 http { access_log off; $(front_conf "$id") }
 CONF
-    rm -f "$prefix/front/logs/f.pid"
-    taskset -c "$scpu" "$bin" -p "$prefix/front/" -c conf/f.conf || return 1
-    for _ in $(seq 50); do [ -s "$prefix/front/logs/f.pid" ] && break; sleep 0.1; done
-    local m; m=$(cat "$prefix/front/logs/f.pid")
-    for _ in $(seq 50); do pgrep -P "$m" >/dev/null && break; sleep 0.1; done # the worker is forked
-    local procs="$m $(pgrep -P "$m" | tr '\n' ' ')"
+    local m procs
+    if [ "$bin" = floor ]; then
+        floor_start "$fport" $(floor_args "$id") || return 1
+        m=$floor_pid procs=$floor_pid
+    else
+        rm -f "$prefix/front/logs/f.pid"
+        taskset -c "$scpu" "$bin" -p "$prefix/front/" -c conf/f.conf || return 1
+        for _ in $(seq 50); do [ -s "$prefix/front/logs/f.pid" ] && break; sleep 0.1; done
+        m=$(cat "$prefix/front/logs/f.pid")
+        for _ in $(seq 50); do pgrep -P "$m" >/dev/null && break; sleep 0.1; done # the worker is forked
+        procs="$m $(pgrep -P "$m" | tr '\n' ' ')"
+    fi
     local u; u=http://127.0.0.1:$fport$(url_of "$id")
     [ -n "${BENCH_DEBUG:-}" ] && curl -s -i "$u" | head -12 >&2
     taskset -c "$ccpu" wrk -t1 -c64 -d2s "$u" >/dev/null
@@ -121,13 +135,17 @@ CONF
         'BEGIN { printf "%.0f %.1f %s\n", rps, d * 1e6 / hz / n, bad }'
 }
 
-front() { case $1 in nginx) one "$NGINX_BIN" "$id" ;; hayate) one "$HY_BIN" "$id" ;; esac; } # for bench_rounds
+front() { case $1 in nginx) one "$NGINX_BIN" "$id" ;; hayate) one "$HY_BIN" "$id" ;; floor) one floor "$id" ;; esac; }
 
+use_floor=${BENCH_FLOOR:-1}
+if [ "$use_floor" = 1 ] && ! floor_build; then echo "${0##*/}: bench/floor.c did not build; no floor column" >&2; use_floor=0; fi
 bench_pair_head "$rounds"
 for id in seed004-uwsgi php-fcgi php-fcgi-ka; do
     [ -n "$only" ] && [[ ",$only," != *",$id,"* ]] && continue
     [[ $id == seed004* ]] && [ ! -S "$usock" ] && { echo "| $id | (uwsgi missing) |||||"; continue; }
     [[ $id == php* ]] && [ ! -S "$psock" ] && { echo "| $id | (php-fpm missing) |||||"; continue; }
-    bench_rounds "$rounds" "$prefix/rounds" front nginx hayate || { echo "apps bench: $id: a front did not start" >&2; exit 1; }
+    fronts=(nginx hayate)
+    [ "$use_floor" = 1 ] && [ -n "$(floor_args "$id")" ] && fronts+=(floor)
+    bench_rounds "$rounds" "$prefix/rounds" front "${fronts[@]}" || { echo "apps bench: $id: a front did not start" >&2; exit 1; }
     bench_pair_row "$id" "$prefix/rounds" "$rounds"
 done

@@ -157,22 +157,38 @@ bench_sum() {
 bench_spread() { if [ "$1" = n/a ]; then echo n/a; else echo "$1–$2"; fi; }
 
 # bench_pair_head ROUNDS / bench_pair_row ID OUT ROUNDS: the table of bench/proxy.sh and bench/apps.sh, from the
-# rounds of `bench_rounds ROUNDS OUT FN nginx hayate` (FN printing "REQ/S µS_PER_REQUEST NON_2XX"): each
+# rounds of `bench_rounds ROUNDS OUT FN nginx hayate [floor]` (FN printing "REQ/S µS_PER_REQUEST NON_2XX"): each
 # server's median req/s and median µs, the median of the per-round CPU ratios, their spread when ROUNDS > 1,
-# and the non-2xx responses of all rounds
+# the non-2xx responses of all rounds, and the floor's median µs and its ratio to nginx ("n/a" for a scenario the
+# floor did not run: bench/floor.c)
 bench_pair_head() {
     local sp= sl=
     [ "$1" -gt 1 ] && sp=' spread of the rounds (min–max) |' sl='---:|'
-    printf '| scenario | nginx req/s (median) | nginx µs CPU/req (median) | hayate req/s (median) | hayate µs CPU/req (median) | CPU/req hayate/nginx (%s) |%s non-2xx (nginx/hayate, all rounds) |\n' \
+    printf '| scenario | nginx req/s (median) | nginx µs CPU/req (median) | hayate req/s (median) | hayate µs CPU/req (median) | CPU/req hayate/nginx (%s) |%s non-2xx (nginx/hayate, all rounds) | floor µs CPU/req (median) | CPU/req floor/nginx (median) |\n' \
         "$([ "$1" = 1 ] && echo "1 round" || echo "median of $1 rounds")" "$sp"
-    printf '|---|---:|---:|---:|---:|---:|%s---|\n' "$sl"
+    printf '|---|---:|---:|---:|---:|---:|%s---|---:|---:|\n' "$sl"
 }
 bench_pair_row() {
     local id=$1 out=$2 ratio rmin rmax sp=
     read -r ratio rmin rmax _ < <(bench_ratio "$out" hayate nginx 2)
     [ "$3" -gt 1 ] && sp=" $(bench_spread "$rmin" "$rmax") |"
-    printf '| %s | %s | %s | %s | %s | %s |%s %s / %s |\n' "$id" \
+    printf '| %s | %s | %s | %s | %s | %s |%s %s / %s | %s | %s |\n' "$id" \
         "$(bench_median "$out" nginx 1 %.0f | cut -d' ' -f1)" "$(bench_median "$out" nginx 2 %.1f | cut -d' ' -f1)" \
         "$(bench_median "$out" hayate 1 %.0f | cut -d' ' -f1)" "$(bench_median "$out" hayate 2 %.1f | cut -d' ' -f1)" \
-        "$ratio" "$sp" "$(bench_sum "$out" nginx 3)" "$(bench_sum "$out" hayate 3)"
+        "$ratio" "$sp" "$(bench_sum "$out" nginx 3)" "$(bench_sum "$out" hayate 3)" \
+        "$(bench_median "$out" floor 2 %.1f | cut -d' ' -f1)" "$(bench_ratio "$out" floor nginx 2 | cut -d' ' -f1)"
+}
+
+# floor_build: compiles bench/floor.c into $prefix/floor (the least a proxy can do per request: a third front for
+# the keep-alive scenarios of bench/proxy.sh and bench/apps.sh); false, with the compiler's words, when it fails
+floor_build() { cc -O2 -Wall -Wextra -Werror -o "$prefix/floor" "$root/bench/floor.c"; }
+
+# floor_start PORT ARGS...: starts the floor on 127.0.0.1:PORT pinned to $scpu, its pid in $floor_pid (a child of
+# this shell: bench_stop's QUIT ends it); false when it does not accept within 5 s
+floor_start() {
+    local port=$1
+    shift
+    taskset -c "$scpu" "$prefix/floor" "$port" "$@" 2>>"$prefix/floor.log" &
+    floor_pid=$!
+    wait_port "$port"
 }

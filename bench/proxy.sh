@@ -12,7 +12,11 @@
 #   seed004-ka   proxy_pass to gunicorn (hello world, 1 sync worker) on a unix socket, keepalive 16; wrk -c128
 #   seed004-noka the same without keepalive
 #   seed003-h2   seed003-ka behind an HTTP/2 front (h2c, prior knowledge): h2load -c 128 -m 10 instead of wrk
-#   usage: bench/proxy.sh [--quick] [--only ID[,ID]]   (env: HY_BIN, NGINX_BIN, BENCH_SECONDS, BENCH_ROUNDS)
+# In seed003-ka a third front joins each round (BENCH_FLOOR=0 leaves it out): bench/floor.c, a proxy that makes the
+# same socket calls and no HTTP work, whose CPU per request is the floor of any proxy on this machine; its columns
+# say how much of nginx's CPU per request is left when the proxy's own code costs next to nothing.
+#   usage: bench/proxy.sh [--quick] [--only ID[,ID]]   (env: HY_BIN, NGINX_BIN, BENCH_SECONDS, BENCH_ROUNDS,
+#          BENCH_FLOOR)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -83,6 +87,10 @@ front_conf() { # ID -> the front's http{} server part
 }
 url_of() { case "$1" in seed003*) echo /small.html ;; *) echo /hello ;; esac; }
 
+floor_args() { # ID -> the floor's UPSTREAM MODE for a keep-alive scenario (nothing: the floor sits this one out)
+    case "$1" in seed003-ka) echo "127.0.0.1:$bport http-ka" ;; esac
+}
+
 ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
 one() { # BINARY ID -> "req/s µs-per-request non2xx"
     local bin=$1 id=$2
@@ -91,12 +99,18 @@ worker_processes 1; error_log logs/error.log; pid logs/f.pid; daemon on;
 events { worker_connections 20000; }
 http { access_log off; $(front_conf "$id") }
 CONF
-    rm -f "$prefix/front/logs/f.pid"
-    taskset -c "$scpu" "$bin" -p "$prefix/front/" -c conf/f.conf || return 1
-    for _ in $(seq 50); do [ -s "$prefix/front/logs/f.pid" ] && break; sleep 0.1; done
-    local m; m=$(cat "$prefix/front/logs/f.pid")
-    for _ in $(seq 50); do [ -n "$(pgrep -P "$m")" ] && break; sleep 0.1; done # the worker is forked
-    local procs="$m $(pgrep -P "$m" | tr '\n' ' ')"
+    local m procs
+    if [ "$bin" = floor ]; then
+        floor_start "$fport" $(floor_args "$id") || return 1
+        m=$floor_pid procs=$floor_pid
+    else
+        rm -f "$prefix/front/logs/f.pid"
+        taskset -c "$scpu" "$bin" -p "$prefix/front/" -c conf/f.conf || return 1
+        for _ in $(seq 50); do [ -s "$prefix/front/logs/f.pid" ] && break; sleep 0.1; done
+        m=$(cat "$prefix/front/logs/f.pid")
+        for _ in $(seq 50); do [ -n "$(pgrep -P "$m")" ] && break; sleep 0.1; done # the worker is forked
+        procs="$m $(pgrep -P "$m" | tr '\n' ' ')"
+    fi
     local u; u=http://127.0.0.1:$fport$(url_of "$id")
     local c0 out c1 n bad rps
     if [[ $id == *-h2 ]]; then
@@ -121,12 +135,16 @@ CONF
         'BEGIN { printf "%.0f %.1f %s\n", rps, d * 1e6 / hz / n, bad }'
 }
 
-front() { case $1 in nginx) one "$NGINX_BIN" "$id" ;; hayate) one "$HY_BIN" "$id" ;; esac; } # for bench_rounds
+front() { case $1 in nginx) one "$NGINX_BIN" "$id" ;; hayate) one "$HY_BIN" "$id" ;; floor) one floor "$id" ;; esac; }
 
+use_floor=${BENCH_FLOOR:-1}
+if [ "$use_floor" = 1 ] && ! floor_build; then echo "${0##*/}: bench/floor.c did not build; no floor column" >&2; use_floor=0; fi
 bench_pair_head "$rounds"
 for id in seed003-ka seed003-noka seed004-ka seed004-noka seed003-h2; do
     [ -n "$only" ] && [[ ",$only," != *",$id,"* ]] && continue
     [[ $id == seed004* ]] && [ ! -S "$sock" ] && { echo "| $id | (gunicorn missing) |||||" ; continue; }
-    bench_rounds "$rounds" "$prefix/rounds" front nginx hayate || { echo "proxy bench: $id: a front did not start" >&2; exit 1; }
+    fronts=(nginx hayate)
+    [ "$use_floor" = 1 ] && [ -n "$(floor_args "$id")" ] && fronts+=(floor)
+    bench_rounds "$rounds" "$prefix/rounds" front "${fronts[@]}" || { echo "proxy bench: $id: a front did not start" >&2; exit 1; }
     bench_pair_row "$id" "$prefix/rounds" "$rounds"
 done
