@@ -15,6 +15,7 @@
 
 #define REGISTERED 0x80u
 #define REG_EDGE 0x40u
+#define REG_OUT 0x20u /* edge-triggered and EPOLLOUT registered */
 #define MAX_EVENTS 512
 
 hy_loop_t *hy_worker_loop;
@@ -87,6 +88,8 @@ void hy_io_set(hy_loop_t *loop, hy_io_t *io, unsigned want)
         if ((io->registered & (REGISTERED | REG_EDGE)) != (REGISTERED | REG_EDGE)) {
             if (want || (io->registered & REGISTERED))
                 mark_dirty(loop, io); /* first registration, or a switch from level-triggered */
+        } else if ((want & HY_EV_WRITE) && !(io->registered & REG_OUT)) {
+            mark_dirty(loop, io); /* the first wish to write: EPOLLOUT joins the registration */
         } else if (want & io->ready) {
             mark_pending(loop, io);
         }
@@ -134,17 +137,25 @@ static void apply_changes(hy_loop_t *loop)
         struct epoll_event ev = {.events = 0, .data.ptr = io};
         int op = (io->registered & REGISTERED) ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
         if (io->edge) {
-            if (io->registered == (REGISTERED | REG_EDGE))
+            bool out = (io->want & HY_EV_WRITE) || (io->registered & REG_OUT);
+            if ((io->registered & (REGISTERED | REG_EDGE)) == (REGISTERED | REG_EDGE)) {
+                if (!out || (io->registered & REG_OUT))
+                    continue;
+                /* EPOLLOUT added: MOD reports what is ready now; what `ready` knew of reading stays */
+                ev.events = EPOLLIN | EPOLLRDHUP | EPOLLOUT | EPOLLET;
+                epoll_ctl(loop->epfd, EPOLL_CTL_MOD, io->fd, &ev);
+                io->registered |= REG_OUT;
                 continue;
-            /* for both directions, once: ADD and MOD report what is ready now, so nothing is missed */
-            ev.events = EPOLLIN | EPOLLRDHUP | EPOLLOUT | EPOLLET;
+            }
+            /* reading always, writing once wanted: ADD and MOD report what is ready now, so nothing is missed */
+            ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET | (out ? EPOLLOUT : 0);
             io->ready = 0;
             if (epoll_ctl(loop->epfd, op, io->fd, &ev) != 0 && op == EPOLL_CTL_MOD && errno == ENOENT)
                 epoll_ctl(loop->epfd, EPOLL_CTL_ADD, io->fd, &ev);
-            io->registered = REGISTERED | REG_EDGE;
+            io->registered = REGISTERED | REG_EDGE | (out ? REG_OUT : 0);
             continue;
         }
-        unsigned have = io->registered & ~(REGISTERED | REG_EDGE);
+        unsigned have = io->registered & ~(REGISTERED | REG_EDGE | REG_OUT);
         if (have == io->want && !(io->registered & REG_EDGE))
             continue;
         /* Dropping only READ is deferred: a socket usually wants it back soon (a proxied request waits on its

@@ -2,13 +2,17 @@
  * loop per worker; nothing here is thread-safe.
  *
  * Two ways to watch an fd. Level-triggered (the default): the loop keeps epoll's interest equal to `want`.
- * Edge-triggered (`io->edge`, set by the owner before hy_io_set): the fd is registered once for reading and
- * writing, `io->ready` remembers what epoll reported, and the owner takes a bit back with hy_io_drained() when a
- * read or write finds the kernel's queue empty or full (EAGAIN, or a short transfer on a stream socket). The loop
- * calls back for `ready & want`: on an edge, when hy_io_set asks for a ready event, and again in the next
- * iteration while a callback left `ready & want` set (a read budget spent, a buffer full). So no interest change
- * costs an epoll_ctl, and epoll does not re-poll every reported fd on the next wait as it does for level-triggered
- * ones. An owner that never calls hy_io_drained while it wants the event is called back every iteration. */
+ * Edge-triggered (`io->edge`, set by the owner before hy_io_set): the fd is registered once for reading, and for
+ * writing too from the first time the owner wants to write (one EPOLL_CTL_MOD then, if it did not at the
+ * registration: a socket whose writes never fill its buffer, as a fresh upstream connection that sent its request
+ * before it was registered, is not reported writable for nothing). `io->ready` remembers what epoll reported, and
+ * the owner takes a bit back with hy_io_drained() when a read or write finds the kernel's queue empty or full
+ * (EAGAIN, or a short transfer on a stream socket). The loop calls back for `ready & want`: on an edge, when
+ * hy_io_set asks for a ready event, and again in the next iteration while a callback left `ready & want` set (a
+ * read budget spent, a buffer full). So interest changes cost no epoll_ctl after the first wish to write, and
+ * epoll does not re-poll every reported fd on the next wait as it does for level-triggered ones. An owner that
+ * never calls hy_io_drained while it wants the event is called back every iteration. Owners write without asking:
+ * WRITE is wanted only after a write found the buffer full (or a connect is in progress). */
 #ifndef HY_EVENT_LOOP_H
 #define HY_EVENT_LOOP_H
 
@@ -26,7 +30,7 @@ typedef void (*hy_io_cb)(hy_io_t *io, unsigned revents); /* revents: HY_EV_* plu
 struct hy_io {
     int fd;
     unsigned want;       /* HY_EV_READ|HY_EV_WRITE wanted */
-    unsigned registered; /* what epoll has; 0x80 bit = added, 0x40 bit = edge-triggered */
+    unsigned registered; /* what epoll has; 0x80 bit = added, 0x40 = edge-triggered, 0x20 = edge with EPOLLOUT */
     unsigned ready;      /* edge-triggered: HY_EV_READ|HY_EV_WRITE reported and not drained yet */
     bool edge;           /* the owner wants edge-triggered watching (may change; applied before the next wait) */
     bool dirty;          /* on the change list */
@@ -84,7 +88,8 @@ int hy_loop_run_once(hy_loop_t *loop, int max_wait_ms);
 
 void hy_io_init(hy_io_t *io, int fd, hy_io_cb cb, void *data);
 /** Set the wanted events; applied in a batch before the next epoll_wait. Edge-triggered: no epoll change once
- * registered; an event wanted and already ready is called back in the next iteration. */
+ * registered, but for the first wish to write when the registration had none (EPOLLOUT is added then); an event
+ * wanted and already ready is called back in the next iteration. */
 void hy_io_set(hy_loop_t *loop, hy_io_t *io, unsigned want);
 /* in hy_io.ready: the peer's end was seen (EPOLLRDHUP, EPOLLHUP, EPOLLERR); no edge will come for it again */
 #define HY_EV_PEER_DONE 0x10u
