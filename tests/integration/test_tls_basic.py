@@ -350,7 +350,11 @@ def test_testssl_finds_nothing_weak_in_the_default_configuration(server, certs, 
                         '127.0.0.1:%d' % s.prefix.port], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=600)
     findings = json.load(open(out))
     assert len(findings) > 25, r.stdout.decode()[-3000:]  # the checks ran
-    bad = [(f['id'], f['severity'], f['finding']) for f in findings if f['severity'] not in ('OK', 'INFO')]
+    # testssl's words on its own client, not on the server: Debian's openssl 3.0.19-1~deb12u2 has no engine support,
+    # which testssl reports as a WARN ("No engine or GOST support via engine with your /usr/bin/openssl")
+    tool = {'engine_problem'}
+    bad = [(f['id'], f['severity'], f['finding']) for f in findings
+           if f['severity'] not in ('OK', 'INFO') and f['id'] not in tool]
     assert bad == [], bad
     by_id = {f['id']: f for f in findings}
     for proto in ('SSLv2', 'SSLv3', 'TLS1', 'TLS1_1'):
