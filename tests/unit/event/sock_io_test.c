@@ -1,6 +1,6 @@
 /* sock_io_test.c — the plain transport's writes and reads on real sockets: a file region sent with sendfile and
  * with pread+write (sendfile off), a file that is shorter than the region (an I/O error, not a hang), MSG_MORE
- * output (more_until_close), limit_rate pacing (the write completes, later, with the cap lifted), reads up to
+ * output (more_until_close), segments gathered into one send or a writev, limit_rate pacing (the write completes, later, with the cap lifted), reads up to
  * EOF, a write or a shutdown on a closed socket, a reset (RST at the peer), and an outbound connect from a
  * local address (proxy_bind) that this host has or has not. sock_test.c has the connect cases. */
 #include <errno.h>
@@ -177,6 +177,46 @@ static void test_more_and_rate(void)
     close(peer);
 }
 
+/* pushes n segments of len bytes, segment i filled with 'a' + i % 26; the peer must read them in order */
+static void push_segments(hy_sock_t *s, char *expect, int n, size_t len)
+{
+    for (int i = 0; i < n; i++) {
+        memset(expect + (size_t)i * len, 'a' + i % 26, len);
+        hy_outq_push_copy(&s->outq, expect + (size_t)i * len, len);
+    }
+}
+
+static void test_gathered_segments(void)
+{
+    hy_sock_t s;
+    int peer;
+    static char expect[8192], b[8192];
+    ok(tcp_pair(&s, &peer) == 0);
+    /* a head, a body and a tail (under 2 KiB together: copied, one send) */
+    push_segments(&s, expect, 3, 283);
+    hy_sock_write(&s, NULL);
+    is_int(read_all(peer, b, sizeof(b), 849), 849);
+    ok(memcmp(b, expect, 849) == 0);
+    /* 20 segments of 300 bytes (6,000: writev) */
+    push_segments(&s, expect, 20, 300);
+    hy_sock_write(&s, NULL);
+    is_int(read_all(peer, b, sizeof(b), 6000), 6000);
+    ok(memcmp(b, expect, 6000) == 0);
+    /* limit_rate's cap inside the gathered bytes: the first send stops there, the rest follows in order */
+    hy_sock_set_rate(&s, 500, 0); /* 500 bytes now, the rest a second later */
+    push_segments(&s, expect, 4, 250);
+    calls = 0;
+    hy_sock_write(&s, on_done);
+    ok(calls == 0 && s.bytes_out < 849 + 6000 + 1000);
+    run_until(&calls, 1, 200);
+    is_int(calls, 1);
+    is_int(read_all(peer, b, sizeof(b), 1000), 1000);
+    ok(memcmp(b, expect, 1000) == 0);
+    hy_sock_close(&s);
+    hy_loop_run_once(&loop, 0);
+    close(peer);
+}
+
 static int reads;
 static const char *read_err;
 
@@ -270,6 +310,7 @@ int main(void)
         return 1;
     subtest("file regions: sendfile on and off, a file that shrank", test_file_regions);
     subtest("MSG_MORE, cork, nodelay, limit_rate", test_more_and_rate);
+    subtest("small segments copied into one send, many by writev, a rate cap inside them", test_gathered_segments);
     subtest("reads to EOF, closed sockets, reset", test_reads_and_closing);
     subtest("connect from a local address", test_connect_from);
     return done_testing();
