@@ -44,6 +44,12 @@ void hy_loop_destroy(hy_loop_t *loop)
     if (loop->epfd >= 0)
         close(loop->epfd);
     loop->epfd = -1;
+    while (loop->spare) {
+        struct hy_free_later *f = loop->spare;
+        loop->spare = f->next;
+        free(f);
+    }
+    loop->num_spare = 0;
 }
 
 void hy_io_init(hy_io_t *io, int fd, hy_io_cb cb, void *data)
@@ -307,7 +313,13 @@ void hy_defer(hy_loop_t *loop, hy_defer_t *d)
 
 void hy_loop_free_later(hy_loop_t *loop, void (*fn)(void *), void *arg)
 {
-    struct hy_free_later *f = hy_alloc(sizeof(*f));
+    struct hy_free_later *f = loop->spare; /* a connection per request frees a few objects per request */
+    if (f) {
+        loop->spare = f->next;
+        loop->num_spare--;
+    } else {
+        f = hy_alloc(sizeof(*f));
+    }
     f->fn = fn;
     f->arg = arg;
     f->next = loop->free_later;
@@ -424,7 +436,13 @@ int hy_loop_run_once(hy_loop_t *loop, int max_wait_ms)
         struct hy_free_later *f = loop->free_later;
         loop->free_later = f->next;
         f->fn(f->arg);
-        free(f);
+        if (loop->num_spare < 256) {
+            f->next = loop->spare;
+            loop->spare = f;
+            loop->num_spare++;
+        } else {
+            free(f);
+        }
     }
     maybe_trim(hy_clock_now_ms());
     return err && err != EINTR ? -err : 0;

@@ -72,6 +72,8 @@ struct hy_loop {
     size_t num_timers;
     hy_defer_t *defer_head, **defer_tail;
     struct hy_free_later *free_later;                      /* owned list, drained at iteration end */
+    struct hy_free_later *spare;                           /* drained nodes kept for reuse (at most 256) */
+    unsigned num_spare;
 };
 
 /** The worker's loop (set by the process layer), for modules that need timers (e.g. log flush). */

@@ -611,7 +611,20 @@ static void test_free_later(void)
     ok((seq[2] == 100 && seq[3] == 101) || (seq[2] == 101 && seq[3] == 100)); /* then the frees */
     hy_loop_run_once(&loop, 0);
     is_int(freed, 2); /* once */
+
+    /* the drained nodes are kept for the next ones (a connection per request frees a few objects per request),
+     * at most 256 of them; hy_loop_destroy frees them */
+    is_int((int)loop.num_spare, 2);
+    hy_loop_free_later(&loop, free_fn, (void *)102);
+    is_int((int)loop.num_spare, 1); /* taken from the spares, not malloc'd */
+    for (int i = 0; i < 300; i++)
+        hy_loop_free_later(&loop, free_fn, (void *)103);
+    nseq = 0;
+    hy_loop_run_once(&loop, 0);
+    is_int(freed, 2 + 301);
+    is_int((int)loop.num_spare, 256);
     hy_loop_destroy(&loop);
+    ok(loop.spare == NULL && loop.num_spare == 0);
 }
 
 /* ---------------- io watchers ---------------- */
