@@ -104,23 +104,8 @@ floor_args() { # ID -> the floor's UPSTREAM MODE SCRIPT for a keep-alive scenari
 ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
 one() { # BINARY ID -> "req/s µs-per-request non2xx"
     local bin=$1 id=$2
-    cat >"$prefix/front/conf/f.conf" <<CONF
-worker_processes 1; error_log logs/error.log; pid logs/f.pid; daemon on;
-events { worker_connections 20000; }
-http { access_log off; $(front_conf "$id") }
-CONF
-    local m procs
-    if [ "$bin" = floor ]; then
-        floor_start "$fport" $(floor_args "$id") || return 1
-        m=$floor_pid procs=$floor_pid
-    else
-        rm -f "$prefix/front/logs/f.pid"
-        taskset -c "$scpu" "$bin" -p "$prefix/front/" -c conf/f.conf || return 1
-        for _ in $(seq 50); do [ -s "$prefix/front/logs/f.pid" ] && break; sleep 0.1; done
-        m=$(cat "$prefix/front/logs/f.pid")
-        for _ in $(seq 50); do pgrep -P "$m" >/dev/null && break; sleep 0.1; done # the worker is forked
-        procs="$m $(pgrep -P "$m" | tr '\n' ' ')"
-    fi
+    front_start "$bin" "$id" || return 1
+    local m=$front_pid procs=$front_procs
     local u; u=http://127.0.0.1:$fport$(url_of "$id")
     [ -n "${BENCH_DEBUG:-}" ] && curl -s -i "$u" | head -12 >&2
     taskset -c "$ccpu" wrk -t1 -c64 -d2s "$u" >/dev/null

@@ -183,6 +183,29 @@ bench_pair_row() {
 # the keep-alive scenarios of bench/proxy.sh and bench/apps.sh); false, with the compiler's words, when it fails
 floor_build() { cc -O2 -Wall -Wextra -Werror -o "$prefix/floor" "$root/bench/floor.c"; }
 
+# front_start BINARY ID: a front of bench/proxy.sh and bench/apps.sh, pinned to $scpu: the floor (BINARY "floor",
+# started with the script's `floor_args ID`) or a server (hayate or nginx: one worker, the script's `front_conf ID`
+# in $prefix/front/conf/f.conf); sets front_pid (what bench_stop stops) and front_procs (whose CPU counts)
+front_start() {
+    local bin=$1 id=$2
+    if [ "$bin" = floor ]; then
+        floor_start "$fport" $(floor_args "$id") || return 1
+        front_pid=$floor_pid front_procs=$floor_pid
+        return 0
+    fi
+    cat >"$prefix/front/conf/f.conf" <<CONF
+worker_processes 1; error_log logs/error.log; pid logs/f.pid; daemon on;
+events { worker_connections 20000; }
+http { access_log off; $(front_conf "$id") }
+CONF
+    rm -f "$prefix/front/logs/f.pid"
+    taskset -c "$scpu" "$bin" -p "$prefix/front/" -c conf/f.conf || return 1
+    for _ in $(seq 50); do [ -s "$prefix/front/logs/f.pid" ] && break; sleep 0.1; done
+    front_pid=$(cat "$prefix/front/logs/f.pid")
+    for _ in $(seq 50); do pgrep -P "$front_pid" >/dev/null && break; sleep 0.1; done # the worker is forked
+    front_procs="$front_pid $(pgrep -P "$front_pid" | tr '\n' ' ')"
+}
+
 # floor_start PORT ARGS...: starts the floor on 127.0.0.1:PORT pinned to $scpu, its pid in $floor_pid (a child of
 # this shell: bench_stop's QUIT ends it); false when it does not accept within 5 s
 floor_start() {
