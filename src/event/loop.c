@@ -17,6 +17,7 @@
 #define REG_EDGE 0x40u
 #define REG_OUT 0x20u /* edge-triggered and EPOLLOUT registered */
 #define MAX_EVENTS 512
+#define MAX_SPARE 256 /* drained free-later nodes kept for reuse */
 
 hy_loop_t *hy_worker_loop;
 size_t hy_worker_slot;
@@ -143,7 +144,7 @@ static void apply_changes(hy_loop_t *loop)
         struct epoll_event ev = {.events = 0, .data.ptr = io};
         int op = (io->registered & REGISTERED) ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
         if (io->edge) {
-            bool out = (io->want & HY_EV_WRITE) || (io->registered & REG_OUT);
+            bool out = io->want & HY_EV_WRITE; /* REG_OUT is only ever set on an edge registration */
             if ((io->registered & (REGISTERED | REG_EDGE)) == (REGISTERED | REG_EDGE)) {
                 if (!out || (io->registered & REG_OUT))
                     continue;
@@ -436,7 +437,7 @@ int hy_loop_run_once(hy_loop_t *loop, int max_wait_ms)
         struct hy_free_later *f = loop->free_later;
         loop->free_later = f->next;
         f->fn(f->arg);
-        if (loop->num_spare < 256) {
+        if (loop->num_spare < MAX_SPARE) {
             f->next = loop->spare;
             loop->spare = f;
             loop->num_spare++;
