@@ -176,8 +176,11 @@ static void on_request(struct conn *c) {
     if (up_send(c) < 0) conn_close(c, 1);
 }
 
-/* the end of an HTTP response in up_buf: its length when whole, 0 when more is to come */
-static size_t http_whole(struct conn *c) {
+/* Each mode's answer: when up_buf holds a whole response, sends it to the client and returns 1; 0 while more is
+ * to come; -1 on a malformed response or a send that did not take everything. */
+
+/* HTTP: the head and Content-Length's bytes, sent back as they came */
+static int http_respond(struct conn *c) {
     char *end = memmem(c->up_buf, c->up_len, "\r\n\r\n", 4);
     if (!end) return 0;
     size_t head = (size_t)(end - c->up_buf) + 4, body = 0;
@@ -186,30 +189,30 @@ static size_t http_whole(struct conn *c) {
             body = strtoul(p + 15, NULL, 10);
             break;
         }
-    return c->up_len >= head + body ? head + body : 0;
+    if (c->up_len < head + body) return 0;
+    return send(c->cl.fd, c->up_buf, head + body, MSG_NOSIGNAL) == (ssize_t)(head + body) ? 1 : -1;
 }
 
-/* FastCGI: when up_buf holds a whole response (records up to END_REQUEST), sends its stdout as an HTTP response */
-static int fcgi_whole(struct conn *c) {
+/* FastCGI: the records up to END_REQUEST; their stdout under a fixed status line and its Content-Length */
+static int fcgi_respond(struct conn *c) {
     static char out[BUF];
     size_t at = 0, o = 0;
     const unsigned char *u = (const unsigned char *)c->up_buf;
     for (;;) {
         if (c->up_len - at < 8) return 0;
+        int type = u[at + 1];
         size_t len = (size_t)u[at + 4] << 8 | u[at + 5], rec = 8 + len + u[at + 6];
         if (c->up_len - at < rec) return 0;
-        if (u[at + 1] == 6 && o + len <= sizeof out) memcpy(out + o, c->up_buf + at + 8, len), o += len;
+        if (type == 6 && o + len <= sizeof out) memcpy(out + o, c->up_buf + at + 8, len), o += len;
         at += rec;
-        if (u[at - rec + 1] == 3) break;
+        if (type == 3) break;
     }
     char *end = memmem(out, o, "\r\n\r\n", 4);
     if (!end) return -1;
     char head[64];
     int hl = snprintf(head, sizeof head, "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n", o - (size_t)(end + 4 - out));
     struct iovec iov[2] = {{head, (size_t)hl}, {out, o}};
-    if (writev(c->cl.fd, iov, 2) != (ssize_t)(hl + o)) return -1;
-    c->up_len = 0;
-    return 1;
+    return writev(c->cl.fd, iov, 2) == (ssize_t)(hl + o) ? 1 : -1;
 }
 
 static void on_client(struct conn *c, uint32_t ev);
@@ -226,21 +229,13 @@ static void on_up(struct conn *c, uint32_t ev) {
         if (r < 0 && errno == EAGAIN) return;
         if (r <= 0) return conn_close(c, 1);
         c->up_len += (size_t)r;
-        if (mode == MODE_FCGI_KA) {
-            int k = fcgi_whole(c);
-            if (k < 0) return conn_close(c, 1);
-            if (k) break;
-        } else {
-            size_t n = http_whole(c);
-            if (n) {
-                if (send(c->cl.fd, c->up_buf, n, MSG_NOSIGNAL) != (ssize_t)n) return conn_close(c, 1);
-                c->up_len = 0;
-                break;
-            }
-        }
+        int k = mode == MODE_FCGI_KA ? fcgi_respond(c) : http_respond(c);
+        if (k < 0) return conn_close(c, 1);
+        if (k) break;
         if (c->up_len == sizeof c->up_buf) return conn_close(c, 1);
         if ((size_t)r < room) return; /* a short read: the socket is drained, the next edge brings more */
     }
+    c->up_len = 0;
     c->busy = 0;
     requests++;
     if (c->cl_edge) on_client(c, EPOLLIN);
