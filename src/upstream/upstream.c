@@ -140,6 +140,8 @@ static void release_conn(hy_ureq_t *u, bool keep)
         keep = false;
     if (keep)
         hy_upstream_pool_put(c);
+    else if (u->body_done) /* the response is whole (only then is a connection released with body_done set) */
+        hy_upstream_conn_end(c);
     else
         hy_upstream_conn_close(c);
 }

@@ -207,6 +207,11 @@ hy_upstream_conn_t *hy_upstream_pool_get(hy_upstream_group_t *g, hy_upstream_pee
 void hy_upstream_pool_put(hy_upstream_conn_t *c);
 /** Close and free an upstream connection. */
 void hy_upstream_conn_close(hy_upstream_conn_t *c);
+/** Close and free an upstream connection whose exchange is over: its response was read whole (or it sat idle in
+ * the pool), so nothing still queued for the backend matters. A TCP connection the backend has closed already
+ * (hy_sock_peer_done) is closed with a reset; any other as hy_upstream_conn_close. Not for tunnels, whose
+ * half-closed direction may still carry data. */
+void hy_upstream_conn_end(hy_upstream_conn_t *c);
 
 extern hy_module_t hy_http_upstream_module; /* upstream{}, server, keepalive*, and the $upstream_* variables */
 /** The i-th group of the generation's http{} (upstream{} blocks and implicit ones), NULL past the end. */
