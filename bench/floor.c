@@ -3,18 +3,24 @@
  * It makes the same socket calls per request as hayate and nginx do in those benchmarks, and no HTTP work beyond
  * finding where a message ends: the client's request is forwarded byte for byte, the upstream's response is sent
  * back byte for byte (FastCGI: its stdout under a fixed status line). Each client connection keeps its own upstream
- * connection. One process, one epoll set, every socket
- * registered once, edge-triggered. Its CPU per request is therefore a floor for any proxy on the same machine and
- * kernel: what is left when the proxy's own code costs next to nothing. Not a server: no timeouts, no partial
- * writes (a send that does not take everything closes the client and counts a failure), no request bodies.
+ * connection (http-close: one per request). One process, one epoll set, every socket registered once,
+ * edge-triggered. Its CPU per request is therefore a floor for any proxy on the same machine and kernel: what is
+ * left when the proxy's own code costs next to nothing. Not a server: no timeouts, no partial writes (a send that
+ * does not take everything closes the client and counts a failure), no request bodies.
  *
  *   usage: floor PORT UPSTREAM MODE [SCRIPT]
  *     PORT      listens on 127.0.0.1:PORT
  *     UPSTREAM  127.0.0.1:PORT or unix:PATH
  *     MODE      http-ka     HTTP/1.1 with a kept upstream connection per client connection (seed 003-ka)
  *               fcgi-ka     FastCGI with FCGI_KEEP_CONN on a kept connection, SCRIPT as SCRIPT_FILENAME (php-fcgi-ka)
- *   No mode opens a connection per request: one that did measured above hayate and nginx in seed003-noka (who
- *   closes first, and when the backend sees it, costs more there than the proxy's code), so it was no floor.
+ *               http-close  HTTP with a connection per request (seed 004 with and without keepalive: gunicorn's
+ *                           sync worker closes every connection). "Connection: close" is added to the request, which
+ *                           is sent right after connect(2) (on loopback and unix sockets the connection is up by then;
+ *                           EPOLLOUT is asked for only if the send finds it is not); the backend's Connection header
+ *                           is taken out of the response, so the client keeps its connection; the upstream connection
+ *                           ends after the response, with a reset if the backend closed first (TCP), as hayate does.
+ *                           Not a floor for seed003-noka: there it answers before the backend's FIN arrives, closes
+ *                           first, and pays the FIN round and a TIME_WAIT that the saturated servers do not.
  *   SIGTERM, SIGINT or SIGQUIT ends it; it prints "floor: N requests, F failures" on stderr.
  *
  *   cc -O2 -Wall -Wextra -Werror -o floor bench/floor.c   (bench/lib.sh: floor_build) */
@@ -34,7 +40,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-enum { MODE_HTTP_KA, MODE_FCGI_KA };
+enum { MODE_HTTP_KA, MODE_FCGI_KA, MODE_HTTP_CLOSE };
 enum { BUF = 16384 };
 
 struct side { /* one socket: the client's or the upstream's */
@@ -69,16 +75,23 @@ static void on_term(int sig) {
     stop = 1;
 }
 
-static void watch(struct side *s) {
-    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = s};
+static void watch(struct side *s, uint32_t out) {
+    struct epoll_event ev = {.events = EPOLLIN | out | EPOLLRDHUP | EPOLLET, .data.ptr = s};
     if (epoll_ctl(ep, EPOLL_CTL_ADD, s->fd, &ev) < 0) perror("floor: epoll_ctl");
 }
 
-static void up_close(struct conn *c) {
+/* peer_done: the backend's FIN came (TCP): a reset ends both sides without a FIN round or a TIME_WAIT */
+static void up_close_after(struct conn *c, int peer_done) {
+    if (c->up.fd >= 0 && peer_done && up_addr.ss_family == AF_INET)
+        setsockopt(c->up.fd, SOL_SOCKET, SO_LINGER, &(struct linger){1, 0}, sizeof(struct linger));
     if (c->up.fd >= 0) close(c->up.fd);
     c->up.fd = -1;
     c->up_len = 0;
     c->up_ready = 0;
+}
+
+static void up_close(struct conn *c) {
+    up_close_after(c, 0);
 }
 
 static void conn_close(struct conn *c, int failed) {
@@ -154,7 +167,7 @@ static int up_connect(struct conn *c) {
     c->up.fd = fd;
     c->up_len = 0;
     c->up_ready = 0;
-    watch(&c->up);
+    if (mode != MODE_HTTP_CLOSE) watch(&c->up, EPOLLOUT);
     return 0;
 }
 
@@ -173,6 +186,16 @@ static int up_send(struct conn *c) {
 static void on_request(struct conn *c) {
     if (c->up.fd < 0 && up_connect(c) < 0) return conn_close(c, 1);
     c->busy = 1;
+    if (mode == MODE_HTTP_CLOSE) { /* "Connection: close" before the blank line (the client sends none) */
+        static const char cc[] = "Connection: close\r\n\r\n";
+        if (c->cl_len + sizeof cc - 3 > sizeof c->cl_buf) return conn_close(c, 1);
+        memcpy(c->cl_buf + c->cl_len - 2, cc, sizeof cc - 1);
+        c->cl_len += sizeof cc - 3;
+        size_t n = c->cl_len;
+        if (up_send(c) < 0) return conn_close(c, 1);
+        watch(&c->up, c->cl_len == n ? EPOLLOUT : 0); /* not sent yet: connecting, EPOLLOUT says when */
+        return;
+    }
     if (up_send(c) < 0) conn_close(c, 1);
 }
 
@@ -190,6 +213,16 @@ static int http_respond(struct conn *c) {
             break;
         }
     if (c->up_len < head + body) return 0;
+    if (mode == MODE_HTTP_CLOSE) { /* the backend's "Connection: close" is its own: the client keeps its connection */
+        for (char *p = c->up_buf; p + 13 < end; p++)
+            if (p[0] == '\n' && (p[1] == 'C' || p[1] == 'c') && !strncasecmp(p + 1, "connection:", 11)) {
+                char *eol = memchr(p + 1, '\n', (size_t)(end + 2 - p));
+                size_t cut = (size_t)(eol - p);
+                memmove(p + 1, eol + 1, c->up_len - (size_t)(eol + 1 - c->up_buf));
+                c->up_len -= cut, head -= cut;
+                break;
+            }
+    }
     return send(c->cl.fd, c->up_buf, head + body, MSG_NOSIGNAL) == (ssize_t)(head + body) ? 1 : -1;
 }
 
@@ -227,6 +260,11 @@ static void on_up(struct conn *c, uint32_t ev) {
         size_t room = sizeof c->up_buf - c->up_len;
         ssize_t r = recv(c->up.fd, c->up_buf + c->up_len, room, 0);
         if (r < 0 && errno == EAGAIN) return;
+        if (r == 0 && mode == MODE_HTTP_CLOSE && c->up_len > 0) { /* a body delimited by the close */
+            ev |= EPOLLRDHUP;
+            if (send(c->cl.fd, c->up_buf, c->up_len, MSG_NOSIGNAL) != (ssize_t)c->up_len) return conn_close(c, 1);
+            break;
+        }
         if (r <= 0) return conn_close(c, 1);
         c->up_len += (size_t)r;
         int k = mode == MODE_FCGI_KA ? fcgi_respond(c) : http_respond(c);
@@ -238,6 +276,7 @@ static void on_up(struct conn *c, uint32_t ev) {
     c->up_len = 0;
     c->busy = 0;
     requests++;
+    if (mode == MODE_HTTP_CLOSE) up_close_after(c, (ev & (EPOLLRDHUP | EPOLLHUP)) != 0);
     if (c->cl_edge) on_client(c, EPOLLIN);
 }
 
@@ -283,10 +322,11 @@ static int parse_upstream(const char *s) {
 
 int main(int argc, char **argv) {
     if (argc < 4 || parse_upstream(argv[2]) < 0) {
-        fprintf(stderr, "usage: floor PORT 127.0.0.1:PORT|unix:PATH http-ka|fcgi-ka [SCRIPT]\n");
+        fprintf(stderr, "usage: floor PORT 127.0.0.1:PORT|unix:PATH http-ka|http-close|fcgi-ka [SCRIPT]\n");
         return 2;
     }
     if (!strcmp(argv[3], "http-ka")) mode = MODE_HTTP_KA;
+    else if (!strcmp(argv[3], "http-close")) mode = MODE_HTTP_CLOSE;
     else if (!strcmp(argv[3], "fcgi-ka") && argc > 4) mode = MODE_FCGI_KA, fcgi_build(argv[4]);
     else return fprintf(stderr, "floor: unknown mode %s (fcgi-ka needs SCRIPT)\n", argv[3]), 2;
     signal(SIGPIPE, SIG_IGN);
@@ -318,7 +358,7 @@ int main(int argc, char **argv) {
                     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){1}, sizeof(int));
                     c->cl = (struct side){fd, 0, c};
                     c->up = (struct side){-1, 1, c};
-                    watch(&c->cl);
+                    watch(&c->cl, EPOLLOUT);
                 }
                 continue;
             }

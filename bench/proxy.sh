@@ -12,9 +12,10 @@
 #   seed004-ka   proxy_pass to gunicorn (hello world, 1 sync worker) on a unix socket, keepalive 16; wrk -c128
 #   seed004-noka the same without keepalive
 #   seed003-h2   seed003-ka behind an HTTP/2 front (h2c, prior knowledge): h2load -c 128 -m 10 instead of wrk
-# In seed003-ka a third front joins each round (BENCH_FLOOR=0 leaves it out): bench/floor.c, a proxy that makes the
-# same socket calls and no HTTP work, whose CPU per request is the floor of any proxy on this machine; its columns
-# say how much of nginx's CPU per request is left when the proxy's own code costs next to nothing.
+# In seed003-ka, seed004-ka and seed004-noka a third front joins each round (BENCH_FLOOR=0 leaves it out):
+# bench/floor.c, a proxy that makes the same socket calls and no HTTP work, whose CPU per request is the floor of
+# any proxy on this machine; its columns say how much of nginx's CPU per request is left when the proxy's own code
+# costs next to nothing.
 #   usage: bench/proxy.sh [--quick] [--only ID[,ID]]   (env: HY_BIN, NGINX_BIN, BENCH_SECONDS, BENCH_ROUNDS,
 #          BENCH_FLOOR)
 set -u
@@ -87,8 +88,14 @@ front_conf() { # ID -> the front's http{} server part
 }
 url_of() { case "$1" in seed003*) echo /small.html ;; *) echo /hello ;; esac; }
 
-floor_args() { # ID -> the floor's UPSTREAM MODE for a keep-alive scenario (nothing: the floor sits this one out)
-    case "$1" in seed003-ka) echo "127.0.0.1:$bport http-ka" ;; esac
+floor_args() { # ID -> the floor's UPSTREAM MODE (nothing: the floor sits this one out). gunicorn's sync worker
+    # closes every connection, with or without keepalive 16, so both seed004 rows get a connection per request.
+    # Not seed003-noka: the floor answers before the backend's FIN arrives there, closes first and pays the FIN
+    # round and a TIME_WAIT that the saturated servers do not (bench/floor.c, http-close)
+    case "$1" in
+    seed003-ka) echo "127.0.0.1:$bport http-ka" ;;
+    seed004-ka|seed004-noka) echo "unix:$sock http-close" ;;
+    esac
 }
 
 ticks() { local t=0 p; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
