@@ -100,13 +100,20 @@ static const char *find_head_end(const char *p, size_t n)
     return NULL;
 }
 
+/* tok is one of v's tokens (separated by commas, spaces or tabs), in any case */
 static bool list_has(hy_str_t v, const char *tok)
 {
     size_t tl = strlen(tok);
-    for (size_t i = 0; i + tl <= v.len; i++)
-        if (hy_mem_caseeq(v.ptr + i, tok, tl) && (i == 0 || v.ptr[i - 1] == ',' || v.ptr[i - 1] == ' ') &&
-            (i + tl == v.len || v.ptr[i + tl] == ',' || v.ptr[i + tl] == ' '))
+    const char *p = v.ptr, *end = v.ptr + v.len;
+    while (p < end) {
+        while (p < end && (*p == ',' || *p == ' ' || *p == '\t'))
+            p++;
+        const char *t = p;
+        while (p < end && *p != ',' && *p != ' ' && *p != '\t')
+            p++;
+        if ((size_t)(p - t) == tl && hy_mem_caseeq(t, tok, tl))
             return true;
+    }
     return false;
 }
 

@@ -377,6 +377,7 @@ int hy_uconf_merge(hy_conf_t *cf, hy_uconf_t *c, const hy_uconf_t *p, const char
         c->pass_names = p->pass_names;
     if (c->hide_names == p->hide_names && c->pass_names == p->pass_names && p->hide != NULL) {
         c->hide = p->hide;
+        c->hide_lens = p->hide_lens;
         return 0;
     }
     c->hide = hy_array_create(cf->pool, nhidden + 2, sizeof(hy_str_t));
@@ -388,6 +389,9 @@ int hy_uconf_merge(hy_conf_t *cf, hy_uconf_t *c, const hy_uconf_t *p, const char
     if (c->hide_names)
         for (size_t i = 0; i < c->hide_names->nelts; i++)
             *(hy_str_t *)hy_array_push(c->hide) = ((hy_str_t *)c->hide_names->elts)[i];
+    c->hide_lens = 0;
+    for (size_t i = 0; i < c->hide->nelts; i++)
+        c->hide_lens |= (uint64_t)1 << (((hy_str_t *)c->hide->elts)[i].len % 64);
     return 0;
 }
 
@@ -419,15 +423,30 @@ void hy_uconf_apply(const hy_uconf_t *c, hy_ureq_t *u)
     u->cache_conf = hy_ucache_on(&c->cache) || c->cache.force_ranges == 1 ? &c->cache : NULL;
 }
 
+/* A hop-by-hop field or the framing, never passed on; by length first (every response field comes through here). */
+static bool is_hop(hy_str_t n)
+{
+    switch (n.len) {
+    case 2:
+        return hy_mem_caseeq(n.ptr, "TE", 2);
+    case 7:
+        return hy_mem_caseeq(n.ptr, "Trailer", 7);
+    case 10:
+        return hy_mem_caseeq(n.ptr, "Connection", 10) || hy_mem_caseeq(n.ptr, "Keep-Alive", 10);
+    case 14:
+        return hy_mem_caseeq(n.ptr, "Content-Length", 14);
+    case 16:
+        return hy_mem_caseeq(n.ptr, "Proxy-Connection", 16);
+    case 17:
+        return hy_mem_caseeq(n.ptr, "Transfer-Encoding", 17);
+    default:
+        return false;
+    }
+}
+
 bool hy_uconf_hidden(const hy_uconf_t *c, hy_str_t name)
 {
-    static const hy_str_t hop[] = {HY_STR("Connection"), HY_STR("Keep-Alive"), HY_STR("Transfer-Encoding"),
-                                   HY_STR("Proxy-Connection"), HY_STR("TE"), HY_STR("Trailer"),
-                                   HY_STR("Content-Length")};
-    for (size_t i = 0; i < HY_ARRAY_SIZE(hop); i++)
-        if (name.len == hop[i].len && hy_mem_caseeq(name.ptr, hop[i].ptr, name.len))
-            return true;
-    return list_has(c->hide, name);
+    return is_hop(name) || ((c->hide_lens >> (name.len % 64) & 1) && list_has(c->hide, name));
 }
 
 /* ---------------------------------------------------------------- the CGI-like response head */
@@ -530,6 +549,8 @@ void hy_uconf_head_status(hy_ureq_t *u)
 
 void hy_uconf_accel_field(hy_ureq_t *u, const hy_uconf_t *c, hy_str_t nm, hy_str_t v, hy_str_t *redirect)
 {
+    if (nm.len < 16 || (nm.ptr[0] | 0x20) != 'x') /* not one of the three X-Accel-* fields below: most fields */
+        return;
     hy_req_t *req = u->req;
     if (!(c->ignore_headers & HY_UIGN_XA_BUFFERING) && hy_str_caseeq(nm, "X-Accel-Buffering")) {
         if (hy_str_caseeq(v, "no"))

@@ -213,6 +213,27 @@ def test_response_hidden_and_passed_fields(server, be):
     assert r.header('Content-Length') == '4'
 
 
+def test_hidden_fields_inherited_by_locations(server, be):
+    """proxy_hide_header/proxy_pass_header at server level reach the locations that set neither (the merged list,
+    and its per-length first test, are inherited), and a field of the same length as a hidden one still passes."""
+    be.handler = lambda r: be.reply(200, b'body', [
+        ('Server', 'backend'), ('Date', 'Mon, 01 Jan 2001 00:00:00 GMT'), ('X-Pad', 'p'),
+        ('X-Accel-Expires', '0'), ('X-Secret', 's'), ('X-Keep-8', 'k'), ('ETag', '"e"')])
+    srv = start(server, be, '''proxy_hide_header X-Secret; proxy_pass_header X-Pad;
+        location / { proxy_pass http://127.0.0.1:{be}; }
+        location /outer/ { location /outer/inner/ { proxy_pass http://127.0.0.1:{be}; } }''')
+    for path in ('/', '/outer/inner/x'):
+        r = srv.get(path)
+        assert r.status == 200 and r.body == b'body', path
+        assert r.header('Server') != 'backend', path
+        assert r.header('Date') != 'Mon, 01 Jan 2001 00:00:00 GMT', path
+        assert r.header('X-Accel-Expires') is None, path
+        assert r.header('X-Secret') is None, path
+        assert r.header('X-Pad') == 'p', path
+        assert r.header('X-Keep-8') == 'k', path
+        assert r.header('ETag') == '"e"', path
+
+
 def test_status_line_reason_passed(server, be):
     be.handler = lambda r: be.reply(299, b'x', reason='Custom Thing')
     srv = start(server, be, 'location / { proxy_pass http://127.0.0.1:{be}; }')
