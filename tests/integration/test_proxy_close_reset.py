@@ -11,6 +11,7 @@ import threading
 import pytest
 
 from conftest import simple, IS_NGINX
+from helpers.rawpeer import RawPeer
 
 pytestmark = pytest.mark.skipif(IS_NGINX, reason="hayate's own behaviour: nginx always closes with a FIN")
 
@@ -40,7 +41,7 @@ def ending(c, timeout=5.0):
         return 'timeout'
 
 
-class Peer:
+class Peer(RawPeer):
     """A backend on TCP (or a unix socket at path) answering each connection per `mode`, reporting how each
     connection ended in `endings`:
       close    Content-Length, then shutdown(SHUT_WR) with the last bytes (TCP_CORK: data and FIN in one segment)
@@ -49,28 +50,11 @@ class Peer:
       idle     Content-Length and keep-alive, then after `idle` seconds the backend closes the unused connection"""
 
     def __init__(self, mode, path=None, idle=0.3):
-        self.mode, self.idle = mode, idle
+        self.mode, self.idle, self.unix = mode, idle, path is not None
         self.endings = queue.Queue()
-        if path:
-            self.sock = socket.socket(socket.AF_UNIX)
-            self.sock.bind(path)
-        else:
-            self.sock = socket.socket()
-            self.sock.bind(('127.0.0.1', 0))
-            self.port = self.sock.getsockname()[1]
-        self.unix = path is not None
-        self.sock.listen(16)
-        threading.Thread(target=self._accept, daemon=True).start()
+        super().__init__(path=path)
 
-    def _accept(self):
-        while True:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
-
-    def _serve(self, c):
+    def serve(self, c):
         try:
             if read_head(c) is None:
                 return
@@ -93,9 +77,6 @@ class Peer:
             self.endings.put(ending(c))
         finally:
             c.close()
-
-    def stop(self):
-        self.sock.close()
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """A bare threaded TCP peer for tests that speak a protocol by hand (SCGI, FastCGI records, an Upgrade tunnel):
-it listens on 127.0.0.1 at a free port and hands each accepted connection to `serve(conn)` on its own thread.
+it listens on 127.0.0.1 at a free port (or on a unix socket: path=) and hands each accepted connection to
+`serve(conn)` on its own thread.
 
     class Peer(RawPeer):
         def serve(self, c): ...      # read and answer; close c when done
@@ -13,12 +14,18 @@ import threading
 
 
 class RawPeer:
-    def __init__(self, backlog=16):
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(('127.0.0.1', 0))
+    def __init__(self, backlog=16, path=None):
+        """path: listen on that unix socket instead (self.port is then None)."""
+        if path:
+            self.sock = socket.socket(socket.AF_UNIX)
+            self.sock.bind(path)
+            self.port = None
+        else:
+            self.sock = socket.socket()
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            self.sock.bind(('127.0.0.1', 0))
+            self.port = self.sock.getsockname()[1]
         self.sock.listen(backlog)
-        self.port = self.sock.getsockname()[1]
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self):
