@@ -48,27 +48,29 @@ static void unlink_idle(hy_upstream_conn_t *c)
     hy_upstream_metrics_idle(g);
 }
 
-void hy_upstream_conn_close(hy_upstream_conn_t *c)
+static void conn_free(hy_upstream_conn_t *c, bool reset)
 {
     unlink_idle(c);
     hy_loop_t *loop = c->sock.loop;
-    hy_sock_close(&c->sock);
+    if (reset)
+        hy_sock_reset(&c->sock);
+    else
+        hy_sock_close(&c->sock);
     hy_loop_free_later(loop, free_conn, c);
+}
+
+void hy_upstream_conn_close(hy_upstream_conn_t *c)
+{
+    conn_free(c, false);
 }
 
 void hy_upstream_conn_end(hy_upstream_conn_t *c)
 {
-    if (!hy_sock_peer_done(&c->sock) || c->sock.peer.ss_family == AF_UNIX) {
-        hy_upstream_conn_close(c);
-        return;
-    }
-    /* the backend has closed its side, and nothing we still send matters to it: a FIN would cost the backend's
+    /* once the backend has closed its side, nothing we still send matters to it: a FIN would cost the backend's
      * ACK and a TIME_WAIT socket on its side (about a sixth of a proxy's CPU per request on loopback, seed 003
-     * without keep-alive); the reset ends both sides at once (docs/DIFFERENCES.md, "Reverse proxy") */
-    unlink_idle(c);
-    hy_loop_t *loop = c->sock.loop;
-    hy_sock_reset(&c->sock);
-    hy_loop_free_later(loop, free_conn, c);
+     * without keep-alive); a reset ends both sides at once (docs/DIFFERENCES.md, "Reverse proxy"). Unix sockets
+     * have no such cost. */
+    conn_free(c, hy_sock_peer_done(&c->sock) && c->sock.peer.ss_family != AF_UNIX);
 }
 
 static void idle_written(hy_sock_t *s, const char *err)
