@@ -67,7 +67,7 @@ void hy_upstream_conn_close(hy_upstream_conn_t *c)
 void hy_upstream_conn_end(hy_upstream_conn_t *c)
 {
     /* once the backend has closed its side, nothing we still send matters to it: a FIN would cost the backend's
-     * ACK and a TIME_WAIT socket on its side (about a sixth of a proxy's CPU per request on loopback, seed 003
+     * ACK and a TIME_WAIT socket on its side (a tenth to a sixth of a proxy's CPU per request on loopback, seed 003
      * without keep-alive); a reset ends both sides at once (docs/DIFFERENCES.md, "Reverse proxy"). Unix sockets
      * have no such cost. */
     conn_free(c, hy_sock_peer_done(&c->sock) && c->sock.peer.ss_family != AF_UNIX);
