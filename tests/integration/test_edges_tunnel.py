@@ -1,35 +1,41 @@
 """Upgraded (WebSocket) tunnels through proxy_pass: the backend closing first reaches the client, an idle
 tunnel ends after proxy_read_timeout, data the backend sends right after the 101 head and data the client
-sends before reading it both pass. The backend is a small raw upgrade peer in this file; they run against
-Debian's nginx too."""
+sends before reading it both pass, and a tunnel the backend ends closes the upstream side with a FIN (a reset
+could drop bytes still queued toward a backend that only half-closed; test_proxy_close_reset.py has the
+connections that end with one). The backend is a small raw upgrade peer in this file; they run against Debian's
+nginx too."""
+import socket
 import threading
 
 import pytest
 
 from conftest import simple
-from helpers.rawpeer import RawPeer
+from helpers.rawpeer import RawPeer, ending, recv_head
 
 
 class UpgradePeer(RawPeer):
-    """Answers 101, then per connection: mode 'close' sends "bye" and closes; 'echo' echoes upper-cased;
-    'silent' reads and says nothing."""
+    """Answers 101, then per connection: mode 'close' sends "bye" and closes; 'half' sends "bye", shuts down its
+    write side and records in `end` how the proxy ended the connection (helpers/rawpeer.py: ending); 'echo'
+    echoes upper-cased; 'silent' reads and says nothing."""
 
     def __init__(self, mode):
         self.mode = mode
         self.closed = threading.Event()
+        self.end = None
         super().__init__(16)
 
     def serve(self, c):
         try:
-            buf = b''
-            while b'\r\n\r\n' not in buf:
-                d = c.recv(4096)
-                if not d:
-                    return
-                buf += d
+            if recv_head(c) is None:
+                return
             c.sendall(b'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n')
             if self.mode == 'close':
                 c.sendall(b'bye')
+                return
+            if self.mode == 'half':
+                c.sendall(b'bye')
+                c.shutdown(socket.SHUT_WR)
+                self.end = ending(c, 10)
                 return
             while True:
                 d = c.recv(65536)
@@ -81,6 +87,14 @@ def peers():
 def test_backend_closing_first_reaches_the_client(server, peers):
     srv, c = open_tunnel(server, peers('close'))
     assert read_until_close(c) == b'bye'
+
+
+def test_tunnel_ended_by_the_backend_closes_the_upstream_with_a_fin(server, peers):
+    peer = peers('half')
+    srv, c = open_tunnel(server, peer)
+    assert read_until_close(c) == b'bye'
+    assert peer.closed.wait(10), 'the backend side was not closed'
+    assert peer.end == 'fin'
 
 
 def test_idle_tunnel_ends_after_read_timeout(server, peers):

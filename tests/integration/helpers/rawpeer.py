@@ -6,8 +6,9 @@ it listens on 127.0.0.1 at a free port (or on a unix socket: path=) and hands ea
         def serve(self, c): ...      # read and answer; close c when done
     p = Peer(); ... p.port ...; p.stop()
 
-Also fcgi_params(data): a FastCGI PARAMS stream (name-value pairs, RFC-less "FastCGI 1.0" lengths of 1 or 4 bytes)
-decoded into a dict of str."""
+Also recv_head(c): the bytes up to a request head's blank line; ending(c): how the proxy ended a connection the
+peer has shut down for writing (reset or FIN); fcgi_params(data): a FastCGI PARAMS stream (name-value pairs,
+RFC-less "FastCGI 1.0" lengths of 1 or 4 bytes) decoded into a dict of str."""
 import socket
 import struct
 import threading
@@ -41,6 +42,31 @@ class RawPeer:
 
     def stop(self):
         self.sock.close()
+
+
+def recv_head(c):
+    """Reads until the head's blank line is in: the bytes read, or None if the connection closed before."""
+    data = b''
+    while b'\r\n\r\n' not in data:
+        chunk = c.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+def ending(c, timeout=5.0):
+    """After our shutdown(SHUT_WR), reads to the end: 'reset' (ECONNRESET), 'fin' (EOF), or 'timeout' (the other
+    side kept the connection)."""
+    c.settimeout(timeout)
+    try:
+        while True:
+            if not c.recv(65536):
+                return 'fin'
+    except ConnectionResetError:
+        return 'reset'
+    except socket.timeout:
+        return 'timeout'
 
 
 def fcgi_params(data):
