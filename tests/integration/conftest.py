@@ -18,7 +18,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
@@ -27,6 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from helpers.http1 import Conn, Response, build_request  # noqa: E402
+from helpers import ports  # noqa: E402
 
 REPO = os.path.abspath(os.path.join(HERE, '..', '..'))
 HY_BIN = os.environ.get('HY_BIN', os.path.join(REPO, 'build', 'hayate'))
@@ -66,26 +66,10 @@ def pytest_report_header(config):
 
 # ---------------------------------------------------------------- ports
 
-_port_lock = threading.Lock()
-_ports_used = set()
-
-
 def free_port():
-    """A loopback TCP port nobody listens on now and that this run has not handed out yet."""
-    with _port_lock:
-        for _ in range(200):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            try:
-                s.bind(('127.0.0.1', 0))
-                port = s.getsockname()[1]
-            finally:
-                s.close()
-            if port in _ports_used:
-                continue
-            # also make sure ::1 is free on that port, tests may listen there
-            _ports_used.add(port)
-            return port
-    raise RuntimeError('no free port')
+    """A loopback TCP port nobody listens on now and that this run has not handed out yet, below the ephemeral
+    range so that no outgoing connection takes it before the server binds it (helpers/ports.py)."""
+    return ports.free_port()
 
 
 # ---------------------------------------------------------------- fixtures

@@ -17,17 +17,14 @@ import socketserver
 import subprocess
 import threading
 import time
+from helpers import ports
 
 PHP_FPM = shutil.which('php-fpm8.2') or '/usr/sbin/php-fpm8.2'
 UWSGI = shutil.which('uwsgi') or '/usr/bin/uwsgi'
 
 
 def _free_port():
-    s = socket.socket()
-    s.bind(('127.0.0.1', 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
+    return ports.free_port()
 
 
 def _wait_accepting(addr, proc, timeout=10.0):

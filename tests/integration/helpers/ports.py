@@ -1,0 +1,64 @@
+"""Listening ports for the servers and backends a test starts.
+
+A port the kernel hands out for `bind(('127.0.0.1', 0))` comes from the ephemeral range
+(net.ipv4.ip_local_port_range, 32768-60999 by default), the same range every outgoing connection takes its
+local port from. Between the moment a test picks such a port and the moment the server binds it, a connection
+made by anything on the machine (the server's own upstream connections, a client, another test's traffic) may
+take it as its local port, and the bind fails with EADDRINUSE: a CI run once lost a passing test that way
+("bind() to 127.0.0.1:41757 failed (98: Address already in use)"). Ports below the ephemeral range are never
+given to outgoing connections, so they are picked from there, and checked free on 127.0.0.1 (and ::1 where
+there is IPv6) before they are handed out.
+"""
+import random
+import socket
+import threading
+
+_lock = threading.Lock()
+_handed_out = set()
+_rng = random.Random()  # its own: a test that seeds `random` does not make the picks repeat
+
+
+def _ephemeral_low():
+    try:
+        with open('/proc/sys/net/ipv4/ip_local_port_range') as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+def _bindable(family, host, port):
+    s = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        s.bind((host, port))
+        return True
+    except OSError as e:
+        # no IPv6 on this machine: only 127.0.0.1 matters
+        return family == socket.AF_INET6 and e.errno in (97, 99)  # EAFNOSUPPORT, EADDRNOTAVAIL
+    finally:
+        s.close()
+
+
+def free_port():
+    """A loopback TCP port below the ephemeral range, free on 127.0.0.1 and ::1 now, not handed out before in
+    this process. Falls back to a kernel-chosen port if that range is full."""
+    low = max(1024, min(_ephemeral_low(), 65536) - 12000)
+    high = max(low + 1, min(_ephemeral_low(), 65536))
+    with _lock:
+        for _ in range(500):
+            port = _rng.randrange(low, high)
+            if port in _handed_out:
+                continue
+            if _bindable(socket.AF_INET, '127.0.0.1', port) and _bindable(socket.AF_INET6, '::1', port):
+                _handed_out.add(port)
+                return port
+        for _ in range(200):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            try:
+                s.bind(('127.0.0.1', 0))
+                port = s.getsockname()[1]
+            finally:
+                s.close()
+            if port not in _handed_out:
+                _handed_out.add(port)
+                return port
+    raise RuntimeError('no free port')
