@@ -1,13 +1,13 @@
 """Listening ports for the servers and backends a test starts.
 
 A port the kernel hands out for `bind(('127.0.0.1', 0))` comes from the ephemeral range
-(net.ipv4.ip_local_port_range, 32768-60999 by default), the same range every outgoing connection takes its
-local port from. Between the moment a test picks such a port and the moment the server binds it, a connection
-made by anything on the machine (the server's own upstream connections, a client, another test's traffic) may
-take it as its local port, and the bind fails with EADDRINUSE: a CI run once lost a passing test that way
-("bind() to 127.0.0.1:41757 failed (98: Address already in use)"). Ports below the ephemeral range are never
-given to outgoing connections, so they are picked from there, and checked free on 127.0.0.1 (and ::1 where
-there is IPv6) before they are handed out.
+(net.ipv4.ip_local_port_range, 32768-60999 by default). So did the ports this suite used to give the server under
+test, picked by binding port 0 and closing again. Between that pick and the server's bind, the same port could be
+handed out again: to a backend peer that binds port 0 (test_proxy_buffering's Peer did, in a CI rehearsal: the
+server's bind failed with EADDRINUSE, the fixture's "is the port accepting" check found the peer listening there,
+and the test talked to the peer directly and passed, until the teardown saw the server's exit code), or as the
+local port of any outgoing connection. Ports below the ephemeral range are never handed out by the kernel, so they
+are picked from there, checked free on 127.0.0.1 (and ::1 where there is IPv6), and never handed out twice.
 """
 import random
 import socket
