@@ -13,12 +13,8 @@ pytestmark = pytest.mark.hayate_only
 
 
 def closed_port():
-    import socket
-    s = socket.socket()
-    s.bind(('127.0.0.1', 0))
-    port = s.getsockname()[1]
-    s.close()  # nothing listens there now: connect() is refused
-    return port
+    from conftest import free_port
+    return free_port()  # nothing listens there, and no other server of this run is given it: connect() is refused
 
 
 HTTP = '''

@@ -207,10 +207,8 @@ def test_reset_after_body_with_error_fails_response(server, be):
 def test_upstream_close_and_refused_are_502(server, be):
     b = be()
     b.handler = lambda req: H2Reply(action='close')
-    s = socket.socket()
-    s.bind(('127.0.0.1', 0))
-    dead = s.getsockname()[1]
-    s.close()
+    from conftest import free_port
+    dead = free_port()  # nothing listens there: refused
     srv = server(simple('''
         proxy_http_version 2;
         location /closed { proxy_pass http://127.0.0.1:%d; }
