@@ -27,15 +27,17 @@ def _ephemeral_low():
 
 
 def _bindable(family, host, port):
-    s = socket.socket(family, socket.SOCK_STREAM)
+    s = None
     try:
+        s = socket.socket(family, socket.SOCK_STREAM)
         s.bind((host, port))
         return True
     except OSError as e:
         # no IPv6 on this machine: only 127.0.0.1 matters
         return family == socket.AF_INET6 and e.errno in (97, 99)  # EAFNOSUPPORT, EADDRNOTAVAIL
     finally:
-        s.close()
+        if s is not None:
+            s.close()
 
 
 def free_port():
