@@ -5,6 +5,7 @@ import subprocess
 
 import pytest
 
+from conftest import free_port
 from helpers.backend import Backend
 from helpers.process import master_conf, workers_of
 from test_metrics import raw_get, samples, scrape
@@ -13,7 +14,6 @@ pytestmark = pytest.mark.hayate_only
 
 
 def closed_port():
-    from conftest import free_port
     return free_port()  # nothing listens there, and no other server of this run is given it: connect() is refused
 
 

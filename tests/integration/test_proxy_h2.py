@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conftest import simple
+from conftest import simple, free_port
 from helpers.h2backend import H2Backend, H2Reply
 from helpers.tls import make_cert
 
@@ -207,7 +207,6 @@ def test_reset_after_body_with_error_fails_response(server, be):
 def test_upstream_close_and_refused_are_502(server, be):
     b = be()
     b.handler = lambda req: H2Reply(action='close')
-    from conftest import free_port
     dead = free_port()  # nothing listens there: refused
     srv = server(simple('''
         proxy_http_version 2;
@@ -262,7 +261,6 @@ def nginx_h2(tmp_path):
     names the connection of each request."""
     if not os.path.exists('/usr/sbin/nginx'):
         pytest.skip('no /usr/sbin/nginx')
-    from conftest import free_port
     d = tmp_path / 'nginx-up'
     (d / 'logs').mkdir(parents=True)
     (d / 'html').mkdir()

@@ -40,27 +40,19 @@ def _bindable(family, host, port):
             s.close()
 
 
+_HIGH = min(_ephemeral_low(), 65536)  # read once: the range does not change under a test run
+_LOW = max(1024, _HIGH - 12000)
+
+
 def free_port():
     """A loopback TCP port below the ephemeral range, free on 127.0.0.1 and ::1 now, not handed out before in
-    this process. Falls back to a kernel-chosen port if that range is full."""
-    low = max(1024, min(_ephemeral_low(), 65536) - 12000)
-    high = max(low + 1, min(_ephemeral_low(), 65536))
+    this process. No fallback to a kernel-chosen port: that is the race this module exists to avoid."""
     with _lock:
         for _ in range(500):
-            port = _rng.randrange(low, high)
+            port = _rng.randrange(_LOW, _HIGH)
             if port in _handed_out:
                 continue
             if _bindable(socket.AF_INET, '127.0.0.1', port) and _bindable(socket.AF_INET6, '::1', port):
                 _handed_out.add(port)
                 return port
-        for _ in range(200):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            try:
-                s.bind(('127.0.0.1', 0))
-                port = s.getsockname()[1]
-            finally:
-                s.close()
-            if port not in _handed_out:
-                _handed_out.add(port)
-                return port
-    raise RuntimeError('no free port')
+    raise RuntimeError('no free port below the ephemeral range (%d-%d)' % (_LOW, _HIGH - 1))
