@@ -674,6 +674,8 @@ static void stash(hy_ureq_t *u, hy_outq_t *fresh)
     hy_outq_move(&u->ahead, fresh);
 }
 
+static void fail_deliver(hy_ureq_t *u);
+
 static void finish_client(hy_ureq_t *u)
 {
     u->state = HY_UREQ_DONE;
@@ -712,6 +714,10 @@ static void on_client_drained(hy_req_t *req)
         release_conn(u, false);
         return;
     }
+    if (u->body_error) {
+        fail_deliver(u);
+        return;
+    }
     if (u->conn && !u->body_done && !u->conn->sock.is_reading) {
         hy_sock_read_start(&u->conn->sock, on_up_read);
         hy_sock_read_now(&u->conn->sock);
@@ -735,11 +741,20 @@ static void body_failed(hy_ureq_t *u, const char *what)
     u->state = HY_UREQ_DONE;
     hy_timer_unlink(loop_of(u), &u->timer);
     towrite_to_memory(u);
+    u->req->keepalive = false;
+    u->body_error = true;
+    if (u->client_waiting && !client_gone(u))
+        return; /* a slow client: the send in flight drains first, then on_client_drained hands over the rest */
+    fail_deliver(u);
+}
+
+/* After a failed body, as nginx: the client gets the head and all that came of the body (in memory or in the temp
+ * file), then the connection is aborted (HTTP/1: closed without a last chunk; HTTP/2: the stream reset). */
+static void fail_deliver(hy_ureq_t *u)
+{
     hy_outq_move(&u->req->body, &u->ahead);
     u->ahead_mem = 0;
-    u->req->keepalive = false;
-    if (!u->client_waiting && !client_gone(u) && (!u->req->head_sent || !hy_outq_empty(&u->req->body))) {
-        /* as nginx, the client gets the head and what came of the body, then the connection closes */
+    if (!client_gone(u) && (!u->req->head_sent || !hy_outq_empty(&u->req->body))) {
         u->client_waiting = true;
         hy_req_send_more(u->req, on_failed_drained);
         return;

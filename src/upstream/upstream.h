@@ -329,6 +329,7 @@ struct hy_ureq {
     bool temp_failed;    /* it could not be created or written: no more spilling */
     bool client_closed;  /* the client went away during the exchange (499) */
     bool client_waiting; /* a hy_req_send_more is in flight */
+    bool body_error;     /* the body failed (premature close, bad framing, timeout): what came goes, then abort */
     bool body_done, finished;
     hy_timer_t timer;
     hy_sock_t *client_sock; /* HY_UREQ_TUNNEL: the client's socket, handed over by its protocol */

@@ -89,6 +89,37 @@ def test_premature_close_in_body_truncates(server, be):
     assert wait_log(srv, 'upstream prematurely closed connection while reading upstream')
 
 
+
+@pytest.mark.parametrize('spill', ['temp file', 'memory only'])
+def test_premature_close_to_a_slow_client_delivers_all_that_came(server, be, spill):
+    """nginx-tests proxy_unfinished.t "big unfinished": the backend announces 1,000,100 bytes, sends 1,000,012 and
+    closes. A client that reads late still gets every byte that came (from the buffers and the temp file), then
+    the close. hayate used to cut it off at what was already on the wire when the close found a send in flight."""
+    body = b''.join(b'X' * 98 + b'\r\n' for _ in range(10000)) + b'unfinished\r\n'
+    be.handler = lambda r: (b'HTTP/1.1 200 OK\r\nContent-Length: 1000100\r\nConnection: close\r\n\r\n' + body)
+    extra = 'proxy_max_temp_file_size 0;' if spill == 'memory only' else ''
+    srv = server(simple('location / { proxy_pass http://127.0.0.1:%d; %s }' % (be.port, extra),
+                        listen='listen 127.0.0.1:{port} sndbuf=32k;'))
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+    s.connect(('127.0.0.1', srv.port))
+    s.sendall(b'GET /big HTTP/1.0\r\nHost: x\r\n\r\n')
+    time.sleep(0.3)  # a slow reader: hayate's output fills up
+    data = b''
+    s.settimeout(10)
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    s.close()
+    head, _, got = data.partition(b'\r\n\r\n')
+    assert head.startswith(b'HTTP/1.1 200')
+    assert len(got) == len(body)
+    assert got.endswith(b'unfinished\r\n')
+    assert wait_log(srv, 'upstream prematurely closed connection while reading upstream')
+
+
 # ---------------------------------------------------------------- keep-alive
 
 KA = '''upstream ka { server 127.0.0.1:%d; keepalive 4; %s }'''
