@@ -30,7 +30,7 @@ static bool usable(hy_upstream_peer_t *p, uint64_t now)
         return false;
     if (p->max_fails && p->fails >= p->max_fails && now - p->checked_ms <= (uint64_t)p->fail_timeout_ms)
         return false;
-    return !(p->max_conns && p->conns >= p->max_conns);
+    return !(p->max_conns && hy_upstream_peer_conns(p) >= p->max_conns);
 }
 
 static void picked(hy_upstream_peer_t *p, uint64_t now)
@@ -109,7 +109,7 @@ static hy_upstream_peer_t *least_cost(hy_upstream_group_t *g, size_t from, size_
 static int64_t conn_cost(const hy_upstream_group_t *g, const hy_upstream_peer_t *p, uint64_t now)
 {
     (void)g, (void)now;
-    return (int64_t)p->conns;
+    return (int64_t)hy_upstream_peer_conns(p);
 }
 
 /* least_time: nginx Plus documents the method (the least average response time and the fewest active connections,
@@ -265,7 +265,8 @@ static hy_upstream_peer_t *random_pick(hy_upstream_group_t *g, uint64_t *tried, 
     }
     if (got == 0)
         return NULL;
-    int k = got == 2 && (int64_t)cand[1]->conns * cand[0]->weight < (int64_t)cand[0]->conns * cand[1]->weight;
+    int k = got == 2 && (int64_t)hy_upstream_peer_conns(cand[1]) * cand[0]->weight <
+                                (int64_t)hy_upstream_peer_conns(cand[0]) * cand[1]->weight;
     picked(cand[k], now);
     tried_set(tried, ci[k]);
     return cand[k];
@@ -282,7 +283,7 @@ hy_upstream_peer_t *hy_upstream_peer_get(hy_upstream_group_t *g, hy_req_t *req, 
     if (nprim == 1 && g->nbackup == 0) { /* one peer: nginx ignores max_fails then (it is always tried) */
         p = &g->peers[0];
         if (tried_has(tried, 0) || p->down || p->drain || (p->hc_down && *p->hc_down) ||
-            (p->max_conns && p->conns >= p->max_conns))
+            (p->max_conns && hy_upstream_peer_conns(p) >= p->max_conns))
             return NULL;
         tried_set(tried, 0);
         return p;

@@ -1,6 +1,7 @@
 /* group.c — upstream{} blocks and implicit upstreams (proxy_pass host:port), name resolution at load
  * (getaddrinfo), and the balancer: nginx's smooth weighted round robin with max_fails/fail_timeout, backup, down
- * and max_conns. Peer state is per worker (each worker has its own copy after fork, as nginx without `zone`). */
+ * and max_conns. Peer state is per worker (each worker has its own copy after fork, as nginx without `zone`), but
+ * for the connection counts of a `zone` upstream's server lines, which live in the zone (share_conns). */
 #include <netdb.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -519,8 +520,36 @@ typedef struct ups_sh {
 
 typedef struct ups_zone_data {
     ups_sh_t *sh;
-    uint64_t epoch; /* this generation's (health.c: entries of an older one are reset) */
+    uint64_t epoch;     /* this generation's (health.c: entries of an older one are reset) */
+    hy_array_t *groups; /* ups_group_ext_t *: this generation's upstreams in the zone */
 } ups_zone_data_t;
+
+/* The connection counts of e's static peers, shared by this generation's workers (nginx keeps its peers' state in
+ * the zone): one int per `server` line, wired into the parsed servers (rebuilt arrays copy them) and the group's
+ * peers. Peers that `resolve` finds keep per-worker counts. A new generation gets new counts; the old ones stay in
+ * the zone (a few bytes per reload), and a full zone leaves the counts per worker, said once in the log. */
+static bool same_addr(const hy_upstream_peer_t *a, const hy_upstream_peer_t *b);
+
+static void share_conns(hy_zone_t *z, ups_group_ext_t *e)
+{
+    hy_upstream_peer_t *ps = e->servers->elts;
+    size_t np = e->servers->nelts;
+    if (np == 0)
+        return;
+    int *cells = hy_slab_calloc(z->slab, np * sizeof(int));
+    if (cells == NULL) {
+        hy_log(HY_LOG_WARN, "no room in zone \"%.*s\" for the connection counts of upstream \"%.*s\": they are "
+               "counted per worker", (int)z->name.len, z->name.ptr, (int)e->g.name.len, e->g.name.ptr);
+        return;
+    }
+    for (size_t j = 0; j < np; j++)
+        ps[j].sh_conns = &cells[j];
+    size_t k = 0; /* the group's peers are the servers, primary ones first (postconfiguration) */
+    for (int backup = 0; backup < 2; backup++)
+        for (size_t j = 0; j < np && k < e->g.npeers; j++)
+            if (ps[j].backup == (backup == 1) && same_addr(&e->g.peers[k], &ps[j]))
+                e->g.peers[k++].sh_conns = &cells[j];
+}
 
 static int init_zone(hy_zone_t *z, void *old_data)
 {
@@ -534,6 +563,9 @@ static int init_zone(hy_zone_t *z, void *old_data)
     hy_slab_lock(z->slab);
     zd->epoch = ++zd->sh->epoch;
     hy_slab_unlock(z->slab);
+    ups_group_ext_t **gs = zd->groups ? zd->groups->elts : NULL;
+    for (size_t i = 0; gs && i < zd->groups->nelts; i++)
+        share_conns(z, gs[i]);
     return 0;
 }
 
@@ -573,6 +605,10 @@ static int set_zone(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     }
     um->cur->zone = true;
     ((ups_group_ext_t *)um->cur)->shm = z;
+    ups_zone_data_t *zd = z->data;
+    if (zd->groups == NULL)
+        zd->groups = hy_array_create(cf->pool, 4, sizeof(ups_group_ext_t *));
+    *(ups_group_ext_t **)hy_array_push(zd->groups) = (ups_group_ext_t *)um->cur;
     return 0;
 }
 

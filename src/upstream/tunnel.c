@@ -24,7 +24,7 @@ static void tunnel_end(hy_ureq_t *u)
     if (c != NULL) {
         u->conn = NULL;
         if (u->peer) {
-            u->peer->conns--;
+            hy_upstream_peer_conns_add(u->peer, -1);
             u->peer->lt_busy_ms -= u->try_start_ms;
         }
         hy_upstream_conn_close(c);

@@ -128,7 +128,7 @@ static void release_conn(hy_ureq_t *u, bool keep)
         l->bytes_sent = c->sock.bytes_out;
     }
     if (u->peer) {
-        u->peer->conns--;
+        hy_upstream_peer_conns_add(u->peer, -1);
         u->peer->lt_busy_ms -= u->try_start_ms;
     }
     c->sock.bytes_in = c->sock.bytes_out = 0;
@@ -368,7 +368,7 @@ static void try_next(hy_ureq_t *u)
     l->addr = u->peer->name;
     l->connect_ms = l->header_ms = l->response_ms = -1;
     l->response_length = -1;
-    u->peer->conns++;
+    hy_upstream_peer_conns_add(u->peer, 1);
     u->peer->lt_busy_ms += u->try_start_ms;
     const void *tls_key = hy_ussl_key(u->ssl);
     /* An idempotent request that meets a connection the backend has just closed is retried on a fresh one

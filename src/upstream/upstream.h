@@ -95,7 +95,8 @@ typedef struct hy_upstream_peer {
     bool sticky_id_set;
     /* per-worker state */
     int current_weight, effective_weight;
-    int fails, conns;
+    int fails, conns;       /* conns: this worker's tries in flight */
+    int *sh_conns;          /* `zone`: the tries in flight of all the workers (group.c), NULL: none kept */
     uint64_t checked_ms, accessed_ms;
     uint32_t stats_base;    /* its counters in the stats segment (upstream/metrics.c), HY_STATS_SINK: none */
     void *ssl_session;      /* the last TLS session (DER, malloc), for *_ssl_session_reuse (upstream/ussl.c) */
@@ -106,6 +107,20 @@ typedef struct hy_upstream_peer {
     int64_t lt_avg_ms;
     uint64_t lt_stamp_ms, lt_busy_ms;
 } hy_upstream_peer_t;
+
+/** The peer's tries in flight as balancing and max_conns count them: all the workers' when the upstream has a `zone`
+ * (nginx's shared peer state), else this worker's. */
+static inline int hy_upstream_peer_conns(const hy_upstream_peer_t *p)
+{
+    return p->sh_conns ? __atomic_load_n(p->sh_conns, __ATOMIC_RELAXED) : p->conns;
+}
+/** A try to p starts (+1) or ends (-1). */
+static inline void hy_upstream_peer_conns_add(hy_upstream_peer_t *p, int d)
+{
+    p->conns += d;
+    if (p->sh_conns)
+        __atomic_add_fetch(p->sh_conns, d, __ATOMIC_RELAXED);
+}
 
 typedef struct hy_upstream_idle hy_upstream_idle_t;
 

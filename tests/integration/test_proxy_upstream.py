@@ -425,6 +425,45 @@ def test_least_conn_avoids_the_busy_server(server, be, be2):
     assert c.read_response().body == b'one'
 
 
+
+TWO_WORKERS = '''daemon off;
+master_process on;
+worker_processes 2;
+user root;
+error_log {tmp}/logs/error.log info;
+pid {tmp}/logs/hy.pid;
+events { worker_connections 256; }
+http {
+    upstream g { zone g 64k; %s server 127.0.0.1:%d; server 127.0.0.1:%d; }
+    server { listen 127.0.0.1:{port}; location / { proxy_pass http://g; } }
+}
+'''
+
+
+@pytest.mark.parametrize('method', ['least_conn;', 'random two;', 'random two least_conn;'])
+def test_zone_shares_the_connection_counts_of_the_workers(server, be, be2, method):
+    """With `zone` the workers balance on one count of each peer's connections (nginx keeps peer state in the
+    zone; nginx-tests upstream_random.t "random wait"): while a request holds one backend, requests on new
+    connections, which either worker may take, all go to the other. Counted per worker, the worker that did not
+    take the slow request would send about half of its requests to the busy backend."""
+    import threading as th
+    release = th.Event()
+    for b, name in ((be, b'one'), (be2, b'two')):
+        b.handler = (lambda b, name: lambda r: [lambda: release.wait(10) if r.target == '/slow' else None,
+                                                 b.reply(200, name)])(b, name)
+    srv = server(TWO_WORKERS % (method, be.port, be2.port), full=True)
+    c = srv.conn()
+    c.send(b'GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+    assert wait_until(lambda: any(r.target == '/slow' for r in be.requests + be2.requests), 5)
+    busy = b'one' if any(r.target == '/slow' for r in be.requests) else b'two'
+    try:
+        got = names_of(srv, 16)  # a new connection each: the kernel spreads them over the two workers
+    finally:
+        release.set()
+    assert c.read_response().body == busy
+    assert busy not in got
+
+
 def test_ip_hash_sticks(server, be, be2):
     be.handler = lambda r: be.reply(200, b'one')
     be2.handler = lambda r: be2.reply(200, b'two')
