@@ -14,7 +14,7 @@ import pytest
 from conftest import simple, free_port, IS_NGINX
 from helpers.backend import Backend
 from helpers.http1 import Conn
-from helpers.process import wait_until
+from helpers.process import master_conf, wait_until
 
 
 @pytest.fixture
@@ -100,21 +100,13 @@ def test_premature_close_to_a_slow_client_delivers_all_that_came(server, be, spi
     extra = 'proxy_max_temp_file_size 0;' if spill == 'memory only' else ''
     srv = server(simple('location / { proxy_pass http://127.0.0.1:%d; %s }' % (be.port, extra),
                         listen='listen 127.0.0.1:{port} sndbuf=32k;'))
-    s = socket.socket()
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
-    s.connect(('127.0.0.1', srv.port))
-    s.sendall(b'GET /big HTTP/1.0\r\nHost: x\r\n\r\n')
+    c = srv.conn(rcvbuf=16384, timeout=10)
+    c.send(b'GET /big HTTP/1.0\r\nHost: x\r\n\r\n')
     time.sleep(0.3)  # a slow reader: hayate's output fills up
-    data = b''
-    s.settimeout(10)
-    while True:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-    s.close()
-    head, _, got = data.partition(b'\r\n\r\n')
-    assert head.startswith(b'HTTP/1.1 200')
+    assert c.read_head()[1] == 200
+    while c._fill():  # to the close
+        pass
+    got = c.buf
     assert len(got) == len(body)
     assert got.endswith(b'unfinished\r\n')
     assert wait_log(srv, 'upstream prematurely closed connection while reading upstream')
@@ -426,18 +418,8 @@ def test_least_conn_avoids_the_busy_server(server, be, be2):
 
 
 
-TWO_WORKERS = '''daemon off;
-master_process on;
-worker_processes 2;
-user root;
-error_log {tmp}/logs/error.log info;
-pid {tmp}/logs/hy.pid;
-events { worker_connections 256; }
-http {
-    upstream g { zone g 64k; %s server 127.0.0.1:%d; server 127.0.0.1:%d; }
-    server { listen 127.0.0.1:{port}; location / { proxy_pass http://g; } }
-}
-'''
+ZONE_GROUP = '''upstream g { zone g 64k; %s server 127.0.0.1:%d; server 127.0.0.1:%d; }
+server { listen 127.0.0.1:{port}; location / { proxy_pass http://g; } }'''
 
 
 @pytest.mark.parametrize('method', ['least_conn;', 'random two;', 'random two least_conn;'])
@@ -451,7 +433,7 @@ def test_zone_shares_the_connection_counts_of_the_workers(server, be, be2, metho
     for b, name in ((be, b'one'), (be2, b'two')):
         b.handler = (lambda b, name: lambda r: [lambda: release.wait(10) if r.target == '/slow' else None,
                                                  b.reply(200, name)])(b, name)
-    srv = server(TWO_WORKERS % (method, be.port, be2.port), full=True)
+    srv = server(master_conf(ZONE_GROUP % (method, be.port, be2.port), workers=2), full=True)
     c = srv.conn()
     c.send(b'GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
     assert wait_until(lambda: any(r.target == '/slow' for r in be.requests + be2.requests), 5)
