@@ -524,12 +524,12 @@ typedef struct ups_zone_data {
     hy_array_t *groups; /* ups_group_ext_t *: this generation's upstreams in the zone */
 } ups_zone_data_t;
 
+static bool same_addr(const hy_upstream_peer_t *a, const hy_upstream_peer_t *b);
+
 /* The connection counts of e's static peers, shared by this generation's workers (nginx keeps its peers' state in
  * the zone): one int per `server` line, wired into the parsed servers (rebuilt arrays copy them) and the group's
  * peers. Peers that `resolve` finds keep per-worker counts. A new generation gets new counts; the old ones stay in
  * the zone (a few bytes per reload), and a full zone leaves the counts per worker, said once in the log. */
-static bool same_addr(const hy_upstream_peer_t *a, const hy_upstream_peer_t *b);
-
 static void share_conns(hy_zone_t *z, ups_group_ext_t *e)
 {
     hy_upstream_peer_t *ps = e->servers->elts;

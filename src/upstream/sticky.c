@@ -112,7 +112,8 @@ static hy_upstream_peer_t *by_id(const hy_upstream_sticky_t *s, hy_upstream_grou
         size_t n = peer_id(s, p, buf);
         if (n != id.len || memcmp(buf, id.ptr, n) != 0 || tried_has(tried, i))
             continue;
-        if (one ? (p->down || (p->hc_down && *p->hc_down) || (p->max_conns && hy_upstream_peer_conns(p) >= p->max_conns))
+        if (one ? (p->down || (p->hc_down && *p->hc_down) ||
+                   (p->max_conns && hy_upstream_peer_conns(p) >= p->max_conns))
                 : !usable(p, now))
             continue;
         if (p->backup) {
