@@ -30,7 +30,7 @@ static bool usable(hy_upstream_peer_t *p, uint64_t now)
         return false;
     if (p->max_fails && p->fails >= p->max_fails && now - p->checked_ms <= (uint64_t)p->fail_timeout_ms)
         return false;
-    return !(p->max_conns && hy_upstream_peer_conns(p) >= p->max_conns);
+    return !hy_upstream_peer_full(p);
 }
 
 static void picked(hy_upstream_peer_t *p, uint64_t now)
@@ -282,8 +282,7 @@ hy_upstream_peer_t *hy_upstream_peer_get(hy_upstream_group_t *g, hy_req_t *req, 
     size_t nprim = g->npeers - g->nbackup;
     if (nprim == 1 && g->nbackup == 0) { /* one peer: nginx ignores max_fails then (it is always tried) */
         p = &g->peers[0];
-        if (tried_has(tried, 0) || p->down || p->drain || (p->hc_down && *p->hc_down) ||
-            (p->max_conns && hy_upstream_peer_conns(p) >= p->max_conns))
+        if (tried_has(tried, 0) || p->down || p->drain || (p->hc_down && *p->hc_down) || hy_upstream_peer_full(p))
             return NULL;
         tried_set(tried, 0);
         return p;

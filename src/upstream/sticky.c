@@ -95,7 +95,7 @@ static bool usable(const hy_upstream_peer_t *p, uint64_t now)
         return false;
     if (p->max_fails && p->fails >= p->max_fails && now - p->checked_ms <= (uint64_t)p->fail_timeout_ms)
         return false;
-    return !(p->max_conns && hy_upstream_peer_conns(p) >= p->max_conns);
+    return !hy_upstream_peer_full(p);
 }
 
 /* The peer whose id is `id` and that can take the request: primaries first; a backup only when no primary can. */
@@ -112,8 +112,7 @@ static hy_upstream_peer_t *by_id(const hy_upstream_sticky_t *s, hy_upstream_grou
         size_t n = peer_id(s, p, buf);
         if (n != id.len || memcmp(buf, id.ptr, n) != 0 || tried_has(tried, i))
             continue;
-        if (one ? (p->down || (p->hc_down && *p->hc_down) ||
-                   (p->max_conns && hy_upstream_peer_conns(p) >= p->max_conns))
+        if (one ? (p->down || (p->hc_down && *p->hc_down) || hy_upstream_peer_full(p))
                 : !usable(p, now))
             continue;
         if (p->backup) {

@@ -114,6 +114,11 @@ static inline int hy_upstream_peer_conns(const hy_upstream_peer_t *p)
 {
     return p->sh_conns ? __atomic_load_n(p->sh_conns, __ATOMIC_RELAXED) : p->conns;
 }
+/** p takes no more tries: `max_conns` is set and reached (counted as hy_upstream_peer_conns counts). */
+static inline bool hy_upstream_peer_full(const hy_upstream_peer_t *p)
+{
+    return p->max_conns && hy_upstream_peer_conns(p) >= p->max_conns;
+}
 /** A try to p starts (+1) or ends (-1). */
 static inline void hy_upstream_peer_conns_add(hy_upstream_peer_t *p, int d)
 {

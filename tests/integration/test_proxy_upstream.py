@@ -89,7 +89,6 @@ def test_premature_close_in_body_truncates(server, be):
     assert wait_log(srv, 'upstream prematurely closed connection while reading upstream')
 
 
-
 @pytest.mark.parametrize('spill', ['temp file', 'memory only'])
 def test_premature_close_to_a_slow_client_delivers_all_that_came(server, be, spill):
     """nginx-tests proxy_unfinished.t "big unfinished": the backend announces 1,000,100 bytes, sends 1,000,012 and
@@ -417,7 +416,6 @@ def test_least_conn_avoids_the_busy_server(server, be, be2):
     assert c.read_response().body == b'one'
 
 
-
 ZONE_GROUP = '''upstream g { zone g 64k; %s server 127.0.0.1:%d; server 127.0.0.1:%d; }
 server { listen 127.0.0.1:{port}; location / { proxy_pass http://g; } }'''
 
@@ -428,8 +426,7 @@ def test_zone_shares_the_connection_counts_of_the_workers(server, be, be2, metho
     zone; nginx-tests upstream_random.t "random wait"): while a request holds one backend, requests on new
     connections, which either worker may take, all go to the other. Counted per worker, the worker that did not
     take the slow request would send about half of its requests to the busy backend."""
-    import threading as th
-    release = th.Event()
+    release = threading.Event()
     for b, name in ((be, b'one'), (be2, b'two')):
         b.handler = (lambda b, name: lambda r: [lambda: release.wait(10) if r.target == '/slow' else None,
                                                  b.reply(200, name)])(b, name)
