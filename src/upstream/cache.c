@@ -58,6 +58,7 @@ typedef struct cache_req {
     file_hdr_t hdr;
     char *meta;           /* key, vary, etag, head (request pool) */
     bool revalidating;
+    bool updater;         /* the background update's subrequest (nginx's cache_updater) */
     /* storing */
     int fd;
     char *tmp;
@@ -236,6 +237,23 @@ static void ranges(cache_req_t *cr, hy_ureq_t *u, hy_req_t *req)
 }
 
 /* Answer the request from the stored response in fd (its header hdr, meta: key .. head). */
+/* The stored response's status and fields into u, as if the upstream had just sent them. */
+static void load_head(cache_req_t *cr, const file_hdr_t *hdr, char *meta)
+{
+    hy_ureq_t *u = cr->u;
+    char *head = meta + hdr->key_len + hdr->vary_len + hdr->etag_len, *end = head + hdr->head_len;
+    u->headers_in = hy_array_create(u->req->pool, 8, sizeof(hy_header_t));
+    u->status = hdr->status;
+    char *nl = memchr(head, '\n', hdr->head_len);
+    u->status_line = HY_STR_NULL;
+    if (nl && nl - head > 5)
+        u->status_line = (hy_str_t){head + 4, (size_t)(nl - 1 - (head + 4))};
+    char *p = nl ? nl + 1 : end;
+    hy_str_t nm, v;
+    while (p < end && hy_upstream_field(&p, end, false, &nm, &v) == 1)
+        *(hy_header_t *)hy_array_push(u->headers_in) = (hy_header_t){nm, v};
+}
+
 static void serve(cache_req_t *cr, int fd, const file_hdr_t *hdr, char *meta, int status)
 {
     hy_ureq_t *u = cr->u;
@@ -248,17 +266,7 @@ static void serve(cache_req_t *cr, int fd, const file_hdr_t *hdr, char *meta, in
         hy_req_error(req, hdr->status);
         return;
     }
-    char *head = meta + hdr->key_len + hdr->vary_len + hdr->etag_len, *end = head + hdr->head_len;
-    u->headers_in = hy_array_create(req->pool, 8, sizeof(hy_header_t));
-    u->status = hdr->status;
-    char *nl = memchr(head, '\n', hdr->head_len);
-    u->status_line = HY_STR_NULL;
-    if (nl && nl - head > 5)
-        u->status_line = (hy_str_t){head + 4, (size_t)(nl - 1 - (head + 4))};
-    char *p = nl ? nl + 1 : end;
-    hy_str_t nm, v;
-    while (p < end && hy_upstream_field(&p, end, false, &nm, &v) == 1)
-        *(hy_header_t *)hy_array_push(u->headers_in) = (hy_header_t){nm, v};
+    load_head(cr, hdr, meta);
     u->resp_length = hdr->body_len;
     u->resp_chunked = false;
     int rc = u->on_head ? u->on_head(u) : 0;
@@ -358,10 +366,17 @@ static bool bg_claim(const char *md5)
     return false;
 }
 
+/* A detached subrequest: a background update (or a mirror); an SSI include or an auth_request has its parent. */
+static bool is_detached(const hy_req_t *req)
+{
+    return hy_req_is_subrequest(req) && req->parent == NULL;
+}
+
+/* Start a background update of the expired entry this request holds the lock file of (its "updating" mark). */
 static bool background_update(cache_req_t *cr)
 {
     hy_req_t *req = cr->u->req;
-    if (hy_req_is_subrequest(req) || bg_n == BG_MAX || (cr->conf->lock == 1 && !lock_take(cr)))
+    if (is_detached(req) || bg_n == BG_MAX || !cr->lock_held)
         return false;
     lock_release(cr); /* the subrequest takes it again */
     memcpy(bg_keys[bg_n++], cr->md5, 32);
@@ -401,6 +416,23 @@ static int lookup(cache_req_t *cr)
         cr->meta = meta;
         cr->status = ST_EXPIRED;
         cr->revalidating = cr->conf->revalidate == 1 && (hdr.last_modified >= 0 || hdr.etag_len > 0);
+        if (cr->updater) {
+            lock_take(cr); /* the "updating" mark its parent released for it */
+            return 0;
+        }
+        /* The lock file marks an expired entry as being updated, with *_cache_lock or without (nginx's node
+         * "updating"): while another request updates it, this one gets it stale (UPDATING) when allowed. */
+        if (!lock_take(cr)) {
+            if (stale_while_updating(cr)) {
+                int sfd = cr->stale_fd;
+                cr->stale_fd = -1;
+                serve(cr, sfd, &cr->hdr, cr->meta, ST_UPDATING);
+                return 1;
+            }
+            if (cr->conf->lock == 1)
+                return 2;
+            return 0; /* to the upstream too (nginx), its response stored as well */
+        }
         if (cr->conf->background_update == 1 && stale_while_updating(cr) && background_update(cr)) {
             cr->stale_fd = -1;
             serve(cr, fd, &cr->hdr, cr->meta, ST_STALE);
@@ -409,7 +441,7 @@ static int lookup(cache_req_t *cr)
     } else {
         cr->status = ST_MISS;
     }
-    if (cr->conf->lock == 1 && !cr->no_store && !lock_take(cr)) {
+    if (cr->conf->lock == 1 && !cr->no_store && !cr->lock_held && !lock_take(cr)) {
         if (cr->stale_fd >= 0 && stale_while_updating(cr)) {
             int sfd = cr->stale_fd;
             cr->stale_fd = -1;
@@ -517,13 +549,9 @@ int hy_ucache_start(hy_ureq_t *u, void (*go)(hy_ureq_t *u))
         cr->status = ST_BYPASS;
         return 0;
     }
-    if (hy_req_is_subrequest(req) && bg_claim(cr->md5)) { /* the background update: to the upstream, stored */
-        cr->status = ST_EXPIRED;
-        if (c->lock == 1)
-            lock_take(cr);
-        return 0;
-    }
-    if ((int64_t)count_use(cr->md5) < c->min_uses)
+    /* the background update: to the upstream (revalidating the expired entry when configured), stored */
+    cr->updater = is_detached(req) && bg_claim(cr->md5);
+    if (!cr->updater && (int64_t)count_use(cr->md5) < c->min_uses)
         cr->no_store = true;
     int rc = lookup(cr);
     if (rc != 2)
@@ -559,26 +587,38 @@ static void serve_stale(cache_req_t *cr, int status)
     serve(cr, fd, &cr->hdr, cr->meta, status);
 }
 
+/* Rewrite the entry's life in place (a revalidation). */
+static void renew(cache_req_t *cr, int64_t until, hy_ucache_stale_t ext)
+{
+    int64_t stale[2] = {ext.swr_sec ? until + ext.swr_sec : 0, ext.sie_sec ? until + ext.sie_sec : 0};
+    _Static_assert(offsetof(file_hdr_t, sie_until) == offsetof(file_hdr_t, swr_until) + sizeof(int64_t), "layout");
+    int wfd = open(cr->file, O_WRONLY | O_CLOEXEC);
+    if (wfd < 0)
+        return;
+    if (pwrite(wfd, &until, sizeof(until), offsetof(file_hdr_t, valid_until)) != (ssize_t)sizeof(until) ||
+        pwrite(wfd, stale, sizeof(stale), offsetof(file_hdr_t, swr_until)) != (ssize_t)sizeof(stale))
+        hy_req_log(cr->u->req, HY_LOG_CRIT, "pwrite() \"%s\" failed (%d: %s)", cr->file, errno, strerror(errno));
+    close(wfd);
+}
+
 bool hy_ucache_head(hy_ureq_t *u)
 {
     cache_req_t *cr = cr_of(u);
     if (cr == NULL || !cr->active || cr->stale_fd < 0)
         return false;
     if (u->status == 304 && cr->revalidating) {
+        /* The new life: the 304's own fields, else the stored response's fields read again now (nginx), else
+         * *_cache_valid of the stored status; stale-while-revalidate and stale-if-error come with it. */
         bool unc = false;
-        int64_t until = hy_ucache__validity(u, 304, true, &unc, NULL); /* the 304's fields, else *_cache_valid of the stored status */
+        hy_ucache_stale_t ext = {0, 0};
+        int64_t until = hy_ucache__validity(u, 304, true, &unc, &ext);
         if (until < 0) {
             unc = false;
-            until = hy_ucache__validity(u, cr->hdr.status, false, &unc, NULL);
+            load_head(cr, &cr->hdr, cr->meta);
+            until = hy_ucache__validity(u, cr->hdr.status, false, &unc, &ext);
         }
-        if (until > 0 && !cr->no_store) {
-            int wfd = open(cr->file, O_WRONLY | O_CLOEXEC);
-            if (wfd >= 0) {
-                if (pwrite(wfd, &until, sizeof(until), offsetof(file_hdr_t, valid_until)) != (ssize_t)sizeof(until))
-                    hy_req_log(u->req, HY_LOG_CRIT, "pwrite() \"%s\" failed (%d: %s)", cr->file, errno, strerror(errno));
-                close(wfd);
-            }
-        }
+        if (until > 0 && !cr->no_store)
+            renew(cr, until, ext);
         serve_stale(cr, ST_REVALIDATED);
         return true;
     }

@@ -8,8 +8,9 @@
  * complete (a reader never sees half a response). Its layout (host byte order):
  *   hy_ucache_hdr_t | key | vary values | etag | raw head ("NNN reason\r\n" then "Name: value\r\n" fields,
  *   without framing fields) | body (decoded: no chunked framing)
- * valid_until sits at a fixed offset so a revalidation (304) rewrites it in place. The keys zone is claimed (its
- * name and size checked as nginx) but holds no state; min_uses counts per worker, the lock is a "<name>.lock" file.
+ * valid_until (and the stale-while-revalidate and stale-if-error times) sit at fixed offsets so a revalidation (304)
+ * rewrites them in place. The keys zone is claimed (its name and size checked as nginx) but holds no state; min_uses
+ * counts per worker; the lock, which also marks an expired entry as being updated, is a "<name>.lock" file.
  *
  * The engine calls, in order: hy_ucache_start (before anything: HIT served from the file, or the request goes on
  * to the upstream with $upstream_cache_status MISS/EXPIRED/BYPASS), hy_ucache_head (the upstream's head: a 304
