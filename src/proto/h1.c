@@ -685,6 +685,11 @@ static void h1_send(hy_req_t *req, bool is_final)
         else
             hy_sock_read_stop(&h->c->sock);
         hy_sock_write(&h->c->sock, on_written);
+        /* nginx's ngx_http_test_reading: a response still going out (a slow client, limit_rate) is ended by the
+         * client's close, not by a later write that fails (on_read, ST_REQ) */
+        if (h->state == ST_REQ && h->req == req && !h->body_pending && !hy_outq_empty(&h->c->sock.outq) &&
+            h->c->sock.input.len < h->c->sock.read_limit)
+            hy_sock_read_start(&h->c->sock, on_read);
     } else { /* streaming (hy_req_send_more): send_timeout applies between batches too */
         h->send_mark = h->c->sock.bytes_out;
         if (!h->body_reading) /* while the body is still read, client_body_timeout owns the timer */
@@ -975,6 +980,11 @@ static void on_read(hy_sock_t *s, const char *err)
             h->close_cb = NULL;
             hy_sock_read_stop(&h->c->sock);
             cb(h->req);
+            return;
+        }
+        if (err && err != hy_err_buf_full && h->resp_done && !h->body_pending && !hy_outq_empty(&h->c->sock.outq)) {
+            hy_req_log(h->req, HY_LOG_INFO, "client prematurely closed connection"); /* while we answer */
+            conn_close(h);
             return;
         }
         if (h->body_reading) {

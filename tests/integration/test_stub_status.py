@@ -129,6 +129,20 @@ def test_variables(two):
     idle.close()
 
 
+def test_a_client_closing_during_a_paced_response_is_gone_at_once(server):
+    # nginx's ngx_http_test_reading: while a response still goes out (here limit_rate), the client's close ends it;
+    # hayate used to notice only when a later write failed, seconds later at this rate
+    slow = 'location /slow/ { root {html}; limit_rate 1; limit_rate_after 1k; }'
+    s = server(master_conf(one_server(BODY + slow)), files={'html/slow/big.txt': 'x' * 4000}, full=True)
+    assert wait_until(lambda: quick_get(s.port, '/vars')[1].split()[0] == b'1', 5), quick_get(s.port, '/vars')
+    c = socket.create_connection(('127.0.0.1', s.port))
+    c.sendall(b'GET /slow/big.txt HTTP/1.1\r\nHost: x\r\n\r\n')
+    assert c.recv(100).startswith(b'HTTP/1.1 200 OK\r\n')
+    assert quick_get(s.port, '/vars')[1].split()[:3] == [b'2', b'0', b'2']  # both writing
+    c.close()
+    assert wait_until(lambda: quick_get(s.port, '/vars')[1].split()[0] == b'1', 0.8), quick_get(s.port, '/vars')
+
+
 def test_head_and_405(two):
     c = socket.create_connection(('127.0.0.1', two.port))
     c.sendall(b'HEAD /status HTTP/1.0\r\n\r\n')
