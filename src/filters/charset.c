@@ -6,7 +6,8 @@
  * (at most 3 bytes: the BMP). A location that recodes between two fixed charsets needs a map between them
  * (checked after the http block, nginx's words).
  *
- * The header filter follows nginx's ngx_http_charset_header_filter: the destination is the location's charset
+ * The header filter follows nginx's ngx_http_charset_header_filter: the destination is the upstream's
+ * X-Accel-Charset when it sent one (req->override_charset, whatever the directives say), else the location's charset
  * (a response whose Content-Type already names a charset keeps it unless override_charset is on; one that
  * does not is only touched when its type is in charset_types); the source is the charset the response names,
  * else source_charset. No source: the charset is only named. Equal: named. Different: recoded through the map
@@ -196,6 +197,7 @@ typedef struct cs_decision {
     hy_str_t sname;
     bool name;      /* the Content-Type names dname */
     bool no_map;    /* recoding was needed and there is no map: logged, left alone */
+    bool unknown_override; /* X-Accel-Charset names a charset no directive knows: logged, left alone */
     int src, dst;   /* recode from src to dst when both >= 0 */
 } cs_decision_t;
 
@@ -203,14 +205,24 @@ static void decide(hy_req_t *req, hy_str_t ct, cs_decision_t *d)
 {
     *d = (cs_decision_t){.src = -1, .dst = -1};
     cs_loc_t *c = loc_conf(req);
-    if (c == NULL || ct.len == 0 || c->charset.index == CS_OFF)
+    if (c == NULL || ct.len == 0)
         return;
     hy_str_t given;
     split_type(ct, &d->mime, &given);
-    if (given.len ? !c->override : !type_listed(c, d->mime))
-        return;
     const cs_main_t *m = main_conf(req);
-    int dst = resolve(req, m, &c->charset, &d->dname), src;
+    int dst, src;
+    if (req->override_charset.len) { /* X-Accel-Charset: the destination, whatever charset and its types say */
+        d->dname = req->override_charset;
+        dst = find_charset(m, d->dname);
+        if (dst == CS_NONE) {
+            d->unknown_override = true;
+            return;
+        }
+    } else {
+        if (c->charset.index == CS_OFF || (given.len ? !c->override : !type_listed(c, d->mime)))
+            return;
+        dst = resolve(req, m, &c->charset, &d->dname);
+    }
     if (given.len) {
         d->sname = given;
         src = find_charset(m, given);
@@ -257,6 +269,8 @@ static void header_filter(hy_req_t *req)
     if (d.no_map)
         hy_req_log(req, HY_LOG_ERR, "no \"charset_map\" between the charsets \"%.*s\" and \"%.*s\"",
                    (int)d.sname.len, d.sname.ptr, (int)d.dname.len, d.dname.ptr);
+    if (d.unknown_override)
+        hy_req_log(req, HY_LOG_ERR, "unknown charset \"%.*s\" to override", (int)d.dname.len, d.dname.ptr);
     if (!d.name)
         return;
     set_charset(req, d.mime, d.dname);

@@ -105,6 +105,7 @@ struct hy_req {
     int64_t limit_rate;             /* bytes/s for the response, 0: none ($limit_rate; http/limit_rate.c) */
     int64_t limit_rate_after;       /* bytes sent at full speed first (limit_rate_after) */
     bool limit_rate_set;            /* `set $limit_rate` decided: the location's limit_rate is not read */
+    hy_str_t override_charset;      /* the upstream's X-Accel-Charset: the charset filter's destination (nginx) */
     hy_str_t request_line;          /* "GET / HTTP/1.1" as sent ($request) */
     uint64_t start_ms;              /* wall-clock ms when the first byte of the head was parsed ($request_time) */
     uint64_t conn_requests;         /* number of this request on its connection, from 1 ($connection_requests) */

@@ -549,7 +549,7 @@ void hy_uconf_head_status(hy_ureq_t *u)
 
 void hy_uconf_accel_field(hy_ureq_t *u, const hy_uconf_t *c, hy_str_t nm, hy_str_t v, hy_str_t *redirect)
 {
-    if (nm.len < 16 || (nm.ptr[0] | 0x20) != 'x') /* not one of the three X-Accel-* fields below: most fields */
+    if (nm.len < 15 || (nm.ptr[0] | 0x20) != 'x') /* not one of the X-Accel-* fields below: most fields */
         return;
     hy_req_t *req = u->req;
     if (!(c->ignore_headers & HY_UIGN_XA_BUFFERING) && hy_str_caseeq(nm, "X-Accel-Buffering")) {
@@ -567,6 +567,9 @@ void hy_uconf_accel_field(hy_ureq_t *u, const hy_uconf_t *c, hy_str_t nm, hy_str
         } else if (!hy_str_caseeq(v, "off")) {
             hy_req_log(req, HY_LOG_ERR, "upstream sent invalid \"X-Accel-Limit-Rate\" header");
         }
+    } else if (!(c->ignore_headers & HY_UIGN_XA_CHARSET) && hy_str_caseeq(nm, "X-Accel-Charset")) {
+        if (req->override_charset.ptr == NULL) /* the first one (nginx) */
+            req->override_charset = v;
     }
 }
 

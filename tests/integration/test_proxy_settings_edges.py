@@ -1,6 +1,7 @@
 """Shared upstream settings (upstream/uconf.c) past the proxy tests: *_buffers and *_bind errors at -t,
 proxy_bind from a variable that is no address (logged, not bound), X-Accel-Redirect to a named location (and for HEAD),
-X-Accel-Limit-Rate values that are not numbers."""
+X-Accel-Limit-Rate values that are not numbers, X-Accel-Charset (the charset filter's destination, nginx's
+headers_out.override_charset: nginx-tests range_charset.t)."""
 import pytest
 
 from conftest import IS_NGINX, simple
@@ -70,3 +71,27 @@ def test_accel_limit_rate_not_a_number(server, be):
     assert srv.get('/').body == b'y' * 1000
     if not IS_NGINX:
         assert 'upstream sent invalid "X-Accel-Limit-Rate" header' in srv.error_log()
+
+
+@pytest.mark.parametrize('loc,body,charset', [
+    ('', b'Y0YY', 'A'),                                           # recoded B -> A, though no `charset` is set here
+    ('proxy_ignore_headers X-Accel-Charset;', b'X0XX', 'B'),      # ignored: left alone
+    ('charset B; override_charset on;', b'Y0YY', 'A'),            # the field wins over the location's charset
+])
+def test_accel_charset_is_the_destination(server, be, loc, body, charset):
+    be.handler = lambda r: be.reply(200, b'X0XX', [('Content-Type', 'text/html; charset=B'),
+                                                   ('X-Accel-Charset', 'A')])
+    srv = server(simple('location / { proxy_pass http://127.0.0.1:%d; %s }' % (be.port, loc),
+                        'charset_map B A { 58 59; }'))
+    r = srv.get('/')
+    assert (r.body, r.header('Content-Type'), r.header('X-Accel-Charset')) == (body, 'text/html; charset=' + charset,
+                                                                                None)
+
+
+def test_accel_charset_unknown_is_logged(server, be):
+    be.handler = lambda r: be.reply(200, b'X0XX', [('Content-Type', 'text/html; charset=B'),
+                                                   ('X-Accel-Charset', 'nope')])
+    srv = server(simple('location / { proxy_pass http://127.0.0.1:%d; }' % be.port, 'charset_map B A { 58 59; }'))
+    r = srv.get('/')
+    assert (r.body, r.header('Content-Type')) == (b'X0XX', 'text/html; charset=B')
+    assert wait_log(srv, 'unknown charset "nope" to override')
