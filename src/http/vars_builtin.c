@@ -860,7 +860,7 @@ static const builtin_t builtins[] = {
 };
 
 static const builtin_t prefixes[] = {
-    {"arg_", get_arg, 0, 0},
+    {"arg_", get_arg, 0, HY_VAR_NOCACHE}, /* nginx: `set $args` changes it */
     {"http_", get_http, 0, 0},
     {"sent_http_", get_sent_http, 0, HY_VAR_NOCACHE},
     {"sent_trailer_", get_sent_trailer, 0, HY_VAR_NOCACHE},

@@ -1,6 +1,7 @@
 """Built-in variables (nginx's ngx_http_core_module docs, "Embedded Variables"): $server_protocol, $hostname,
-$request_id (32 hex digits, new for each request), and the path variables $document_root, $realpath_root and
-$request_filename under root, alias and a root with variables."""
+$request_id (32 hex digits, new for each request), the path variables $document_root, $realpath_root and
+$request_filename under root, alias and a root with variables, and $arg_NAME read again after `set $args` (nginx:
+not cacheable; nginx-tests geo_volatile.t)."""
 import os
 import re
 import socket
@@ -24,6 +25,11 @@ http {
         location /vr/ {
             root {html}/$arg_d;
             return 200 "$document_root|$realpath_root";
+        }
+        location = /args {
+            set $before $arg_x;
+            set $args x=2;
+            return 200 "$before $arg_x";
         }
         location ~ ^/re/(.*)$ {
             alias {html}/real/$1;
@@ -66,3 +72,7 @@ def test_root_with_variables(srv):
 
 def test_regex_alias_filename(srv):
     assert srv.get('/re/sub/y.txt').text == srv.html + '/real/sub/y.txt'
+
+
+def test_arg_follows_set_args(srv):
+    assert srv.get('/args?x=1').text == '1 2'
