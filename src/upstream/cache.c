@@ -236,7 +236,6 @@ static void ranges(cache_req_t *cr, hy_ureq_t *u, hy_req_t *req)
     }
 }
 
-/* Answer the request from the stored response in fd (its header hdr, meta: key .. head). */
 /* The stored response's status and fields into u, as if the upstream had just sent them. */
 static void load_head(cache_req_t *cr, const file_hdr_t *hdr, char *meta)
 {
@@ -254,6 +253,7 @@ static void load_head(cache_req_t *cr, const file_hdr_t *hdr, char *meta)
         *(hy_header_t *)hy_array_push(u->headers_in) = (hy_header_t){nm, v};
 }
 
+/* Answer the request from the stored response in fd (its header hdr, meta: key .. head). */
 static void serve(cache_req_t *cr, int fd, const file_hdr_t *hdr, char *meta, int status)
 {
     hy_ureq_t *u = cr->u;
@@ -372,11 +372,11 @@ static bool is_detached(const hy_req_t *req)
     return hy_req_is_subrequest(req) && req->parent == NULL;
 }
 
-/* Start a background update of the expired entry this request holds the lock file of (its "updating" mark). */
+/* Start a background update of the expired entry this request marked as being updated (its lock file). */
 static bool background_update(cache_req_t *cr)
 {
     hy_req_t *req = cr->u->req;
-    if (is_detached(req) || bg_n == BG_MAX || !cr->lock_held)
+    if (is_detached(req) || bg_n == BG_MAX)
         return false;
     lock_release(cr); /* the subrequest takes it again */
     memcpy(bg_keys[bg_n++], cr->md5, 32);
