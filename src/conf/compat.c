@@ -110,7 +110,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"read_ahead", HY_COMPAT_WARN, "kernel default read-ahead"},
     {"request_pool_size", HY_COMPAT_WARN, "arena sizes are automatic"},
     {"send_lowat", HY_COMPAT_WARN, "not used on Linux"},
-    {"sendfile_max_chunk", HY_COMPAT_WARN, "sendfile chunks are bounded internally"},
     {"slice", HY_COMPAT_NOT_YET, "not planned"},
     {"ssi_ignore_recycled_buffers", HY_COMPAT_WARN, "undocumented in nginx"},
     {"ssl_engine", HY_COMPAT_NOT_YET, "TLS"},

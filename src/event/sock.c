@@ -313,8 +313,14 @@ static void do_flush(hy_sock_t *s)
 {
     if (s->rate && (s->rate->waiting || !rate_open(s)))
         return;
+    uint64_t cap = s->write_cap; /* a turn's bound rides on limit_rate's cap for the transport's flush */
+    if (s->turn_max && cap > s->bytes_out && cap - s->bytes_out > s->turn_max)
+        s->write_cap = s->bytes_out + s->turn_max;
     int r = s->tp->flush(s);
+    s->write_cap = cap;
     if (r == -EAGAIN) {
+        /* the turn's bound stopped it: WRITE stays ready and wanted, so the loop comes back next iteration
+         * (dispatch_edge, hy_io_set) after the other connections had their turn */
         if (s->rate && !hy_outq_empty(&s->outq) && s->bytes_out >= s->write_cap)
             rate_open(s); /* the cap, not the kernel, stopped it: wait for the timer, not for writability */
         update_interest(s);

@@ -76,6 +76,8 @@ struct hy_sock {
     int last_errno;                /* the errno behind the last hy_err_io / hy_err_connect */
     bool is_reading, is_eof, is_closed, is_corked, use_sendfile, is_nodelay, hs_want_write, is_connecting;
     uint64_t write_cap;        /* transports write no further than this bytes_out (UINT64_MAX: no cap; limit_rate) */
+    uint64_t turn_max;         /* bytes one flush writes before the loop's other work (sendfile_max_chunk; 0: no
+                                * bound): the rest goes in the next iteration, the socket being still writable */
     struct hy_sock_rate *rate; /* limit_rate's pacing, NULL when none (hy_sock_set_rate) */
     bool more_until_close; /* the connection closes after this output: hold partial segments (MSG_MORE) so the
                             * last data leaves together with the FIN, as TCP_CORK + close does */

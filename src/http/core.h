@@ -53,6 +53,7 @@ struct hy_http_loc_conf {
     int root_is_alias;      /* -1 unset */
     void *root_cv;          /* hy_complex_t (http/vars.h) when root/alias has variables or captures, else NULL */
     int sendfile, tcp_nopush, tcp_nodelay;
+    int64_t sendfile_max_chunk; /* bytes one flush writes before the worker turns to other work (0: no bound) */
     int64_t keepalive_timeout_ms, keepalive_header_sec, keepalive_requests;
     int64_t keepalive_time_ms; /* a connection older than this ends after its current request (default 1h) */
     int keepalive_disable;     /* HY_KEEPALIVE_DISABLE_* bits; HY_UNSET until merged (default msie6) */

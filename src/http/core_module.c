@@ -56,6 +56,7 @@ static void *create_loc(hy_conf_t *cf)
     hy_http_loc_conf_t *l = hy_pcalloc(cf->pool, sizeof(*l));
     l->root_is_alias = HY_UNSET;
     l->sendfile = l->tcp_nopush = l->tcp_nodelay = HY_UNSET;
+    l->sendfile_max_chunk = HY_UNSET;
     l->keepalive_timeout_ms = l->keepalive_header_sec = l->keepalive_requests = HY_UNSET;
     l->keepalive_time_ms = l->keepalive_disable = HY_UNSET;
     l->client_body_timeout_ms = l->client_max_body_size = l->send_timeout_ms = HY_UNSET;
@@ -122,6 +123,7 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     if (c->error_log_scope == 0)
         c->error_log_scope = p->error_log_scope;
     hy_merge_value(c->sendfile, p->sendfile, 0);
+    hy_merge_value(c->sendfile_max_chunk, p->sendfile_max_chunk, 2 * 1024 * 1024); /* nginx 1.21.4+ */
     hy_merge_value(c->tcp_nopush, p->tcp_nopush, 0);
     hy_merge_value(c->tcp_nodelay, p->tcp_nodelay, 1);
     hy_merge_value(c->keepalive_timeout_ms, p->keepalive_timeout_ms, 75000);
@@ -987,6 +989,8 @@ static const hy_directive_t core_directives[] = {
     {.name = "default_type", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_str, LOC(default_type)},
     {.name = "post_action", .ctx = HY_CTX_HTTP_ANY | HY_CTX_LIF, .args = HY_ARGS_1, .set = hy_slot_str, LOC(post_action)},
     {.name = "sendfile", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag, LOC(sendfile)},
+    {.name = "sendfile_max_chunk", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_1, .set = hy_slot_size,
+     LOC(sendfile_max_chunk)},
     {.name = "tcp_nopush", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag, LOC(tcp_nopush)},
     {.name = "tcp_nodelay", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_FLAG, .set = hy_slot_flag, LOC(tcp_nodelay)},
     {.name = "keepalive_timeout", .ctx = HY_CTX_HTTP_ANY, .args = HY_ARGS_12, .set = set_keepalive_timeout,

@@ -639,6 +639,7 @@ static void h1_send(hy_req_t *req, bool is_final)
         if (!hy_outq_empty(&req->body) && lc->tcp_nopush && lc->sendfile && req->body.head->kind == HY_SEG_FILE)
             hy_sock_set_cork(&h->c->sock, true);
         h->c->sock.use_sendfile = lc->sendfile != 0;
+        h->c->sock.turn_max = (uint64_t)lc->sendfile_max_chunk;
         h->keepalive_ms = lc->keepalive_timeout_ms;
         h->body_timeout_ms = lc->client_body_timeout_ms;
         h->send_timeout_ms = lc->send_timeout_ms;

@@ -282,6 +282,31 @@ def test_large_file_keepalive_twice(server):
         assert r.body == data
 
 
+@pytest.mark.parametrize('sendfile', ['on', 'off'])
+def test_large_file_in_turns_of_sendfile_max_chunk(server, sendfile):
+    # a flush writes at most sendfile_max_chunk, then the worker serves others and goes on in its next turn
+    data = os.urandom(3 * 1024 * 1024 + 7)
+    s = server(simple('root {html};\n        sendfile %s;\n        sendfile_max_chunk 16k;' % sendfile),
+               files={'html/big.bin': data, 'html/small.txt': 'small'})
+    c = s.conn(timeout=20)
+    for _ in range(2):
+        r = c.request(build_request('GET', '/big.bin'))
+        assert r.body == data
+    assert c.request(build_request('GET', '/small.txt')).body == b'small'
+    assert 'sendfile_max_chunk' not in s.error_log()  # a directive, not an ignored one
+
+
+@pytest.mark.parametrize('value,ok', [('512k', True), ('0', True), ('lots', False)])
+def test_sendfile_max_chunk_values(run_cli, prefix, value, ok):
+    conf = prefix.conf('http { server { listen 127.0.0.1:{port};\n sendfile_max_chunk %s; } }' % value)
+    res = run_cli(['-p', prefix.tmp + '/', '-c', conf, '-t'])
+    if ok:
+        assert res.rc == 0 and 'warn' not in res.err, res  # a directive, not one accepted and ignored
+    else:
+        line = [n for n, text in enumerate(open(conf), 1) if text.lstrip().startswith('sendfile_max_chunk')][0]
+        assert res.rc == 1 and '"sendfile_max_chunk" directive invalid value in %s:%d' % (conf, line) in res.err, res
+
+
 def test_large_file_sendfile_off(server, proto):
     data = os.urandom(2 * 1024 * 1024 + 3)
     s = server(simple('root {html};\n        sendfile off;'), files={'html/big.bin': data})
