@@ -95,3 +95,11 @@ def test_accel_charset_unknown_is_logged(server, be):
     r = srv.get('/')
     assert (r.body, r.header('Content-Type')) == (b'X0XX', 'text/html; charset=B')
     assert wait_log(srv, 'unknown charset "nope" to override')
+
+
+@pytest.mark.parametrize('stmt', ['proxy_send_lowat 1k;', 'fastcgi_send_lowat 1k;', 'send_lowat 1k;'])
+def test_send_lowat_is_warned_and_ignored(run_cli, prefix, stmt):
+    # Linux has no SO_SNDLOWAT: nginx warns ("... is not supported, ignored") and goes on; so does hayate
+    conf = prefix.conf('http { server { listen 127.0.0.1:{port}; location / { %s } } }' % stmt)
+    res = run_cli(['-p', prefix.tmp + '/', '-c', conf, '-t'])
+    assert res.rc == 0 and '[warn]' in res.err and stmt.split()[0] in res.err, res
