@@ -306,8 +306,15 @@ static int process_head(hy_ureq_t *u, hy_buf_t *in)
         return -1;
     s->scan += (size_t)w;
     size_t e = s->hd_len ? hy_uconf_cgi_head_end(s->hd, s->hd_len) : 0;
-    if (e == 0 || e != s->hd_len)
-        return s->ended ? -1 : 0; /* END_REQUEST before a whole head: nginx's "prematurely closed stdout" */
+    if (e == 0 || e != s->hd_len) {
+        if (s->ended)
+            return -1; /* END_REQUEST before a whole head: nginx's "prematurely closed stdout" */
+        if (s->hd_len == 0 && s->scan > 0) { /* only records no head byte is in (stderr, logged): dropped, so they */
+            hy_buf_consume(in, s->scan);  /* do not count against *_buffer_size (nginx reuses its buffer then) */
+            s->scan = 0;
+        }
+        return 0;
+    }
     if (hy_uconf_parse_cgi_head(u, s->hd, s->hd_len) != 0)
         return -1;
     size_t rc = s->scan;

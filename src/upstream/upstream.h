@@ -18,7 +18,8 @@
  *                   `out`; last: the body ends here (h1 chunked: "0\r\n\r\n"; FastCGI: the empty STDIN). n may be 0.
  *   process_head    parse the response head from `in` (without consuming): < 0 invalid ("upstream sent invalid
  *                   header"), 0 need more bytes, > 0 the head's length — then u->status, u->headers_in,
- *                   u->resp_length (-1 unknown) are set and the engine consumes those bytes.
+ *                   u->resp_length (-1 unknown) are set and the engine consumes those bytes. With 0 a codec may
+ *                   consume input that holds nothing of the head (FastCGI: stderr records before it).
  *   process_body    decode body bytes from `in` (consume what was used) and append the payload to `out`;
  *                   eof: the upstream closed. Sets *done when the body is complete. Returns 0, -1 when the
  *                   framing is broken or the upstream closed too early ("upstream prematurely closed"), or -2

@@ -130,6 +130,15 @@ def test_stderr_logged_and_passed_when_not_caught(srv, prefix):
     assert lines and '[error]' in lines[0] and 'just-a-notice' in lines[0]
 
 
+def test_stderr_before_the_head_does_not_count_against_the_buffer(srv, prefix):
+    # 20 KB of stderr in separate reads before the head: dropped as logged (nginx reuses its buffer while no stdout
+    # came), not "upstream sent too big header" against fastcgi_buffer_size
+    r = srv.get('/bigstderr/20')
+    assert r.status == 200 and r.body == b'ok'
+    lines = [l for l in prefix.error_log().splitlines() if 'FastCGI sent in stderr' in l]
+    assert len(lines) >= 20 and '019eee' in lines[-1]
+
+
 def test_catch_stderr_fails_the_request(srv, prefix):
     r = srv.get('/stderr/FATAL-boom')
     assert r.status == 502

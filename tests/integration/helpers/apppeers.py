@@ -5,7 +5,8 @@ connection a request came on and the BEGIN_REQUEST flags (fastcgi_keep_conn), st
 *_next_upstream). Launchers return helpers.appservers.Backend objects.
 
 FastCGI peer paths (REQUEST_URI): /conn → "conn=<n> flags=<f> nreq=<k> name=<peer name> src=<client address>"; /status/NNN → that
-Status; /stderr/TEXT → TEXT on stderr, then "ok"; /accel/URI → X-Accel-Redirect: URI; /body → the body's length
+Status; /stderr/TEXT → TEXT on stderr, then "ok"; /bigstderr/N → N 1,000-byte stderr records in separate writes, then
+"ok"; /accel/URI → X-Accel-Redirect: URI; /body → the body's length
 and md5, and a file BODYSTARTED in the peer's directory once the first STDIN bytes arrived.
 uwsgi peer: answers "m1=<modifier1> m2=<modifier2> <vars as K=V>" in an HTTP-like response.
 """
@@ -14,7 +15,7 @@ import os
 from helpers.appservers import Backend, _listen
 
 FCGI_PEER = r'''
-import hashlib, os, socket, struct, sys, threading
+import hashlib, os, socket, struct, sys, threading, time
 listen, name, workdir = sys.argv[1], sys.argv[2], sys.argv[3]
 counter = [0]
 lock = threading.Lock()
@@ -81,6 +82,11 @@ def handle(c):
             head, text = b'Status: ' + code + b' Custom\r\nContent-Type: text/plain\r\n\r\n', b'app status ' + code + b' from ' + name.encode()
         elif uri.startswith('/stderr/'):
             err = uri[8:].encode()
+            head, text = b'Content-Type: text/plain\r\n\r\n', b'ok'
+        elif uri.startswith('/bigstderr/'):  # N records of 1,000 bytes on stderr, each in its own write, then "ok"
+            for i in range(int(uri[11:])):
+                c.sendall(rec(7, b'%03d' % i + b'e' * 997))
+                time.sleep(0.005)
             head, text = b'Content-Type: text/plain\r\n\r\n', b'ok'
         elif uri.startswith('/accel/'):
             head, text = b'X-Accel-Redirect: ' + uri[6:].encode() + b'\r\nContent-Type: text/plain\r\n\r\n', b'not this'
