@@ -319,8 +319,8 @@ static void do_flush(hy_sock_t *s)
     int r = s->tp->flush(s);
     s->write_cap = cap;
     if (r == -EAGAIN) {
-        /* the turn's bound stopped it: WRITE stays ready and wanted, so the loop comes back next iteration
-         * (dispatch_edge, hy_io_set) after the other connections had their turn */
+        /* the kernel's buffer is full (WRITE drained: the next edge resumes it), or the turn's bound stopped it
+         * (WRITE still ready and wanted: the loop comes back in its next iteration, after the others' turn) */
         if (s->rate && !hy_outq_empty(&s->outq) && s->bytes_out >= s->write_cap)
             rate_open(s); /* the cap, not the kernel, stopped it: wait for the timer, not for writability */
         update_interest(s);
