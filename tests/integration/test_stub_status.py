@@ -70,7 +70,9 @@ def test_counters_are_summed_over_workers_and_survive_reload(two):
     assert len(pids) == 2, pids  # both workers served (2**-39 that one took all)
     s = status(port)
     assert s['requests'] == b['requests'] + n + 1, (b, s)
-    assert s['accepts'] == s['handled'] == b['accepts'] + n + 1, (b, s)
+    # the start-up probe may sit in the queue of a worker still starting, and be accepted after `b` (seen in CI under
+    # ASan: 43 for 42): then one more
+    assert s['accepts'] == s['handled'] and s['accepts'] - b['accepts'] in (n + 1, n + 2), (b, s)
     assert s['active'] == 1 and s['writing'] == 1 and s['reading'] == 0 and s['waiting'] == 0
     old = workers_of(two, 2)
     res = cli(two, '-s', 'reload')
