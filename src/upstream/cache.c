@@ -387,6 +387,15 @@ static bool background_update(cache_req_t *cr)
     return true;
 }
 
+/* Answer with the expired entry this request holds (STALE, UPDATING, REVALIDATED); its lock, if any, goes. */
+static void serve_stale(cache_req_t *cr, int status)
+{
+    int fd = cr->stale_fd;
+    cr->stale_fd = -1;
+    lock_release(cr);
+    serve(cr, fd, &cr->hdr, cr->meta, status);
+}
+
 /* Look the key up: 1 answered (HIT, or UPDATING with a stale one), 0 go to the upstream, 2 wait for the lock. */
 static int lookup(cache_req_t *cr)
 {
@@ -424,32 +433,23 @@ static int lookup(cache_req_t *cr)
          * "updating"): while another request updates it, this one gets it stale (UPDATING) when allowed. */
         if (!lock_take(cr)) {
             if (stale_while_updating(cr)) {
-                int sfd = cr->stale_fd;
-                cr->stale_fd = -1;
-                serve(cr, sfd, &cr->hdr, cr->meta, ST_UPDATING);
+                serve_stale(cr, ST_UPDATING);
                 return 1;
             }
             if (cr->conf->lock == 1)
                 return 2;
             return 0; /* to the upstream too (nginx), its response stored as well */
         }
+        /* this request updates it (a lock file taken over by its age counts too: never taken a second time) */
         if (cr->conf->background_update == 1 && stale_while_updating(cr) && background_update(cr)) {
-            cr->stale_fd = -1;
-            serve(cr, fd, &cr->hdr, cr->meta, ST_STALE);
+            serve_stale(cr, ST_STALE);
             return 1;
         }
-    } else {
-        cr->status = ST_MISS;
+        return 0;
     }
-    if (cr->conf->lock == 1 && !cr->no_store && !cr->lock_held && !lock_take(cr)) {
-        if (cr->stale_fd >= 0 && stale_while_updating(cr)) {
-            int sfd = cr->stale_fd;
-            cr->stale_fd = -1;
-            serve(cr, sfd, &cr->hdr, cr->meta, ST_UPDATING);
-            return 1;
-        }
+    cr->status = ST_MISS;
+    if (cr->conf->lock == 1 && !cr->no_store && !lock_take(cr))
         return 2;
-    }
     return 0;
 }
 
@@ -577,14 +577,6 @@ static int stale_ft(int status)
     case 429: return HY_UPS_FT_429;
     default: return 0;
     }
-}
-
-static void serve_stale(cache_req_t *cr, int status)
-{
-    int fd = cr->stale_fd;
-    cr->stale_fd = -1;
-    lock_release(cr);
-    serve(cr, fd, &cr->hdr, cr->meta, status);
 }
 
 /* Rewrite the entry's life in place (a revalidation). */

@@ -134,3 +134,24 @@ def test_an_ssi_include_gets_the_stale_entry_and_updates_it_in_the_background(se
         release.set()
     r = wait_status(srv, '/c/x', 'HIT')
     assert (r.header('X-Cache'), r.body) == ('HIT', b'new')
+
+
+def test_a_lock_file_taken_over_by_its_age_makes_this_request_the_updater(server, be, prefix):
+    # a mark older than proxy_cache_lock_age (a worker that died while updating): this request takes it over and
+    # updates the entry itself, instead of being told UPDATING by the mark it just refreshed
+    import hashlib
+    import os
+    be.handler = lambda r: be.reply(200, ('n=%d' % len(be.requests)).encode())
+    srv = start(server, be, LOC % '''proxy_cache_valid 1s; proxy_cache_key k; proxy_cache_lock on;
+                                     proxy_cache_use_stale updating;''')
+    assert srv.get('/c/x').body == b'n=1'
+    h = hashlib.md5(b'k').hexdigest()
+    lock = os.path.join(prefix.tmp, 'cache', h[-1], h[-3:-1], h + '.lock')
+    with open(lock, 'w'):
+        pass
+    os.chmod(lock, 0o666)
+    os.utime(lock, (time.time() - 60, time.time() - 60))
+    expire()
+    r = srv.get('/c/x')
+    assert (r.header('X-Cache'), r.body) == ('EXPIRED', b'n=2')
+    assert srv.get('/c/x').header('X-Cache') == 'HIT'
