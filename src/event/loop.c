@@ -200,6 +200,7 @@ static void wheel_insert(hy_loop_t *loop, hy_timer_t *t)
         (*head)->_pprev = &t->_next;
     *head = t;
     t->_pprev = head;
+    loop->occupied[level] |= (uint64_t)1 << slot;
 }
 
 void hy_timer_link(hy_loop_t *loop, hy_timer_t *t, uint64_t delay_ms)
@@ -238,12 +239,16 @@ static void cascade(hy_loop_t *loop, int level, size_t slot)
 {
     hy_timer_t *t = loop->wheel[level][slot];
     loop->wheel[level][slot] = NULL;
+    loop->occupied[level] &= ~((uint64_t)1 << slot);
     while (t) {
         hy_timer_t *next = t->_next;
-        if (t->expire_at <= loop->wheel_at) /* due on this very tick, whose slot has not run yet */
-            link_slot(&loop->wheel[0][loop->wheel_at & (HY_WHEEL_SLOTS - 1)], t);
-        else
+        if (t->expire_at <= loop->wheel_at) { /* due on this very tick, whose slot has not run yet */
+            size_t s0 = (size_t)loop->wheel_at & (HY_WHEEL_SLOTS - 1);
+            link_slot(&loop->wheel[0][s0], t);
+            loop->occupied[0] |= (uint64_t)1 << s0;
+        } else {
             wheel_insert(loop, t);
+        }
         t = next;
     }
 }
@@ -279,24 +284,45 @@ static void run_timers(hy_loop_t *loop, uint64_t now)
     }
 }
 
-/* Milliseconds until the earliest slot that may hold a due timer (a lower bound is fine: we wake early). */
-static int next_timeout(hy_loop_t *loop)
+/* The lowest non-empty slot of level `l` among the candidate bits `cand` (a subset of loop->occupied[l]); -1 when
+ * none. The bits of slots found empty are cleared on the way (unlinking a timer leaves its slot's bit set). */
+static int first_live(hy_loop_t *loop, int l, uint64_t cand)
+{
+    while (cand) {
+        int s = __builtin_ctzll(cand);
+        if (loop->wheel[l][s])
+            return s;
+        loop->occupied[l] &= ~((uint64_t)1 << s);
+        cand &= cand - 1;
+    }
+    return -1;
+}
+
+int hy_loop_next_timeout(hy_loop_t *loop)
 {
     if (loop->num_timers == 0)
         return -1;
     uint64_t at = loop->wheel_at;
     for (int l = 0; l < HY_WHEEL_LEVELS; l++) {
         unsigned shift = (unsigned)(HY_WHEEL_BITS * l);
-        size_t cur = (size_t)(at >> shift) & (HY_WHEEL_SLOTS - 1);
-        for (size_t i = 1; i <= HY_WHEEL_SLOTS; i++) {
-            size_t s = (cur + i) & (HY_WHEEL_SLOTS - 1);
-            if (loop->wheel[l][s]) {
-                uint64_t slot_start = ((at >> shift) + i) << shift;
-                uint64_t now = hy_clock_now_ms();
-                return slot_start <= now ? 0 : (int)HY_MIN(slot_start - now, (uint64_t)INT32_MAX);
-            }
-            if (s == HY_WHEEL_SLOTS - 1 && l + 1 < HY_WHEEL_LEVELS)
-                break; /* wrapping: the next level holds what comes after */
+        unsigned cur = (unsigned)(at >> shift) & (HY_WHEEL_SLOTS - 1);
+        /* the slots after the current one, to the level's end; from its start again only on the last level (the
+         * next level holds what comes after a lower level's end) or when the current slot is the last one */
+        uint64_t occ = loop->occupied[l];
+        uint64_t after = cur == HY_WHEEL_SLOTS - 1 ? 0 : occ & (~(uint64_t)0 << (cur + 1));
+        uint64_t wrap = l + 1 == HY_WHEEL_LEVELS || cur == HY_WHEEL_SLOTS - 1
+                            ? occ & (cur == HY_WHEEL_SLOTS - 1 ? ~(uint64_t)0 : ((uint64_t)2 << cur) - 1)
+                            : 0;
+        int s = first_live(loop, l, after);
+        unsigned dist = 0;
+        if (s >= 0)
+            dist = (unsigned)s - cur;
+        else if ((s = first_live(loop, l, wrap)) >= 0)
+            dist = (unsigned)s + HY_WHEEL_SLOTS - cur;
+        if (s >= 0) {
+            uint64_t slot_start = ((at >> shift) + dist) << shift;
+            uint64_t now = hy_clock_now_ms();
+            return slot_start <= now ? 0 : (int)HY_MIN(slot_start - now, (uint64_t)INT32_MAX);
         }
     }
     return 1000;
@@ -380,7 +406,7 @@ int hy_loop_run_once(hy_loop_t *loop, int max_wait_ms)
 {
     struct epoll_event events[MAX_EVENTS];
     apply_changes(loop);
-    int timeout = loop->defer_head || loop->pending ? 0 : next_timeout(loop);
+    int timeout = loop->defer_head || loop->pending ? 0 : hy_loop_next_timeout(loop);
     if (trim_at_ms != 0) {
         uint64_t now = hy_clock_now_ms();
         int until_trim = trim_at_ms > now ? (int)(trim_at_ms - now) : 0;

@@ -68,6 +68,8 @@ struct hy_loop {
     hy_io_t *pending;                                      /* edge-triggered ios to call back without an event */
     hy_io_t *pending_now;                                  /* the ones this iteration calls back */
     hy_timer_t *wheel[HY_WHEEL_LEVELS][HY_WHEEL_SLOTS];
+    uint64_t occupied[HY_WHEEL_LEVELS];                    /* bit s: wheel[l][s] may be non-empty (set on link,
+                                                              cleared lazily when a search finds the slot empty) */
     uint64_t wheel_at;                                     /* time the wheel has run up to */
     size_t num_timers;
     hy_defer_t *defer_head, **defer_tail;
@@ -87,6 +89,10 @@ int hy_loop_init(hy_loop_t *loop);
 void hy_loop_destroy(hy_loop_t *loop);
 /** One iteration; waits at most max_wait_ms (-1 = until an event or timer). 0 or -errno. */
 int hy_loop_run_once(hy_loop_t *loop, int max_wait_ms);
+/** Milliseconds until the start of the earliest wheel slot holding a timer (a lower bound of the nearest expiry:
+ * the loop wakes at most early, never late); 0 when it is due, -1 with no timer. A few instructions whatever the
+ * number of timers: each level keeps a bitmap of the slots that may be occupied. */
+int hy_loop_next_timeout(hy_loop_t *loop);
 
 void hy_io_init(hy_io_t *io, int fd, hy_io_cb cb, void *data);
 /** Set the wanted events; applied in a batch before the next epoll_wait. Edge-triggered: no epoll change once

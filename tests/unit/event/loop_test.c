@@ -377,6 +377,78 @@ static void test_many_timers_simulated(void)
     }
 }
 
+/* The earliest occupied slot by a plain scan of every slot (the search hy_loop_next_timeout did before its bitmaps):
+ * the reference the bitmaps must agree with. */
+static int scan_next_timeout(hy_loop_t *loop)
+{
+    if (loop->num_timers == 0)
+        return -1;
+    uint64_t at = loop->wheel_at;
+    for (int l = 0; l < HY_WHEEL_LEVELS; l++) {
+        unsigned shift = (unsigned)(HY_WHEEL_BITS * l);
+        size_t cur = (size_t)(at >> shift) & (HY_WHEEL_SLOTS - 1);
+        for (size_t i = 1; i <= HY_WHEEL_SLOTS; i++) {
+            size_t s = (cur + i) & (HY_WHEEL_SLOTS - 1);
+            if (loop->wheel[l][s]) {
+                uint64_t slot_start = ((at >> shift) + i) << shift, now = hy_clock_now_ms();
+                return slot_start <= now ? 0 : (int)HY_MIN(slot_start - now, (uint64_t)INT32_MAX);
+            }
+            if (s == HY_WHEEL_SLOTS - 1 && l + 1 < HY_WHEEL_LEVELS)
+                break;
+        }
+    }
+    return 1000;
+}
+
+static void test_next_timeout_bitmaps(void)
+{
+    /* timers of every level linked, unlinked, relinked and fired in simulated time, from starts just below level
+     * boundaries: after every step the bitmap search equals the full scan, and never promises a wait past the
+     * nearest expiry */
+    enum { N = 600 };
+    uint64_t starts[] = {5000, ((uint64_t)1 << 18) - 40, ((uint64_t)1 << 24) - 3, ((uint64_t)1 << 30) + 63};
+    uint64_t delays[] = {1, 3, 63, 64, 65, 200, 4095, 4096, 5000, 262143, 300000, 16777215, 20000000};
+    int mismatches = 0, late = 0, checks = 0;
+    for (size_t st = 0; st < HY_ARRAY_SIZE(starts); st++) {
+        use_fake_clock(starts[st]);
+        hy_loop_t loop;
+        hy_loop_init(&loop);
+        cur_loop = &loop;
+        many_t *ts = hy_calloc(sizeof(*ts) * N);
+        many_reset();
+        srand(4242 + (unsigned)st);
+        for (int i = 0; i < N; i++)
+            ts[i].t.cb = many_cb;
+        for (int step = 0; step < 3000; step++) {
+            int i = rand() % N;
+            if (hy_timer_is_linked(&ts[i].t) && rand() % 3 == 0)
+                hy_timer_unlink(&loop, &ts[i].t);
+            else
+                hy_timer_link(&loop, &ts[i].t,
+                              rand() % 2 ? delays[rand() % HY_ARRAY_SIZE(delays)] : (uint64_t)(rand() % 70000) + 1);
+            if (rand() % 4 == 0) {
+                fake_now += (uint64_t)(rand() % 5000);
+                hy_loop_run_once(&loop, 0);
+            }
+            int got = hy_loop_next_timeout(&loop), want = scan_next_timeout(&loop);
+            checks++;
+            if (got != want && mismatches++ < 5)
+                fprintf(stderr, "# step %d: bitmaps %d, scan %d\n", step, got, want);
+            uint64_t nearest = UINT64_MAX;
+            for (int k = 0; k < N; k++)
+                if (hy_timer_is_linked(&ts[k].t))
+                    nearest = HY_MIN(nearest, ts[k].t.expire_at);
+            if (nearest != UINT64_MAX && got >= 0 && fake_now + (uint64_t)got > nearest && got != 1000)
+                late++;
+        }
+        free(ts);
+        hy_loop_destroy(&loop);
+    }
+    is_int(mismatches, 0);
+    is_int(late, 0);
+    ok(checks == 3000 * (int)HY_ARRAY_SIZE(starts));
+}
+
 static void test_cascade_boundary(void)
 {
     /* BUG (src/event/loop.c, wheel_insert called from cascade): when run_timers reaches a tick T that is a
@@ -1069,6 +1141,7 @@ int main(void)
     subtest("callbacks that unlink/relink", test_timer_callbacks_modify_wheel);
     subtest("10,000 random timers (real time)", test_many_timers_real);
     subtest("10,000+ random timers across wheel boundaries (simulated)", test_many_timers_simulated);
+    subtest("the wait before the next timer: bitmaps agree with a full scan", test_next_timeout_bitmaps);
     subtest("timer due on a cascade tick fires on time and in order (regression)", test_cascade_boundary);
     subtest("delay 0 keeps expiry order (regression)", test_delay_zero);
     subtest("far-future timers (simulated)", test_far_future_simulated);
