@@ -209,10 +209,39 @@ static int days_in_month(int y, int m)
     return dm[m - 1];
 }
 
+static int two(const char *p)
+{
+    return is_digit(p[0]) && is_digit(p[1]) ? (p[0] - '0') * 10 + (p[1] - '0') : -1;
+}
+
+/* The form nearly every sender uses, "Sun, 06 Nov 1994 08:49:37 GMT" with nothing around it, at fixed offsets;
+ * -2 for anything else (the general parser below decides), so both give the same answer for every input. */
+static int64_t parse_fixdate(const char *p, size_t n)
+{
+    if (n != 29 || !is_alpha(p[0]) || !is_alpha(p[1]) || !is_alpha(p[2]) || p[3] != ',' || p[4] != ' ' ||
+        p[7] != ' ' || p[11] != ' ' || p[16] != ' ' || p[19] != ':' || p[22] != ':' || p[25] != ' ' ||
+        (p[26] | 0x20) != 'g' || (p[27] | 0x20) != 'm' || (p[28] | 0x20) != 't')
+        return -2;
+    int day = two(p + 5), y1 = two(p + 12), y2 = two(p + 14), h = two(p + 17), mi = two(p + 20), s = two(p + 23);
+    int mon = 0;
+    for (int i = 0; i < 12 && mon == 0; i++)
+        if (p[8] == hy_month_names[i][0] && p[9] == hy_month_names[i][1] && p[10] == hy_month_names[i][2])
+            mon = i + 1;
+    if (day < 0 || y1 < 0 || y2 < 0 || h < 0 || mi < 0 || s < 0 || mon == 0)
+        return -2;
+    int year = y1 * 100 + y2;
+    if (year < 1970 || day < 1 || day > days_in_month(year, mon) || h > 23 || mi > 59 || s > 59)
+        return -1;
+    return hy_days_from_civil(year, mon, day) * 86400 + h * 3600 + mi * 60 + s;
+}
+
 int64_t hy_httpdate_parse(const char *p, size_t n)
 {
     if (p == NULL)
         return -1;
+    int64_t fast = parse_fixdate(p, n);
+    if (fast != -2)
+        return fast;
     cursor_t c = {p, p + n};
     while (!at_end(&c) && ws(*c.p))
         c.p++;

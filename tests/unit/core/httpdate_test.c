@@ -116,6 +116,38 @@ static void test_parse_formats(void)
     is_int(hy_httpdate_parse("Mon, 30 Nov 2026 04:07:41 GMTXYZ", 29), 1796011661);
 }
 
+static void test_parse_fixed_form_agrees(void)
+{
+    /* the 29-byte form has a fast path; a leading space sends the same text through the general parser, which
+     * skips it: every one-byte change of a valid date must get the same answer from both */
+    static const char subst[] = "0159: ,GMTgmtJanFebxZ\t;-\xff";
+    uint64_t x = 2463534242ULL;
+    int differ = 0, tried = 0;
+    for (int i = 0; i < 400; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        char date[32], spaced[34];
+        hy_httpdate_format((int64_t)(x % UINT64_C(253402300800)), date);
+        for (int pos = 0; pos < HY_HTTPDATE_LEN; pos++)
+            for (size_t k = 0; k < sizeof(subst) - 1; k++) {
+                char m[32];
+                memcpy(m, date, HY_HTTPDATE_LEN);
+                m[pos] = subst[k];
+                spaced[0] = ' ';
+                memcpy(spaced + 1, m, HY_HTTPDATE_LEN);
+                int64_t a = hy_httpdate_parse(m, HY_HTTPDATE_LEN), b = hy_httpdate_parse(spaced, HY_HTTPDATE_LEN + 1);
+                tried++;
+                if (a != b && differ++ < 5)
+                    printf("# \"%.29s\": %" PRId64 " (fixed form) vs %" PRId64 " (general)\n", m, a, b);
+            }
+    }
+    is_int(differ, 0);
+    ok(tried > 100000);
+    is_int(parse("Sun, 30 Feb 2020 08:49:37 GMT"), -1); /* no such day: refused by the fast path, as by the other */
+    is_int(parse("Sat, 29 Feb 2020 08:49:37 gmt"), 1582966177);
+}
+
 static void test_parse_invalid(void)
 {
     static const char *bad[] = {
@@ -203,6 +235,7 @@ int main(void)
     subtest("civil calendar", test_days_from_civil);
     subtest("parse the three formats", test_parse_formats);
     subtest("parse rejects invalid", test_parse_invalid);
+    subtest("the fixed 29-byte form's fast path answers as the general parser", test_parse_fixed_form_agrees);
     subtest("log time formats", test_local_formats);
     return done_testing();
 }
