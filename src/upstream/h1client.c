@@ -100,10 +100,10 @@ static const char *find_head_end(const char *p, size_t n)
     return NULL;
 }
 
-/* tok is one of v's tokens (separated by commas, spaces or tabs), in any case */
-static bool list_has(hy_str_t v, const char *tok)
+/* The tokens of a Connection value (separated by commas, spaces or tabs, in any case) that matter here, in one
+ * pass: "close" and "upgrade". */
+static void connection_tokens(hy_str_t v, bool *close, bool *upgrade)
 {
-    size_t tl = strlen(tok);
     const char *p = v.ptr, *end = v.ptr + v.len;
     while (p < end) {
         while (p < end && (*p == ',' || *p == ' ' || *p == '\t'))
@@ -111,10 +111,12 @@ static bool list_has(hy_str_t v, const char *tok)
         const char *t = p;
         while (p < end && *p != ',' && *p != ' ' && *p != '\t')
             p++;
-        if ((size_t)(p - t) == tl && hy_mem_caseeq(t, tok, tl))
-            return true;
+        size_t tl = (size_t)(p - t);
+        if (tl == 5 && hy_mem_caseeq(t, "close", 5))
+            *close = true;
+        else if (tl == 7 && hy_mem_caseeq(t, "upgrade", 7))
+            *upgrade = true;
     }
-    return false;
 }
 
 static int parse_head(hy_ureq_t *u, char *p, size_t n)
@@ -154,10 +156,7 @@ static int parse_head(hy_ureq_t *u, char *p, size_t n)
                 return -1;
             chunked = true;
         } else if (hy_str_caseeq(h->name, "Connection")) {
-            if (list_has(h->value, "close"))
-                conn_close = true;
-            if (list_has(h->value, "upgrade"))
-                u->upgrade = true;
+            connection_tokens(h->value, &conn_close, &u->upgrade);
         }
     }
     memset(s, 0, sizeof(*s));

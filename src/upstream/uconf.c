@@ -378,6 +378,8 @@ int hy_uconf_merge(hy_conf_t *cf, hy_uconf_t *c, const hy_uconf_t *p, const char
     if (c->hide_names == p->hide_names && c->pass_names == p->pass_names && p->hide != NULL) {
         c->hide = p->hide;
         c->hide_lens = p->hide_lens;
+        c->hide_date = p->hide_date;
+        c->hide_server = p->hide_server;
         return 0;
     }
     c->hide = hy_array_create(cf->pool, nhidden + 2, sizeof(hy_str_t));
@@ -392,6 +394,8 @@ int hy_uconf_merge(hy_conf_t *cf, hy_uconf_t *c, const hy_uconf_t *p, const char
     c->hide_lens = 0;
     for (size_t i = 0; i < c->hide->nelts; i++)
         c->hide_lens |= (uint64_t)1 << (((hy_str_t *)c->hide->elts)[i].len % 64);
+    c->hide_date = hy_uconf_hidden(c, HY_STR("Date"));
+    c->hide_server = hy_uconf_hidden(c, HY_STR("Server"));
     return 0;
 }
 
@@ -531,8 +535,8 @@ void hy_uconf_head_status(hy_ureq_t *u)
     hy_req_t *req = u->req;
     req->status = u->status;
     const hy_uconf_t *c = u->data; /* the module's location settings begin with their hy_uconf_t */
-    req->no_own_date = !hy_uconf_hidden(c, HY_STR("Date"));
-    req->no_own_server = !hy_uconf_hidden(c, HY_STR("Server"));
+    req->no_own_date = !c->hide_date;
+    req->no_own_server = !c->hide_server;
     if (u->status_line.len) {
         char *p = hy_palloc(req->pool, u->status_line.len + 5);
         p[0] = (char)('0' + u->status / 100), p[1] = (char)('0' + u->status / 10 % 10);

@@ -27,6 +27,7 @@ typedef struct hy_uconf {
     hy_array_t *hide_names, *pass_names; /* hy_str_t as written at this level; NULL: inherit */
     hy_array_t *hide;                    /* merged: the module's hidden fields + hide - pass */
     uint64_t hide_lens;                  /* merged: bit (len % 64) set for each name in hide (a cheap first test) */
+    bool hide_date, hide_server;         /* merged: Date / Server are in hide (asked of every response) */
     int ignore_client_abort;             /* *_ignore_client_abort */
     /* *_buffering on, memory buffers full, client slower: the rest goes to a temp file (nginx's event pipe) */
     hy_str_t temp_path;           /* absolute; .ptr NULL until merged (default <prefix>P_temp) */
