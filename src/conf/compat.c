@@ -116,7 +116,6 @@ const hy_compat_t hy_compat_directives[] = {
     {"stream", HY_COMPAT_NOT_YET, "TCP/UDP proxy; not planned"},
     {"thread_pool", HY_COMPAT_WARN, "no thread pools (no blocking file I/O offload)"},
     {"timer_resolution", HY_COMPAT_WARN, "time is cached per loop iteration"},
-    {"uwsgi_string", HY_COMPAT_NOT_YET, "uwsgi"},
     {"worker_aio_requests", HY_COMPAT_WARN, "no AIO"},
     {"worker_rlimit_core", HY_COMPAT_WARN, "core-dump size is left to the environment"},
     {"xml_entities", HY_COMPAT_NOT_YET, "not planned"},

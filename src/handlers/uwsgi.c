@@ -1,6 +1,6 @@
 /* uwsgi.c — nginx's uwsgi module on the upstream engine (upstream/uwsgi.c is the codec): uwsgi_pass (uwsgi:// and
  * suwsgi://, TLS with the uwsgi_ssl_* settings of upstream/ussl.h), uwsgi_param,
- * uwsgi_modifier1/uwsgi_modifier2, and the engine's settings (upstream/uconf.h) as uwsgi_*. */
+ * uwsgi_modifier1/uwsgi_modifier2, uwsgi_string, and the engine's settings (upstream/uconf.h) as uwsgi_*. */
 #include <string.h>
 #include "uwsgi.h"
 #include "appconf.h"
@@ -10,6 +10,7 @@
 typedef struct uwsgi_loc {
     hy_app_loc_t app; /* first */
     int64_t modifier1, modifier2;
+    hy_str_t string; /* uwsgi_string (no variables, as nginx); .ptr NULL when unset */
     hy_ussl_t ssl; /* uwsgi_ssl_* (upstream/ussl.h), for uwsgi_pass suwsgi:// */
 } uwsgi_loc_t;
 
@@ -20,7 +21,8 @@ static int uwsgi_handler(hy_req_t *req)
     hy_ureq_t *u = hy_app_exchange(req, &ul->app, &status);
     if (u == NULL)
         return status;
-    hy_upstream_uwsgi_init(u, &ul->app.params, ul->app.uc.pass_request_headers, (int)ul->modifier1, (int)ul->modifier2);
+    hy_upstream_uwsgi_init(u, &ul->app.params, ul->app.uc.pass_request_headers, (int)ul->modifier1, (int)ul->modifier2,
+                           ul->string);
     return hy_upstream_start(u);
 }
 
@@ -54,6 +56,12 @@ static const hy_directive_t uwsgi_directives[] = {
      .conf = HY_CONF_LOC,
      .offset = offsetof(uwsgi_loc_t, modifier2),
      .post = modifier_bounds},
+    {.name = "uwsgi_string",
+     .ctx = HY_CTX_HTTP_ANY,
+     .args = HY_ARGS_1,
+     .set = hy_slot_str,
+     .conf = HY_CONF_LOC,
+     .offset = offsetof(uwsgi_loc_t, string)},
     HY_UCONF_DIRECTIVES("uwsgi", uwsgi_loc_t, app.uc),
     HY_USSL_DIRECTIVES("uwsgi", uwsgi_loc_t, ssl),
     {0},
@@ -78,6 +86,8 @@ static int merge_loc(hy_conf_t *cf, void *parent, void *child)
     uwsgi_loc_t *p = parent, *c = child;
     hy_merge_value(c->modifier1, p->modifier1, 0);
     hy_merge_value(c->modifier2, p->modifier2, 0);
+    if (c->string.ptr == NULL)
+        c->string = p->string;
     if (hy_app_loc_merge(cf, &c->app, &p->app, "uwsgi", hidden, HY_ARRAY_SIZE(hidden)) != 0)
         return -1;
     return hy_ussl_merge(cf, &c->ssl, &p->ssl, "uwsgi", c->app.is_tls || c->app.pass_cv != NULL);

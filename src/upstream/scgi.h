@@ -18,6 +18,7 @@ typedef struct hy_upstream_raw {
     int mod1, mod2;             /* uwsgi_modifier1/2 */
     const hy_uparams_t *params; /* evaluated into u->headers as the request is sent */
     bool pass_headers;
+    hy_str_t tail;              /* uwsgi_string: bytes after the vars, inside the packet's size */
 } hy_upstream_raw_t;
 
 /* The response side of SCGI and uwsgi (codec functions). */

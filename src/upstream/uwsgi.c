@@ -1,5 +1,6 @@
 /* uwsgi.c — the uwsgi codec (see uwsgi.h): a packet header (modifier1, the vars' size as 16-bit little endian,
- * modifier2), the vars (16-bit little-endian lengths before each name and value), then the body as it is. The
+ * modifier2), the vars (16-bit little-endian lengths before each name and value) and uwsgi_string's bytes (inside
+ * the size), then the body as it is. The
  * response is HTTP-like (a status line and header fields, see scgi.h), read until Content-Length or the close. */
 #include <string.h>
 #include "uwsgi.h"
@@ -8,13 +9,15 @@
 
 typedef hy_upstream_raw_t uw_t;
 
-void hy_upstream_uwsgi_init(hy_ureq_t *u, const hy_uparams_t *params, bool pass_headers, int modifier1, int modifier2)
+void hy_upstream_uwsgi_init(hy_ureq_t *u, const hy_uparams_t *params, bool pass_headers, int modifier1, int modifier2,
+                            hy_str_t tail)
 {
     uw_t *s = hy_pcalloc(u->req->pool, sizeof(*s));
     s->params = params;
     s->pass_headers = pass_headers;
     s->mod1 = modifier1;
     s->mod2 = modifier2;
+    s->tail = tail;
     u->codec_state = s;
     u->codec = &hy_upstream_uwsgi_codec;
 }
@@ -30,6 +33,7 @@ static int create_request(hy_ureq_t *u, hy_outq_t *out)
             len = 65536;
         len += 4 + u->headers[i].name.len + u->headers[i].value.len;
     }
+    len += s->tail.len;
     if (len > 65535) {
         hy_req_log(u->req, HY_LOG_ALERT, "uwsgi request is too big: %zu", len);
         return -1;
@@ -49,6 +53,9 @@ static int create_request(hy_ureq_t *u, hy_outq_t *out)
             p += kv[k].len;
         }
     }
+    if (s->tail.len)
+        memcpy(p, s->tail.ptr, s->tail.len);
+    p += s->tail.len;
     hy_outq_push_mem(out, (char *)buf, (size_t)(p - buf), NULL, NULL);
     return 0;
 }

@@ -248,6 +248,43 @@ def test_uwsgi_modifiers_in_the_packet_header(server, prefix, unix):
         assert r.body.endswith(b'body=hello')
         r = srv.get('/plain/y')
         assert r.body.startswith(b'm1=0 m2=0 ')
+        assert b'tail=' not in r.body
+    finally:
+        p.stop()
+
+
+UW_STRING = '''
+http {
+    server {
+        listen 127.0.0.1:{port};
+        uwsgi_string "hayate-extra";
+        location / {
+            uwsgi_param REQUEST_URI $request_uri;
+            uwsgi_param CONTENT_LENGTH $content_length;
+            uwsgi_pass %s;
+        }
+        location /own/ {
+            uwsgi_string "own";
+            uwsgi_param CONTENT_LENGTH $content_length;
+            uwsgi_pass %s;
+        }
+    }
+}
+'''
+
+
+def test_uwsgi_string_follows_the_vars_inside_the_packet(server, prefix):
+    """uwsgi_string's bytes come after the vars and count in the packet's size (nginx's create_request); the body
+    follows them whole. Inherited from the server level, replaced in a location."""
+    p = uwsgi_peer(prefix.tmp, unix=True)
+    try:
+        srv = server(UW_STRING % (p.addr, p.addr))
+        r = srv.get('/x', method='POST', body=b'hello')
+        assert r.status == 200
+        assert b' tail=hayate-extra body=hello' in r.body
+        assert b'REQUEST_URI=/x' in r.body
+        r = srv.get('/own/y', method='POST', body=b'abc')
+        assert r.body.endswith(b' tail=own body=abc')
     finally:
         p.stop()
 

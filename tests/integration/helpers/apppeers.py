@@ -128,12 +128,18 @@ def handle(c):
     h = f.read(4)
     m1, size, m2 = h[0], struct.unpack('<H', h[1:3])[0], h[3]
     data, i, env = f.read(size), 0, {}
-    while i < size:
-        kl = struct.unpack('<H', data[i:i + 2])[0]; k = data[i + 2:i + 2 + kl]; i += 2 + kl
-        vl = struct.unpack('<H', data[i:i + 2])[0]; v = data[i + 2:i + 2 + vl]; i += 2 + vl
-        env[k] = v
+    while i + 2 <= size:  # the vars; what does not parse as one is uwsgi_string's tail
+        kl = struct.unpack('<H', data[i:i + 2])[0]
+        if i + 2 + kl + 2 > size:
+            break
+        vl = struct.unpack('<H', data[i + 2 + kl:i + 4 + kl])[0]
+        if i + 4 + kl + vl > size:
+            break
+        env[data[i + 2:i + 2 + kl]] = data[i + 4 + kl:i + 4 + kl + vl]; i += 4 + kl + vl
+    tail = data[i:]
     body = f.read(int(env.get(b'CONTENT_LENGTH', b'0') or 0))
-    text = b'm1=%d m2=%d ' % (m1, m2) + b' '.join(k + b'=' + v for k, v in sorted(env.items())) + b' body=' + body
+    text = b'm1=%d m2=%d ' % (m1, m2) + b' '.join(k + b'=' + v for k, v in sorted(env.items()))
+    text += (b' tail=' + tail if tail else b'') + b' body=' + body
     c.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n' + text)
     c.close()
 if listen.startswith('unix:'):
@@ -168,7 +174,7 @@ def fcgi_peer(tmp, name='a', unix=True):
 
 
 def uwsgi_peer(tmp, unix=True):
-    """The uwsgi peer above: echoes the packet's modifiers, its vars and the body."""
+    """The uwsgi peer above: echoes the packet's modifiers, its vars, the bytes after them (uwsgi_string) and the body."""
     script = os.path.join(tmp, 'uwsgi_peer.py')
     with open(script, 'w') as f:
         f.write(UWSGI_PEER)
