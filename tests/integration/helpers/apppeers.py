@@ -174,7 +174,7 @@ def fcgi_peer(tmp, name='a', unix=True):
 
 
 def uwsgi_peer(tmp, unix=True):
-    """The uwsgi peer above: echoes the packet's modifiers, its vars, the bytes after them (uwsgi_string) and the body."""
+    """The uwsgi peer above: echoes the packet's modifiers, its vars, the bytes after them (uwsgi_string), the body."""
     script = os.path.join(tmp, 'uwsgi_peer.py')
     with open(script, 'w') as f:
         f.write(UWSGI_PEER)
