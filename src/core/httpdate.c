@@ -160,18 +160,21 @@ static bool take_digits(cursor_t *c, int n, int *out)
     return true;
 }
 
+/* The month whose three-letter name starts at p (1-12), 0 for none; p has 3 bytes. */
+static int month_at(const char *p)
+{
+    for (int i = 0; i < 12; i++)
+        if (memcmp(p, hy_month_names[i], 3) == 0)
+            return i + 1;
+    return 0;
+}
+
 static bool take_month(cursor_t *c, int *mon)
 {
-    if (c->end - c->p < 3)
+    if (c->end - c->p < 3 || (*mon = month_at(c->p)) == 0)
         return false;
-    for (int i = 0; i < 12; i++) {
-        if (memcmp(c->p, hy_month_names[i], 3) == 0) {
-            *mon = i + 1;
-            c->p += 3;
-            return true;
-        }
-    }
-    return false;
+    c->p += 3;
+    return true;
 }
 
 /* "hh:mm:ss" */
@@ -209,6 +212,14 @@ static int days_in_month(int y, int m)
     return dm[m - 1];
 }
 
+/* The parsed fields as a time, -1 for a date that does not exist or comes before 1970. */
+static int64_t civil_time(int year, int mon, int day, int h, int mi, int s)
+{
+    if (year < 1970 || day < 1 || day > days_in_month(year, mon) || h > 23 || mi > 59 || s > 59)
+        return -1;
+    return hy_days_from_civil(year, mon, day) * 86400 + h * 3600 + mi * 60 + s;
+}
+
 static int two(const char *p)
 {
     return is_digit(p[0]) && is_digit(p[1]) ? (p[0] - '0') * 10 + (p[1] - '0') : -1;
@@ -223,16 +234,10 @@ static int64_t parse_fixdate(const char *p, size_t n)
         (p[26] | 0x20) != 'g' || (p[27] | 0x20) != 'm' || (p[28] | 0x20) != 't')
         return -2;
     int day = two(p + 5), y1 = two(p + 12), y2 = two(p + 14), h = two(p + 17), mi = two(p + 20), s = two(p + 23);
-    int mon = 0;
-    for (int i = 0; i < 12 && mon == 0; i++)
-        if (p[8] == hy_month_names[i][0] && p[9] == hy_month_names[i][1] && p[10] == hy_month_names[i][2])
-            mon = i + 1;
+    int mon = month_at(p + 8);
     if (day < 0 || y1 < 0 || y2 < 0 || h < 0 || mi < 0 || s < 0 || mon == 0)
         return -2;
-    int year = y1 * 100 + y2;
-    if (year < 1970 || day < 1 || day > days_in_month(year, mon) || h > 23 || mi > 59 || s > 59)
-        return -1;
-    return hy_days_from_civil(year, mon, day) * 86400 + h * 3600 + mi * 60 + s;
+    return civil_time(y1 * 100 + y2, mon, day, h, mi, s);
 }
 
 int64_t hy_httpdate_parse(const char *p, size_t n)
@@ -299,9 +304,7 @@ int64_t hy_httpdate_parse(const char *p, size_t n)
         return -1;
     }
 
-    if (year < 1970 || day < 1 || day > days_in_month(year, mon) || h > 23 || mi > 59 || s > 59)
-        return -1;
-    return hy_days_from_civil(year, mon, day) * 86400 + h * 3600 + mi * 60 + s;
+    return civil_time(year, mon, day, h, mi, s);
 }
 
 /* ---- local time (log formats) ---- */

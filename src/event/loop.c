@@ -183,6 +183,18 @@ static void apply_changes(hy_loop_t *loop)
 
 /* ---- timer wheel: HY_WHEEL_LEVELS levels of 64 slots, 1 ms ticks; level l slot covers 64^l ms ---- */
 
+/* Put t at the head of wheel[level][slot] and mark the slot occupied. */
+static void link_slot(hy_loop_t *loop, int level, size_t slot, hy_timer_t *t)
+{
+    hy_timer_t **head = &loop->wheel[level][slot];
+    t->_next = *head;
+    if (*head)
+        (*head)->_pprev = &t->_next;
+    *head = t;
+    t->_pprev = head;
+    loop->occupied[level] |= (uint64_t)1 << slot;
+}
+
 static void wheel_insert(hy_loop_t *loop, hy_timer_t *t)
 {
     uint64_t at = t->expire_at <= loop->wheel_at ? loop->wheel_at + 1 : t->expire_at;
@@ -193,14 +205,7 @@ static void wheel_insert(hy_loop_t *loop, hy_timer_t *t)
     uint64_t max_span = (uint64_t)1 << (HY_WHEEL_BITS * HY_WHEEL_LEVELS);
     if (at - loop->wheel_at >= max_span) /* far future: park in the last level; rechecked when it fires */
         at = loop->wheel_at + max_span - 1;
-    size_t slot = (size_t)(at >> (HY_WHEEL_BITS * level)) & (HY_WHEEL_SLOTS - 1);
-    hy_timer_t **head = &loop->wheel[level][slot];
-    t->_next = *head;
-    if (*head)
-        (*head)->_pprev = &t->_next;
-    *head = t;
-    t->_pprev = head;
-    loop->occupied[level] |= (uint64_t)1 << slot;
+    link_slot(loop, level, (size_t)(at >> (HY_WHEEL_BITS * level)) & (HY_WHEEL_SLOTS - 1), t);
 }
 
 void hy_timer_link(hy_loop_t *loop, hy_timer_t *t, uint64_t delay_ms)
@@ -226,15 +231,6 @@ void hy_timer_unlink(hy_loop_t *loop, hy_timer_t *t)
     loop->num_timers--;
 }
 
-static void link_slot(hy_timer_t **head, hy_timer_t *t)
-{
-    t->_next = *head;
-    if (*head)
-        (*head)->_pprev = &t->_next;
-    *head = t;
-    t->_pprev = head;
-}
-
 static void cascade(hy_loop_t *loop, int level, size_t slot)
 {
     hy_timer_t *t = loop->wheel[level][slot];
@@ -242,13 +238,10 @@ static void cascade(hy_loop_t *loop, int level, size_t slot)
     loop->occupied[level] &= ~((uint64_t)1 << slot);
     while (t) {
         hy_timer_t *next = t->_next;
-        if (t->expire_at <= loop->wheel_at) { /* due on this very tick, whose slot has not run yet */
-            size_t s0 = (size_t)loop->wheel_at & (HY_WHEEL_SLOTS - 1);
-            link_slot(&loop->wheel[0][s0], t);
-            loop->occupied[0] |= (uint64_t)1 << s0;
-        } else {
+        if (t->expire_at <= loop->wheel_at) /* due on this very tick, whose slot has not run yet */
+            link_slot(loop, 0, (size_t)loop->wheel_at & (HY_WHEEL_SLOTS - 1), t);
+        else
             wheel_insert(loop, t);
-        }
         t = next;
     }
 }
