@@ -225,10 +225,7 @@ int hy_master_run(hy_cycle_t *cycle, hy_lset_t *lset, int n, const hy_opts_t *op
     snprintf(title, sizeof(title), "master process %s", hy_title_cmdline());
     hy_title_set(title);
     sigset_t set;
-    sigemptyset(&set);
-    int sigs[] = {SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH, SIGQUIT, SIGTERM, SIGINT, SIGCHLD};
-    for (size_t i = 0; i < HY_ARRAY_SIZE(sigs); i++)
-        sigaddset(&set, sigs[i]);
+    hy_process_signal_set(&set);
     sigprocmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
     sigfd = signalfd(-1, &set, SFD_CLOEXEC);

@@ -61,6 +61,9 @@ int hy_serve(hy_cycle_t *cycle, const hy_opts_t *opts)
         hy_limits_worker_ids(core, &hy_log_owner_uid, &hy_log_owner_gid);
     const char *why = "master_process off";
     int n = single ? 1 : hy_limits_workers(core, &why);
+    sigset_t sigs; /* blocked before the first listening socket: see hy_process_signal_set */
+    hy_process_signal_set(&sigs);
+    sigprocmask(SIG_BLOCK, &sigs, NULL);
     hy_lset_t *inherited = hy_upgrade_inherited(cycle); /* USR2 of an old master: its sockets */
     hy_lset_t *lset = hy_lset_open(cycle, (size_t)n, inherited);
     hy_lset_free(inherited, false); /* what the configuration did not take over */

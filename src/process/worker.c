@@ -296,18 +296,18 @@ static void on_signal_io(hy_io_t *io, unsigned rev)
     }
 }
 
+void hy_process_signal_set(sigset_t *set)
+{
+    static const int sigs[] = {SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH, SIGQUIT, SIGTERM, SIGINT, SIGCHLD};
+    sigemptyset(set);
+    for (size_t i = 0; i < HY_ARRAY_SIZE(sigs); i++)
+        sigaddset(set, sigs[i]);
+}
+
 static int setup_signals(void)
 {
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGHUP);
-    sigaddset(&set, SIGUSR1);
-    sigaddset(&set, SIGQUIT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGCHLD);
-    sigaddset(&set, SIGUSR2);  /* binary upgrade (single process); workers ignore it, as WINCH */
-    sigaddset(&set, SIGWINCH);
+    hy_process_signal_set(&set); /* USR2 (binary upgrade) and WINCH: the single process acts, workers ignore */
     if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
         return -1;
     signal(SIGPIPE, SIG_IGN);

@@ -5,6 +5,7 @@
 
 #include "process.h"
 #include "lset.h"
+#include <signal.h>
 #include <sys/types.h>
 
 /** Run a worker for `cycle` on slot `slot` of `lset` until it stops. single: master_process off (the worker
@@ -19,5 +20,9 @@ void hy_process_remove_pid(void);
 /** Binary upgrade: rename the pid file to "<pid>.oldbin" (true) or back (false). 0, or -1 after logging. */
 int hy_process_pid_oldbin(bool to_oldbin);
 void hy_process_conf_log_hook(const char *level, const char *msg);
+/** The control signals the master, a worker and the single process read from a signalfd: HUP USR1 USR2 WINCH
+ * QUIT TERM INT CHLD. hy_serve blocks them before it opens a listening socket, so a signal sent to a server that
+ * already accepts connections waits for its signalfd instead of killing the process with the default action. */
+void hy_process_signal_set(sigset_t *set);
 
 #endif

@@ -6,9 +6,11 @@ import os
 import re
 import signal
 import subprocess
+import time
 
 import pytest
 
+from conftest import wait_port
 from helpers.process import master_conf, one_server, children, alive, wait_until, kill_quietly
 from helpers.daemon import read_pid, serving, start_daemon, usr2, stop_daemons
 
@@ -149,6 +151,29 @@ def test_single_process_signals(server):
     s.stopped = True
     assert re.search(r'\[notice\] \d+#\d+: signal 2 \(SIGINT\) received from \d+, exiting', s.error_log()), \
         s.error_log()
+
+
+@pytest.mark.hayate_only  # nginx writes its pid file with pwrite(), which a FIFO refuses (ESPIPE)
+@pytest.mark.parametrize('master', [False, True], ids=['single', 'master'])
+def test_a_signal_sent_once_the_port_accepts_is_not_fatal(server, master):
+    """A control signal sent as soon as the port accepts connections, before the server has set up the reading
+    of its signals, waits for it: it must not end the process by the signal's default action (CI, 2026-12-03:
+    SIGUSR1 killed a single process under ASan). The window is held open here by the pid file, a FIFO whose
+    open() blocks until a reader comes; hayate writes it after it opens the listening sockets, as nginx does."""
+    body = one_server('location / { return 200 "x"; }')
+    conf = master_conf(body, workers=1) if master else 'http {%s}' % body
+    fifo = server.prefix.path('logs/hy.pid')
+    os.mkfifo(fifo)
+    s = server(conf, full=master, wait=False)
+    assert wait_port(s.port, s.proc), s.stderr()
+    s.proc.send_signal(signal.SIGUSR1)
+    time.sleep(0.2)  # the signal is delivered (and, before the fix, fatal) while open() still blocks
+    assert s.alive(), 'exit code %s' % s.proc.returncode
+    with open(fifo) as f:  # lets the server go on
+        assert f.read().strip() == str(s.proc.pid)
+    assert wait_until(lambda: 'reopening logs' in s.error_log(), 5), s.error_log()
+    assert re.search(r'signal 10 \(SIGUSR1\) received from \d+, reopening logs', s.error_log())
+    assert s.get('/').status == 200
 
 
 def test_winch_without_daemon_is_ignored(server):
