@@ -62,7 +62,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB) tests/unit/harness.h
 
 # Debian packages: build, run, test. Installed only when missing (apt-get, as root).
 DEPS_BUILD := build-essential pkg-config libpcre2-dev libssl-dev zlib1g-dev libbrotli-dev libzstd-dev libdeflate-dev libcrypt-dev libnghttp2-dev
-DEPS_TEST := python3 python3-pytest python3-h2 python3-brotli python3-zstandard curl apache2-utils sslscan testssl.sh gcovr iproute2 prometheus whois nghttp2-client php8.2-fpm uwsgi-core uwsgi-plugin-python3 gunicorn nginx
+DEPS_TEST := python3 python3-pytest python3-h2 python3-brotli python3-zstandard curl apache2-utils sslscan testssl.sh gcovr iproute2 prometheus whois nghttp2-client php8.2-fpm uwsgi-core uwsgi-plugin-python3 gunicorn nginx memcached
 DEPS_FUZZ := clang libclang-rt-14-dev
 deps:
 	$(Q)tools/install-deps.sh $(DEPS_BUILD)

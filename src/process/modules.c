@@ -29,6 +29,7 @@
 #include "../handlers/fastcgi.h"
 #include "../handlers/uwsgi.h"
 #include "../handlers/scgi.h"
+#include "../handlers/memcached.h"
 #include "../upstream/upstream.h"
 #include "../upstream/health.h"
 #include "../upstream/cache.h"
@@ -78,6 +79,7 @@ hy_module_t *hy_modules[] = {
     &hy_http_fastcgi_module,   /* a location's own content handler; before vars: $fastcgi_script_name ... */
     &hy_http_uwsgi_module,     /* a location's own content handler */
     &hy_http_scgi_module,      /* a location's own content handler */
+    &hy_http_memcached_module, /* a location's own content handler */
     &hy_http_error_page_module,
     &hy_http_access_module,     /* ACCESS phase: allow/deny first, as nginx checks the address before the user */
     &hy_http_auth_basic_module, /* ACCESS phase, after access */

@@ -248,10 +248,15 @@ int hy_uconf_set_store_access(hy_conf_t *cf, const hy_directive_t *d, void *conf
 
 int hy_uconf_bind(const hy_uconf_t *c, hy_ureq_t *u)
 {
-    if (c->bind == NULL)
+    return hy_uconf_bind_value(c->bind, u);
+}
+
+int hy_uconf_bind_value(const hy_complex_t *bind, hy_ureq_t *u)
+{
+    if (bind == NULL)
         return 0;
     hy_str_t b;
-    hy_vars_eval(u->req, c->bind, &b);
+    hy_vars_eval(u->req, bind, &b);
     if (b.len && hy_uconf_parse_bind(b, &u->bind, &u->bind_len) != 0) { /* nginx: logged, connects unbound */
         hy_req_log(u->req, HY_LOG_ERR, "invalid local address \"%.*s\"", (int)b.len, b.ptr);
         u->bind_len = 0;

@@ -55,6 +55,8 @@ void hy_uconf_apply(const hy_uconf_t *c, hy_ureq_t *u);
 /** *_bind evaluated for the exchange's request into u->bind: 0 (a value that is no address is logged and the
  * connection is not bound, as nginx). */
 int hy_uconf_bind(const hy_uconf_t *c, hy_ureq_t *u);
+/** The same for a *_bind value kept outside a hy_uconf_t (memcached_bind); NULL: not bound. */
+int hy_uconf_bind_value(const hy_complex_t *bind, hy_ureq_t *u);
 /** An IPv4 or IPv6 literal, with an optional port ("127.0.0.2:8000", "[::1]:8000"): a local address to bind to. 0 or -1. */
 int hy_uconf_parse_bind(hy_str_t v, struct sockaddr_storage *ss, socklen_t *len);
 /** Is the response field hidden from the client (the settings' list or a hop-by-hop field)? */

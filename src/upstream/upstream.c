@@ -174,6 +174,11 @@ static void log_error(hy_ureq_t *u, int level, const char *what, int err, const 
         hy_req_log(u->req, level, "%s while %s, upstream: \"%.*s\"", what, phase, (int)addr.len, addr.ptr);
 }
 
+void hy_upstream_log_error(hy_ureq_t *u, int level, const char *what, const char *phase)
+{
+    log_error(u, level, what, 0, phase);
+}
+
 static bool idempotent(hy_ureq_t *u)
 {
     return !(hy_str_eq(u->req->method, "POST") || hy_str_eq(u->req->method, "LOCK") ||
@@ -341,7 +346,7 @@ static void try_next(hy_ureq_t *u)
         hy_req_ops(req)->watch_close(req, on_client_close);
     if (u->codec->reinit)
         u->codec->reinit(u);
-    u->head_seen = false;
+    u->head_seen = u->head_is_whole = false;
     u->headers_in = NULL;
     u->trailers_in = NULL;
     u->status = 0;
@@ -952,7 +957,7 @@ static void got_head(hy_ureq_t *u)
                     if (hy_str_caseeq(h[i].name, "WWW-Authenticate"))
                         hy_req_add_header(req, h[i].name, h[i].value);
             }
-            release_conn(u, false);
+            release_conn(u, u->head_is_whole);
             u->state = HY_UREQ_DONE;
             hy_timer_unlink(loop_of(u), &u->timer);
             if (u->cache != NULL) /* a cacheable intercepted status is stored as such (nginx) */
@@ -980,7 +985,7 @@ static void got_head(hy_ureq_t *u)
     if (rc == 0 && u->group->sticky)
         hy_upstream__sticky_response(u, false);
     if (rc != 0) {
-        release_conn(u, false);
+        release_conn(u, rc > 0 && u->head_is_whole);
         u->state = HY_UREQ_DONE;
         hy_timer_unlink(loop_of(u), &u->timer);
         if (rc > 0)
@@ -1016,7 +1021,8 @@ static void on_up_read(hy_sock_t *s, const char *err)
     if (rc > 0 && u->buffer_size > 0 && (size_t)rc > (size_t)u->buffer_size && !u->codec->head_in_records)
         rc = 0; /* a whole head read at once must still fit in *_buffer_size (nginx reads it into that buffer) */
     if (rc < 0) {
-        log_error(u, HY_LOG_ERR, "upstream sent invalid header", 0, "reading response header from upstream");
+        if (rc != -2) /* -2: the codec said it in its words */
+            log_error(u, HY_LOG_ERR, "upstream sent invalid header", 0, "reading response header from upstream");
         try_failed(u, HY_UPS_FT_INVALID_HEADER, 502);
         return;
     }
@@ -1118,6 +1124,11 @@ int hy_upstream_start(hy_ureq_t *u)
 static void start_exchange(hy_ureq_t *u)
 {
     hy_req_t *req = u->req;
+    if (u->discard_body) { /* the protocol discards what the client sends */
+        u->body_length = HY_UREQ_BODY_NONE;
+        first_try(u);
+        return;
+    }
     bool has_body = req->content_length > 0 || client_chunked(req) || (req->body_follows && req->content_length < 0);
     /* as nginx, the client's body is read even when it is not sent (proxy_set_body, proxy_pass_request_body
      * off): $request_body may be used in what is sent instead */

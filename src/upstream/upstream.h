@@ -16,10 +16,13 @@
  *                   `out` from u->method/uri/headers/body_length; 0, or -1 (the request fails with 500).
  *   frame_body      wrap n bytes of the request body (h1 chunked: size line + CRLF; FastCGI: STDIN records) into
  *                   `out`; last: the body ends here (h1 chunked: "0\r\n\r\n"; FastCGI: the empty STDIN). n may be 0.
- *   process_head    parse the response head from `in` (without consuming): < 0 invalid ("upstream sent invalid
- *                   header"), 0 need more bytes, > 0 the head's length — then u->status, u->headers_in,
- *                   u->resp_length (-1 unknown) are set and the engine consumes those bytes. With 0 a codec may
- *                   consume input that holds nothing of the head (FastCGI: stderr records before it).
+ *   process_head    parse the response head from `in` (without consuming): -1 invalid ("upstream sent invalid
+ *                   header"), -2 invalid and logged by the codec in its own words (memcached), 0 need more bytes,
+ *                   > 0 the head's length — then u->status, u->headers_in, u->resp_length (-1 unknown) are set and
+ *                   the engine consumes those bytes. With 0 a codec may
+ *                   consume input that holds nothing of the head (FastCGI: stderr records before it). A codec
+ *                   whose response may end with its head (memcached's END) sets u->head_is_whole: the connection
+ *                   may then go back to the pool even when the response is not passed on (an intercepted 404).
  *   process_body    decode body bytes from `in` (consume what was used) and append the payload to `out`;
  *                   eof: the upstream closed. Sets *done when the body is complete. Returns 0, -1 when the
  *                   framing is broken or the upstream closed too early ("upstream prematurely closed"), or -2
@@ -286,6 +289,8 @@ struct hy_ureq {
     int64_t next_upstream_tries;      /* 0: no limit */
     int64_t next_upstream_timeout_ms; /* 0: no limit */
     bool ignore_client_abort;         /* proxy_ignore_client_abort: a client gone does not end the exchange */
+    bool discard_body;                /* the client's body is not read by the exchange: its protocol discards it
+                                       * (memcached, as nginx's ngx_http_discard_request_body) */
     bool pass_trailers;               /* proxy_pass_trailers: the upstream's trailer fields end the client's response
                                        * (sent when it is framed for trailers: req->expect_trailers) */
     /* buffering: what the memory buffers cannot hold while the client is slower goes to a temp file */
@@ -326,6 +331,7 @@ struct hy_ureq {
     hy_array_t *trailers_in;
     int64_t resp_length;    /* -1 unknown */
     bool resp_chunked, resp_keepalive, upgrade;
+    bool head_is_whole;     /* the head is the whole response, and nothing followed it (process_head above) */
     /* engine state */
     int state; /* enum hy_ureq_state */
     hy_upstream_peer_t *peer;
@@ -408,6 +414,8 @@ bool hy_upstream__tunnel(hy_ureq_t *u);
 /** For conn_state codecs: send what they queued on u->conn's output outside their hooks; the engine's send path
  * goes on when it is written (a streamed body's next piece). */
 void hy_upstream_codec_flush(hy_ureq_t *u);
+/** For codecs: log `what` with the engine's context (", while PHASE, upstream: ADDR"), as the engine's own errors. */
+void hy_upstream_log_error(hy_ureq_t *u, int level, const char *what, const char *phase);
 /** A fresh exchange for req (request pool), settings zeroed; the module fills it. */
 hy_ureq_t *hy_upstream_create(hy_req_t *req);
 /** The exchange goes to host:port, resolved with the location's resolver (resolver, resolver_timeout) when the

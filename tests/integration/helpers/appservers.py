@@ -1,5 +1,6 @@
 """Real application servers from Debian as test backends: PHP-FPM (FastCGI), uWSGI with the python3 plugin
-(uwsgi protocol), and a small SCGI peer written here (Debian has no SCGI server that runs a script as is).
+(uwsgi protocol), memcached, and a small SCGI peer written here (Debian has no SCGI server that runs a script as
+is).
 
 Each launcher starts the server on a unix socket or a loopback TCP port, waits until it accepts, and returns
 an object with `.addr` (what goes after `fastcgi_pass`/`uwsgi_pass`/`scgi_pass`), `.stop()`, `.restart()` and
@@ -21,6 +22,7 @@ from helpers import ports
 
 PHP_FPM = shutil.which('php-fpm8.2') or '/usr/sbin/php-fpm8.2'
 UWSGI = shutil.which('uwsgi') or '/usr/bin/uwsgi'
+MEMCACHED = shutil.which('memcached') or '/usr/bin/memcached'
 
 
 def _free_port():
@@ -159,6 +161,46 @@ def uwsgi(tmp, app_source, unix=True, processes=2, extra=()):
     # SIGKILL to the whole process group: uWSGI's own stop signals wait for its workers (up to its mercy
     # timeouts), and a crash is what "the app went down" means here anyway
     return Backend(argv, addr, os.path.join(tmp, 'uwsgi.log'), tmp, stop_signal=signal.SIGKILL)
+
+
+class Memcached(Backend):
+    """memcached with `.set(key, value, flags)` and `.connections()` (its total_connections counter)."""
+
+    def _cmd(self, data):
+        if self.addr.startswith('unix:'):
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(self.addr[5:])
+        else:
+            host, port = self.addr.rsplit(':', 1)
+            s = socket.create_connection((host, int(port)), timeout=5)
+        with s:
+            s.sendall(data)
+            out = b''
+            while not (out.endswith(b'STORED\r\n') or out.endswith(b'END\r\n') or out.endswith(b'ERROR\r\n')):
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                out += chunk
+            return out
+
+    def set(self, key, value, flags=0):
+        value = value.encode() if isinstance(value, str) else value
+        key = key.encode('latin-1') if isinstance(key, str) else key
+        assert self._cmd(b'set %s %d 0 %d\r\n%s\r\n' % (key, flags, len(value), value)) == b'STORED\r\n'
+
+    def connections(self):
+        for line in self._cmd(b'stats\r\n').decode().splitlines():
+            if line.startswith('STAT total_connections '):
+                return int(line.split()[2])
+        raise RuntimeError('no total_connections in stats')
+
+
+def memcached(tmp, unix=False):
+    """memcached on a loopback port (or a unix socket), one thread, no UDP: connections count one by one."""
+    listen, addr = _listen(tmp, 'memcached', unix)
+    argv = [MEMCACHED, '-U', '0', '-t', '1', '-m', '16'] + (['-u', 'root'] if os.geteuid() == 0 else [])
+    argv += ['-s', listen, '-a', '0666'] if unix else ['-l', '127.0.0.1', '-p', listen.rsplit(':', 1)[1]]
+    return Memcached(argv, addr, os.path.join(tmp, 'memcached.log'), tmp)
 
 
 # ---------------------------------------------------------------- SCGI

@@ -243,7 +243,7 @@ static void test_compat_find(void)
     ok(hy_compat_find("aio\0x", 5) == NULL);
     ok(hy_compat_find("AIO", 3) == NULL); /* nginx directive names are case-sensitive */
     /* a few entries whose kind the docs promise */
-    const hy_compat_t *c = hy_compat_find("memcached_pass", strlen("memcached_pass"));
+    const hy_compat_t *c = hy_compat_find("modern_browser", strlen("modern_browser"));
     ok(c != NULL && c->kind == HY_COMPAT_NOT_YET && c->note != NULL);
     c = hy_compat_find("timer_resolution", strlen("timer_resolution"));
     ok(c != NULL && c->kind == HY_COMPAT_WARN);

@@ -1,12 +1,13 @@
 /* head_parse_test.c — the upstream engine's pure parsers: one response-head field line (hy_upstream_field), a CGI
  * head's end and its parse (Status:, an HTTP status line, Location without Status, Content-Length), the upstream
- * field lookup ('_' matches '-'), and *_bind literals. */
+ * field lookup ('_' matches '-'), *_bind literals, and the memcached key's escaping. */
 #include <stdlib.h>
 #include <arpa/inet.h>
 #include "../harness.h"
 #include "core/mem.h"
 #include "upstream/upstream.h"
 #include "upstream/uconf.h"
+#include "upstream/memcached.h"
 
 #define S(lit) lit, sizeof(lit) - 1
 
@@ -146,6 +147,29 @@ static void test_bind(void)
     is_int(hy_uconf_parse_bind(HY_STR("0000:0000:0000:0000:0000:0000:0000:0000:0000:0000"), &ss, &len), -1);
 }
 
+/* nginx's NGX_ESCAPE_MEMCACHED: every byte below 0x21 and '%'; DEL and bytes above 0x7f go as they are */
+static void test_memcached_escape(void)
+{
+    char out[3 * 256];
+    for (int c = 0; c < 256; c++) {
+        char in = (char)c;
+        size_t n = hy_upstream_memcached_escape(out, &in, 1);
+        bool esc = c <= 0x20 || c == '%';
+        if (!is_int(n, esc ? 3 : 1))
+            break;
+        if (esc) {
+            char want[4];
+            snprintf(want, sizeof(want), "%%%02X", c);
+            is_strn(out, n, want);
+        } else {
+            ok(out[0] == in);
+        }
+    }
+    size_t n = hy_upstream_memcached_escape(out, S("/a b%c\t\x7f\xe9"));
+    is_strn(out, n, "/a%20b%25c%09\x7f\xe9");
+    is_int(hy_upstream_memcached_escape(out, "", 0), 0);
+}
+
 int main(void)
 {
     pool = hy_pool_create(4096);
@@ -155,6 +179,7 @@ int main(void)
     subtest("the end of a CGI head", test_cgi_head_end);
     subtest("a CGI head", test_cgi_head);
     subtest("bind literals", test_bind);
+    subtest("memcached key escaping", test_memcached_escape);
     hy_pool_destroy(pool);
     return done_testing();
 }
