@@ -47,7 +47,7 @@ static void usage(void)
 /* nginx's default HTTP modules (auto/options: the ones with a --without-http_*_module switch) that hayate
  * does not have. -V names each as nginx's configure would, so tools that read -V see what is missing. */
 static const char *const without_modules[] = {
-    "grpc", "browser",
+    "grpc",
 };
 
 static char *default_prefix(void);

@@ -6,12 +6,12 @@
  * are families ($sent_trailer_name). Names hayate implements are found before this list is consulted. */
 /* clang-format off */
 const char *const hy_suggest_variables[] = {
-    "ancient_browser", "fastcgi_path_info", "fastcgi_script_name", "geoip_area_code",
+    "fastcgi_path_info", "fastcgi_script_name", "geoip_area_code",
     "geoip_city", "geoip_city_continent_code", "geoip_city_country_code", "geoip_city_country_code3",
     "geoip_city_country_name", "geoip_country_code", "geoip_country_code3", "geoip_country_name", "geoip_dma_code",
     "geoip_latitude", "geoip_longitude", "geoip_org", "geoip_postal_code", "geoip_region", "geoip_region_name",
     "gzip_ratio", "http2",
-    "memcached_key", "modern_browser", "msie", "pipe",
+    "pipe",
     "proxy_protocol_addr", "proxy_protocol_port", "proxy_protocol_server_addr", "proxy_protocol_server_port",
     "realip_remote_addr", "realip_remote_port", "request_body", "request_body_file", "request_completion",
     "sent_trailer_", "slice_range", "ssl_alpn_protocol", "ssl_cipher",

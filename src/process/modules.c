@@ -49,6 +49,7 @@
 #include "../http/mirror.h"
 #include "../http/subrequest.h"
 #include "../http/resolver_conf.h"
+#include "../http/browser.h"
 
 hy_module_t *hy_modules[] = {
     &hy_core_module,
@@ -69,6 +70,7 @@ hy_module_t *hy_modules[] = {
     &hy_http_subrequest_module, /* log_subrequest */
     &hy_http_referer_module, /* before vars: its postconfiguration defines $invalid_referer */
     &hy_http_userid_module,  /* before vars: $uid_got, $uid_set, $uid_reset (after rewrite: a `set` wins) */
+    &hy_http_browser_module, /* before vars: $msie, $modern_browser, $ancient_browser (after rewrite: a `set` wins) */
     &hy_http_empty_gif_module, /* a location's own content handler (no phase handler) */
     &hy_http_resolver_module, /* resolver, resolver_timeout (upstream{} blocks without their own use the http level) */
     &hy_http_upstream_module,  /* before vars: defines $upstream_*; before proxy: resolves the groups it names */

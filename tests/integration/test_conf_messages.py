@@ -32,7 +32,7 @@ http {
         ssl_engine pkcs11;
         location / {
             grpc_pass 127.0.0.1:9;
-            modern_browser msie 8.0;
+            mp4;
         }
         location /x {
             return 200 "$request_uri $uir";
@@ -47,7 +47,7 @@ http {
         ('"grpc_buffer_size" directive is not supported by hayate yet (gRPC proxy)', line_of(conf, 'grpc_buffer_size')),
         ('"ssl_engine" directive is not supported by hayate yet (TLS)', line_of(conf, 'ssl_engine')),
         ('"grpc_pass" directive is not supported by hayate yet (gRPC proxy)', line_of(conf, 'grpc_pass')),
-        ('"modern_browser" directive is not supported by hayate yet (not planned)', line_of(conf, 'modern_browser')),
+        ('"mp4" directive is not supported by hayate yet (not planned)', line_of(conf, 'mp4;')),
         ('"$gzip_ratio" variable is not supported by hayate yet', line_of(conf, 'log_format')),
         ('"$geoip_country_code" variable is not supported by hayate yet', line_of(conf, 'log_format')),
         ('unknown "uir" variable (did you mean "$uri"?)', line_of(conf, '$uir')),
