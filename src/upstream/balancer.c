@@ -3,14 +3,19 @@
  * least_conn, least_time, ip_hash, hash KEY [consistent] and random [two] methods. A hashed choice that lands on an unusable
  * peer is hashed again (up to 20 times, as nginx), then falls back to round robin. Backup peers are used only
  * when no primary peer can take the request (round robin and least_conn; the hash methods have none, as nginx).
- * A peer that an active health check holds down (health.c, peer->hc_down in the group's zone) is unusable too. */
+ * A peer that an active health check holds down (health.c, peer->hc_down in the group's zone) is unusable too.
+ * The hash methods are nginx's to the bit, so a key reaches the server nginx (and Cache::Memcached, whose
+ * distribution nginx's copies) would pick: `hash` sums ((crc32([TRY] KEY) >> 16) & 0x7fff) over its tries and takes
+ * it modulo the total weight; `consistent` puts weight * 160 points per server on a ring, each the crc32 of
+ * HOST \0 PORT and the point before it (Cache::Memcached::Fast's ketama), and a key goes to the first point at or
+ * after crc32(KEY). */
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
+#include <zlib.h>
 #include "upstream.h"
 #include "sticky.h"
 #include "../core/clock.h"
-#include "../core/murmur.h"
 #include "../http/vars.h"
 
 static bool tried_has(const uint64_t *t, size_t i)
@@ -199,25 +204,30 @@ static uint32_t ip_hash_of(hy_req_t *req)
     return h;
 }
 
-static uint32_t key_hash(hy_req_t *req, hy_upstream_group_t *g, int attempt)
+static uint32_t crc(uint32_t prev, const void *p, size_t n)
 {
-    hy_str_t key;
-    hy_vars_eval(req, g->hash_key, &key);
-    if (attempt == 0)
-        return hy_murmur_hash2(key.ptr, key.len);
-    char buf[512];
-    size_t n = key.len < sizeof(buf) - 12 ? key.len : sizeof(buf) - 12;
-    memcpy(buf, key.ptr, n);
-    buf[n++] = '#';
-    n += hy_fmt_u64(buf + n, (uint64_t)attempt);
-    return hy_murmur_hash2(buf, n);
+    return (uint32_t)crc32(prev, p, (uInt)n);
 }
 
-/* hash ... consistent: the first ring point at or after the key's hash, then the following ones */
-static hy_upstream_peer_t *consistent(hy_upstream_group_t *g, uint32_t h, uint64_t *tried)
+/* `hash`: the part try `attempt` adds, nginx's ((crc32([attempt] KEY) >> 16) & 0x7fff), the attempt's number in
+ * decimal before the key from the second try on */
+static uint32_t key_hash(hy_str_t key, int attempt)
+{
+    uint32_t h = 0;
+    if (attempt > 0) {
+        char num[24];
+        h = crc(h, num, (size_t)hy_fmt_u64(num, (uint64_t)attempt));
+    }
+    return (crc(h, key.ptr, key.len) >> 16) & 0x7fff;
+}
+
+/* hash ... consistent: from the first ring point at or after the key's crc32, the point's server (all the peers of
+ * the same `server` line: smooth weighted round robin among them), else the next point's, up to 21 points */
+static hy_upstream_peer_t *consistent(hy_upstream_group_t *g, hy_str_t key, uint64_t *tried)
 {
     if (g->npoints == 0)
         return NULL;
+    uint32_t h = crc(0, key.ptr, key.len);
     size_t lo = 0, hi = g->npoints;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -227,13 +237,28 @@ static hy_upstream_peer_t *consistent(hy_upstream_group_t *g, uint32_t h, uint64
             hi = mid;
     }
     uint64_t now = hy_clock_now_ms();
-    for (size_t k = 0; k < g->npoints && k < 20 * 160; k++) {
-        hy_upstream_point_t *pt = &g->points[(lo + k) % g->npoints];
-        hy_upstream_peer_t *p = &g->peers[pt->peer];
-        if (!tried_has(tried, pt->peer) && usable(p, now)) {
-            picked(p, now);
-            tried_set(tried, pt->peer);
-            return p;
+    size_t nprim = g->npeers - g->nbackup;
+    for (size_t k = 0; k <= 20; k++) {
+        const hy_str_t *server = &g->peers[g->points[(lo + k) % g->npoints].peer].server;
+        hy_upstream_peer_t *best = NULL;
+        size_t best_i = 0;
+        int total = 0;
+        for (size_t i = 0; i < nprim; i++) {
+            hy_upstream_peer_t *p = &g->peers[i];
+            if (tried_has(tried, i) || !usable(p, now) || !hy_str_eq_str(p->server, *server))
+                continue;
+            p->current_weight += p->effective_weight;
+            total += p->effective_weight;
+            if (p->effective_weight < p->weight)
+                p->effective_weight++;
+            if (best == NULL || p->current_weight > best->current_weight)
+                best = p, best_i = i;
+        }
+        if (best != NULL) {
+            best->current_weight -= total;
+            picked(best, now);
+            tried_set(tried, best_i);
+            return best;
         }
     }
     return NULL;
@@ -289,25 +314,32 @@ hy_upstream_peer_t *hy_upstream_peer_get(hy_upstream_group_t *g, hy_req_t *req, 
     }
     p = NULL;
     int method = g->balancer;
+    hy_str_t key = HY_STR_NULL;
     if (method == HY_UPS_HASH || method == HY_UPS_HASH_CONSISTENT) { /* an empty key: round robin (nginx) */
-        hy_str_t key;
         hy_vars_eval(req, g->hash_key, &key);
         if (key.len == 0)
             method = HY_UPS_RR;
     }
     switch (method) {
-    case HY_UPS_IP_HASH:
-    case HY_UPS_HASH: {
-        uint32_t h = g->balancer == HY_UPS_IP_HASH ? ip_hash_of(req) : key_hash(req, g, 0);
+    case HY_UPS_IP_HASH: {
+        uint32_t h = ip_hash_of(req);
         for (int attempt = 0; p == NULL && attempt < 20; attempt++) {
             p = by_weight(g, h, tried);
             if (p == NULL)
-                h = g->balancer == HY_UPS_IP_HASH ? (h * 113 + 89) % 6271 : key_hash(req, g, attempt + 1);
+                h = (h * 113 + 89) % 6271;
+        }
+        return p ? p : round_robin(g, 0, nprim, tried);
+    }
+    case HY_UPS_HASH: {
+        uint32_t h = 0;
+        for (int attempt = 0; p == NULL && attempt < 20; attempt++) {
+            h += key_hash(key, attempt);
+            p = by_weight(g, h, tried);
         }
         return p ? p : round_robin(g, 0, nprim, tried);
     }
     case HY_UPS_HASH_CONSISTENT:
-        p = consistent(g, key_hash(req, g, 0), tried);
+        p = consistent(g, key, tried);
         return p ? p : round_robin(g, 0, nprim, tried);
     case HY_UPS_RANDOM:
     case HY_UPS_RANDOM_TWO:
@@ -331,6 +363,28 @@ static int point_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* the host and port of a `server` as written, nginx's way: "unix:PATH" is PATH with no port; else a port is the digits
+ * after the last ':' */
+static void host_port(hy_str_t s, hy_str_t *host, hy_str_t *port)
+{
+    *port = HY_STR_NULL;
+    *host = s;
+    if (s.len >= 5 && hy_mem_caseeq(s.ptr, "unix:", 5)) {
+        *host = (hy_str_t){s.ptr + 5, s.len - 5};
+        return;
+    }
+    for (size_t j = 0; j < s.len; j++) {
+        char c = s.ptr[s.len - j - 1];
+        if (c == ':') {
+            *host = (hy_str_t){s.ptr, s.len - j - 1};
+            *port = (hy_str_t){s.ptr + s.len - j, j};
+            return;
+        }
+        if (c < '0' || c > '9')
+            return;
+    }
+}
+
 void hy_upstream__build_ring(hy_pool_t *pool, hy_upstream_group_t *g)
 {
     size_t total = 0;
@@ -339,15 +393,24 @@ void hy_upstream__build_ring(hy_pool_t *pool, hy_upstream_group_t *g)
     g->points = hy_palloc(pool, (total ? total : 1) * sizeof(*g->points));
     g->npoints = 0;
     for (size_t i = 0; i < g->npeers - g->nbackup; i++) {
-        hy_str_t name = g->peers[i].name;
+        hy_str_t host, port;
+        host_port(g->peers[i].server, &host, &port);
+        uint32_t base = crc(0, host.ptr, host.len);
+        base = crc(base, "", 1);
+        base = crc(base, port.ptr, port.len);
+        uint32_t prev = 0;
         for (size_t j = 0; j < (size_t)g->peers[i].weight * 160; j++) {
-            char buf[600];
-            size_t n = name.len < 500 ? name.len : 500;
-            memcpy(buf, name.ptr, n);
-            buf[n++] = '-';
-            n += hy_fmt_u64(buf + n, j);
-            g->points[g->npoints++] = (hy_upstream_point_t){hy_murmur_hash2(buf, n), (uint32_t)i};
+            unsigned char b[4] = {(unsigned char)prev, (unsigned char)(prev >> 8), (unsigned char)(prev >> 16),
+                                  (unsigned char)(prev >> 24)};
+            prev = crc(base, b, 4);
+            g->points[g->npoints++] = (hy_upstream_point_t){prev, (uint32_t)i};
         }
     }
     qsort(g->points, g->npoints, sizeof(*g->points), point_cmp);
+    size_t k = 0; /* one point per hash, as nginx (the same server twice: the same points) */
+    for (size_t j = 1; j < g->npoints; j++)
+        if (g->points[j].hash != g->points[k].hash)
+            g->points[++k] = g->points[j];
+    if (g->npoints)
+        g->npoints = k + 1;
 }
