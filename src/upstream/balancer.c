@@ -44,7 +44,10 @@ static void picked(hy_upstream_peer_t *p, uint64_t now)
         p->checked_ms = now;
 }
 
-static hy_upstream_peer_t *round_robin(hy_upstream_group_t *g, size_t from, size_t to, uint64_t *tried)
+/* nginx's smooth weighted round robin over peers [from, to); server: only the peers of that `server` line (hash
+ * consistent), NULL: all */
+static hy_upstream_peer_t *swrr(hy_upstream_group_t *g, size_t from, size_t to, uint64_t *tried,
+                                const hy_str_t *server)
 {
     uint64_t now = hy_clock_now_ms();
     hy_upstream_peer_t *best = NULL;
@@ -52,7 +55,7 @@ static hy_upstream_peer_t *round_robin(hy_upstream_group_t *g, size_t from, size
     size_t best_i = 0;
     for (size_t i = from; i < to; i++) {
         hy_upstream_peer_t *p = &g->peers[i];
-        if (tried_has(tried, i) || !usable(p, now))
+        if (tried_has(tried, i) || !usable(p, now) || (server && !hy_str_eq_str(p->server, *server)))
             continue;
         p->current_weight += p->effective_weight;
         total += p->effective_weight;
@@ -67,6 +70,11 @@ static hy_upstream_peer_t *round_robin(hy_upstream_group_t *g, size_t from, size
     picked(best, now);
     tried_set(tried, best_i);
     return best;
+}
+
+static hy_upstream_peer_t *round_robin(hy_upstream_group_t *g, size_t from, size_t to, uint64_t *tried)
+{
+    return swrr(g, from, to, tried, NULL);
 }
 
 /* The peer of the least cost for its weight (cost(p) / p->weight, compared crosswise); ties go to weighted round
@@ -236,30 +244,11 @@ static hy_upstream_peer_t *consistent(hy_upstream_group_t *g, hy_str_t key, uint
         else
             hi = mid;
     }
-    uint64_t now = hy_clock_now_ms();
     size_t nprim = g->npeers - g->nbackup;
     for (size_t k = 0; k <= 20; k++) {
-        const hy_str_t *server = &g->peers[g->points[(lo + k) % g->npoints].peer].server;
-        hy_upstream_peer_t *best = NULL;
-        size_t best_i = 0;
-        int total = 0;
-        for (size_t i = 0; i < nprim; i++) {
-            hy_upstream_peer_t *p = &g->peers[i];
-            if (tried_has(tried, i) || !usable(p, now) || !hy_str_eq_str(p->server, *server))
-                continue;
-            p->current_weight += p->effective_weight;
-            total += p->effective_weight;
-            if (p->effective_weight < p->weight)
-                p->effective_weight++;
-            if (best == NULL || p->current_weight > best->current_weight)
-                best = p, best_i = i;
-        }
-        if (best != NULL) {
-            best->current_weight -= total;
-            picked(best, now);
-            tried_set(tried, best_i);
-            return best;
-        }
+        hy_upstream_peer_t *p = swrr(g, 0, nprim, tried, &g->peers[g->points[(lo + k) % g->npoints].peer].server);
+        if (p != NULL)
+            return p;
     }
     return NULL;
 }

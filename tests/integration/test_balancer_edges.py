@@ -12,14 +12,19 @@ from conftest import free_port
 from helpers.backend import Backend
 
 
-@pytest.fixture
-def bes():
-    bs = [Backend().start() for _ in range(2)]
+def named_backends(n, name):
+    """n backends, each answering its name (name % index) to every request, stopped after the test."""
+    bs = [Backend().start() for _ in range(n)]
     for i, b in enumerate(bs):
-        b.handler = (lambda n: (lambda r: Backend.reply(200, n)))(b'be%d' % i)
+        b.handler = (lambda v: (lambda r: Backend.reply(200, v)))(name % i)
     yield bs
     for b in bs:
         b.stop()
+
+
+@pytest.fixture
+def bes():
+    yield from named_backends(2, b'be%d')
 
 
 def conf(bes, method, dead=True, listen='listen 127.0.0.1:{port};'):
@@ -97,12 +102,7 @@ def ketama_pick(key, servers, weights):
 
 @pytest.fixture
 def three():
-    bs = [Backend().start() for _ in range(3)]
-    for i, b in enumerate(bs):
-        b.handler = (lambda n: (lambda r: Backend.reply(200, n)))(b'%d' % i)
-    yield bs
-    for b in bs:
-        b.stop()
+    yield from named_backends(3, b'%d')
 
 
 @pytest.mark.parametrize('consistent', [False, True], ids=['hash', 'consistent'])
