@@ -7,14 +7,20 @@ handed out again: to a backend peer that binds port 0 (test_proxy_buffering's Pe
 server's bind failed with EADDRINUSE, the fixture's "is the port accepting" check found the peer listening there,
 and the test talked to the peer directly and passed, until the teardown saw the server's exit code), or as the
 local port of any outgoing connection. Ports below the ephemeral range are never handed out by the kernel, so they
-are picked from there, checked free on 127.0.0.1 (and ::1 where there is IPv6), and never handed out twice.
+are picked from there, checked free on 127.0.0.1 (and ::1 where there is IPv6), and not handed out again until
+RECENT other ports have been: the tests that had them are long over then. (Never handing one out twice ran the
+12,000 ports out once the suite passed about 3,900 tests: a CI rehearsal failed with "no free port".)
 """
+import collections
 import random
 import socket
 import threading
 
+RECENT = 4000  # a port handed out is not handed out again before this many others (a third of the range)
+
 _lock = threading.Lock()
 _handed_out = set()
+_order = collections.deque()  # _handed_out, oldest first
 _rng = random.Random()  # its own: a test that seeds `random` does not make the picks repeat
 
 
@@ -45,8 +51,9 @@ _LOW = max(1024, _HIGH - 12000)
 
 
 def free_port():
-    """A loopback TCP port below the ephemeral range, free on 127.0.0.1 and ::1 now, not handed out before in
-    this process. No fallback to a kernel-chosen port: that is the race this module exists to avoid."""
+    """A loopback TCP port below the ephemeral range, free on 127.0.0.1 and ::1 now, not among the last RECENT
+    handed out in this process. No fallback to a kernel-chosen port: that is the race this module exists to
+    avoid."""
     with _lock:
         for _ in range(500):
             port = _rng.randrange(_LOW, _HIGH)
@@ -54,5 +61,8 @@ def free_port():
                 continue
             if _bindable(socket.AF_INET, '127.0.0.1', port) and _bindable(socket.AF_INET6, '::1', port):
                 _handed_out.add(port)
+                _order.append(port)
+                if len(_order) > RECENT:
+                    _handed_out.discard(_order.popleft())
                 return port
     raise RuntimeError('no free port below the ephemeral range (%d-%d)' % (_LOW, _HIGH - 1))
