@@ -10,6 +10,8 @@
 #   php-fcgi       `include fastcgi.conf; fastcgi_pass unix:...;` to PHP-FPM (static pool) running hello.php
 #   php-fcgi-ka    the same with upstream keepalive (half the workers: a pooled connection holds an FPM worker)
 #                  and fastcgi_keep_conn on
+#   memcached-ka   `set $memcached_key $uri; memcached_pass memd;` to memcached (one thread, the value "Hello,
+#                  World") with `keepalive 8`; wrk -t1 -c64
 # In php-fcgi-ka a third front joins each round (BENCH_FLOOR=0 leaves it out): bench/floor.c, which sends one fixed
 # FastCGI request of fastcgi.conf's size per request and returns PHP's stdout, with no other work; its CPU per
 # request is the floor of any FastCGI front on this machine (bench/proxy.sh says more).
@@ -84,6 +86,18 @@ CONF
     for _ in $(seq 100); do [ -S "$psock" ] && break; sleep 0.1; done
 fi
 
+# memcached with the value the app servers answer, under the key the bench asks for
+mport=$(free_port 18900)
+if command -v memcached >/dev/null; then
+    taskset -c "$ccpu" memcached -l 127.0.0.1 -p "$mport" -U 0 -t 1 -u root >"$prefix/memcached.log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 100); do
+        printf 'set /hello 0 0 12\r\nHello, World\r\n' | timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$mport; cat >&3; head -c 8 <&3" 2>/dev/null |
+            grep -q STORED && { mc_ok=1; break; }
+        sleep 0.1
+    done
+fi
+
 front_conf() { # ID -> the front's http{} server part
     case "$1" in
     seed004-uwsgi) echo "upstream app { server unix:$usock; }
@@ -93,9 +107,11 @@ front_conf() { # ID -> the front's http{} server part
     php-fcgi-ka) echo "upstream php { server unix:$psock; keepalive $((workers / 2)); }
         server { listen 127.0.0.1:$fport backlog=4096; root $prefix/php;
         location ~ \\.php\$ { include fastcgi.conf; fastcgi_keep_conn on; fastcgi_pass php; } }" ;;
+    memcached-ka) echo "upstream memd { server 127.0.0.1:$mport; keepalive 8; }
+        server { listen 127.0.0.1:$fport backlog=4096; location / { set \$memcached_key \$uri; memcached_pass memd; } }" ;;
     esac
 }
-url_of() { case "$1" in seed004*) echo /hello ;; *) echo /hello.php ;; esac; }
+url_of() { case "$1" in seed004* | memcached*) echo /hello ;; *) echo /hello.php ;; esac; }
 
 floor_args() { # ID -> the floor's UPSTREAM MODE SCRIPT for a keep-alive scenario (nothing: the floor sits this one out)
     case "$1" in php-fcgi-ka) echo "unix:$psock fcgi-ka $prefix/php/hello.php" ;; esac
@@ -125,10 +141,11 @@ front() { case $1 in nginx) one "$NGINX_BIN" "$id" ;; hayate) one "$HY_BIN" "$id
 use_floor=${BENCH_FLOOR:-1}
 if [ "$use_floor" = 1 ] && ! floor_build; then echo "${0##*/}: bench/floor.c did not build; no floor column" >&2; use_floor=0; fi
 bench_pair_head "$rounds"
-for id in seed004-uwsgi php-fcgi php-fcgi-ka; do
+for id in seed004-uwsgi php-fcgi php-fcgi-ka memcached-ka; do
     [ -n "$only" ] && [[ ",$only," != *",$id,"* ]] && continue
     [[ $id == seed004* ]] && [ ! -S "$usock" ] && { echo "| $id | (uwsgi missing) |||||"; continue; }
     [[ $id == php* ]] && [ ! -S "$psock" ] && { echo "| $id | (php-fpm missing) |||||"; continue; }
+    [[ $id == memcached* ]] && [ -z "${mc_ok:-}" ] && { echo "| $id | (memcached missing) |||||"; continue; }
     fronts=(nginx hayate)
     [ "$use_floor" = 1 ] && [ -n "$(floor_args "$id")" ] && fronts+=(floor)
     bench_rounds "$rounds" "$prefix/rounds" front "${fronts[@]}" || { echo "apps bench: $id: a front did not start" >&2; exit 1; }
