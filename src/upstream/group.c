@@ -968,6 +968,12 @@ static int postconfiguration(hy_conf_t *cf)
             hy_upstream_peer_t tpl = {.weight = 1, .max_fails = 1, .fail_timeout_ms = 10000};
             char spec[300];
             hy_str_t s = e->g.name;
+            if (e->g.port == 0 && !(s.len > 5 && memcmp(s.ptr, "unix:", 5) == 0)) {
+                /* fastcgi_pass, uwsgi_pass, scgi_pass, memcached_pass name no default port (nginx) */
+                hy_conf_error(cf, "no port in upstream \"%.*s\"", (int)s.len, s.ptr);
+                cf->file = file, cf->line = line;
+                return -1;
+            }
             if (e->explicit_port)
                 s = (hy_str_t){spec, (size_t)snprintf(spec, sizeof(spec), "%.*s:%u", (int)e->g.name.len, e->g.name.ptr,
                                                       e->g.port)};

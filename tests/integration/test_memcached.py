@@ -311,3 +311,40 @@ def test_a_value_cut_short_ends_the_client_connection(server):
         assert 'upstream prematurely closed connection' in srv.error_log()
     finally:
         p.stop()
+
+
+@pytest.mark.parametrize('directive', ['memcached_pass 127.0.0.1;', 'fastcgi_pass 127.0.0.1;', 'scgi_pass localhost;',
+                                       'uwsgi_pass uwsgi://127.0.0.1;'])
+def test_a_target_without_port_fails_the_config(run_cli, prefix, directive):
+    """These modules have no default port: nginx's "no port in upstream" at the directive's line (an upstream{} name
+    and unix: need none)."""
+    conf = prefix.conf('''http {
+    server {
+        listen 127.0.0.1:{port};
+        location / {
+            set $memcached_key $uri;
+            %s
+        }
+    }
+}
+''' % directive)
+    res = run_cli(['-p', prefix.tmp + '/', '-c', conf, '-t'])
+    host = directive.split()[1].rstrip(';').replace('uwsgi://', '')
+    assert res.rc == 1, res
+    with open(conf) as f:
+        line = next(i for i, l in enumerate(f.read().splitlines(), 1) if directive in l)
+    assert 'no port in upstream "%s" in %s:%d' % (host, conf, line) in res.err, res.err
+
+
+def test_an_upstream_name_and_a_unix_socket_need_no_port(run_cli, prefix):
+    conf = prefix.conf('''http {
+    server {
+        listen 127.0.0.1:{port};
+        location / { set $memcached_key $uri; memcached_pass memd; }
+        location /u { fastcgi_pass unix:/tmp/no-such.sock; }
+    }
+    upstream memd { server 127.0.0.1:11211; }
+}
+''')
+    res = run_cli(['-p', prefix.tmp + '/', '-c', conf, '-t'])
+    assert res.rc == 0, res
