@@ -25,7 +25,7 @@ int hy_app_loc_merge(hy_conf_t *cf, hy_app_loc_t *c, const hy_app_loc_t *p, cons
 
 /* "host:port", "[v6]:port", "unix:/path", "name" (an upstream{}) as a URL the proxy's parser reads; with schemes
  * (uwsgi), an optional "uwsgi://" or "suwsgi://" (TLS: *tls set) before it */
-int hy_app_parse_target(hy_pool_t *pool, hy_str_t a, hy_proxy_url_t *pu, bool schemes, bool *tls)
+static int parse_target(hy_pool_t *pool, hy_str_t a, hy_proxy_url_t *pu, bool schemes, bool *tls)
 {
     *tls = false;
     if (schemes && a.len > 8 && hy_mem_caseeq(a.ptr, "uwsgi://", 8))
@@ -56,11 +56,18 @@ int hy_app_set_pass(hy_conf_t *cf, hy_app_loc_t *al, hy_content_handler_fn handl
         al->pass_cv = hy_pcalloc(cf->pool, sizeof(*al->pass_cv));
         return hy_vars_compile(cf, a[1], al->pass_cv);
     }
-    hy_proxy_url_t pu;
-    if (hy_app_parse_target(cf->pool, a[1], &pu, al->ssl != NULL, &al->is_tls) != 0)
-        return hy_conf_error(cf, "invalid host in upstream \"%s\"", a[1].ptr);
-    al->group = hy_upstream_group_add(cf, hy_str_dup(cf->pool, pu.host), pu.port, pu.explicit_port);
+    al->group = hy_app_target_group(cf, a[1], al->ssl != NULL, &al->is_tls);
     return al->group ? 0 : -1;
+}
+
+hy_upstream_group_t *hy_app_target_group(hy_conf_t *cf, hy_str_t target, bool schemes, bool *tls)
+{
+    hy_proxy_url_t pu;
+    if (parse_target(cf->pool, target, &pu, schemes, tls) != 0) {
+        hy_conf_error(cf, "invalid host in upstream \"%s\"", target.ptr);
+        return NULL;
+    }
+    return hy_upstream_group_add(cf, hy_str_dup(cf->pool, pu.host), pu.port, pu.explicit_port);
 }
 
 hy_ureq_t *hy_app_exchange(hy_req_t *req, const hy_app_loc_t *al, int *status)
@@ -72,7 +79,7 @@ hy_ureq_t *hy_app_exchange(hy_req_t *req, const hy_app_loc_t *al, int *status)
     if (al->pass_cv != NULL) {
         hy_str_t v;
         hy_vars_eval(req, al->pass_cv, &v);
-        if (hy_app_parse_target(req->pool, v, &pu, al->ssl != NULL, &tls) != 0) {
+        if (parse_target(req->pool, v, &pu, al->ssl != NULL, &tls) != 0) {
             hy_req_log(req, HY_LOG_ERR, "invalid host in upstream \"%.*s\"", (int)v.len, v.ptr);
             *status = 500;
             return NULL;

@@ -8,8 +8,6 @@
 #include "../upstream/params.h"
 #include "../http/core.h"
 
-struct hy_proxy_url; /* proxy_conf.h */
-
 typedef struct hy_app_loc {
     hy_uconf_t uc; /* first: an exchange's u->data for hy_uconf_on_head */
     hy_uparams_t params;
@@ -26,9 +24,10 @@ int hy_app_loc_merge(hy_conf_t *cf, hy_app_loc_t *c, const hy_app_loc_t *p, cons
                      const char *const *hidden, size_t nhidden);
 /** The *_pass directive: the target, and `handler` as the location's content handler. */
 int hy_app_set_pass(hy_conf_t *cf, hy_app_loc_t *al, hy_content_handler_fn handler);
-/** A *_pass target ("host:port", "[v6]:port", "unix:/path", an upstream's name; with schemes, uwsgi's "uwsgi://" or
- * "suwsgi://" first, *tls set by the latter) into *pu (pu->port 0 when none is given). 0, or -1 when invalid. */
-int hy_app_parse_target(hy_pool_t *pool, hy_str_t a, struct hy_proxy_url *pu, bool schemes, bool *tls);
+/** The group of a *_pass target without variables ("host:port", "[v6]:port", "unix:/path", an upstream's name; with
+ * schemes, uwsgi's "uwsgi://" or "suwsgi://" first, *tls set by the latter); no port given: port 0, which the group
+ * refuses at the end of http{} unless an upstream{} takes the name. NULL after hy_conf_error. */
+hy_upstream_group_t *hy_app_target_group(hy_conf_t *cf, hy_str_t target, bool schemes, bool *tls);
 /** A new exchange for req with the location's target (evaluated when it has variables), settings and
  * hy_uconf_on_head (the codec evaluates the parameters when it sends: after the body was read); NULL with *status set
  * (500, 502) when the target cannot be used. */

@@ -9,7 +9,6 @@
 #include <string.h>
 #include "memcached.h"
 #include "appconf.h"
-#include "proxy_conf.h"
 #include "../upstream/memcached.h"
 #include "../http/vars.h"
 
@@ -54,9 +53,7 @@ static int mc_handler(hy_req_t *req)
     u->connect_timeout_ms = ml->connect_timeout;
     u->send_timeout_ms = ml->send_timeout;
     u->read_timeout_ms = ml->read_timeout;
-    u->buffer_size = ml->buffer_size;
-    u->buffers_total = ml->buffer_size;
-    u->request_buffering = true;
+    u->buffer_size = ml->buffer_size; /* unbuffered: also the read-ahead bound */
     u->discard_body = true;
     u->intercept_errors = true;
     u->socket_keepalive = ml->socket_keepalive;
@@ -79,11 +76,8 @@ static int set_pass(hy_conf_t *cf, const hy_directive_t *d, void *conf)
     hy_str_t *a = hy_conf_args(cf, &n);
     if (ml->group != NULL || lc->handler != NULL)
         return hy_conf_error(cf, "\"memcached_pass\" directive is duplicate");
-    hy_proxy_url_t pu;
     bool tls;
-    if (hy_app_parse_target(cf->pool, a[1], &pu, false, &tls) != 0)
-        return hy_conf_error(cf, "invalid host in upstream \"%s\"", a[1].ptr);
-    ml->group = hy_upstream_group_add(cf, hy_str_dup(cf->pool, pu.host), pu.port, pu.explicit_port);
+    ml->group = hy_app_target_group(cf, a[1], false, &tls);
     if (ml->group == NULL)
         return -1;
     lc->handler = mc_handler;

@@ -33,46 +33,41 @@ int hy_browser_mask(hy_str_t name)
     return -1;
 }
 
-bool hy_browser_parse_version(hy_str_t s, uint64_t *out)
+/* nginx's version arithmetic: digits and dots from p, each part after the first scaled by 1/100 of the one before.
+ * Stops at end, at any other byte, or as soon as a completed part puts the sum above `above` (nginx's early
+ * "modern"). *out is the sum; returns where it stopped. */
+static const char *scan_version(const char *p, const char *end, uint64_t above, uint64_t *out)
 {
     uint64_t version = 0, ver = 0, scale = 1000000;
-    for (size_t i = 0; i < s.len; i++) {
-        char c = s.ptr[i];
-        if (c >= '0' && c <= '9') {
-            ver = ver * 10 + (uint64_t)(c - '0');
-        } else if (c == '.') {
+    for (; p < end; p++) {
+        if (*p >= '0' && *p <= '9') {
+            ver = ver * 10 + (uint64_t)(*p - '0');
+        } else if (*p == '.') {
             version += ver * scale;
+            if (version > above) {
+                *out = version;
+                return p;
+            }
             ver = 0;
             scale /= 100;
         } else {
-            return false;
+            break;
         }
     }
     *out = version + ver * scale;
-    return true;
+    return p;
 }
 
-/* the version after the mark against the listed one: nginx compares as soon as a dot completes a part */
+bool hy_browser_parse_version(hy_str_t s, uint64_t *out)
+{
+    return scan_version(s.ptr, s.ptr + s.len, UINT64_MAX, out) == s.ptr + s.len;
+}
+
+/* the version after the mark against the listed one */
 static int by_version(const char *p, const char *last, uint64_t want)
 {
-    uint64_t version = 0, ver = 0, scale = 1000000;
-    while (p < last) {
-        char c = *p++;
-        if (c >= '0' && c <= '9') {
-            ver = ver * 10 + (uint64_t)(c - '0');
-            continue;
-        }
-        if (c == '.') {
-            version += ver * scale;
-            if (version > want)
-                return HY_BROWSER_MODERN;
-            ver = 0;
-            scale /= 100;
-            continue;
-        }
-        break;
-    }
-    version += ver * scale;
+    uint64_t version;
+    scan_version(p, last, want, &version);
     return version >= want ? HY_BROWSER_MODERN : HY_BROWSER_ANCIENT;
 }
 

@@ -186,8 +186,9 @@ static int split_hostport(hy_conf_t *cf, hy_str_t spec, uint16_t def_port, char 
     return 0;
 }
 
-/* Resolve "host[:port]" or "unix:/path" into peers appended to `out` (a template peer carries the params).
- * Returns 0 or -1 after hy_conf_error ("host not found in upstream ..."). */
+/* Resolve "host[:port]" or "unix:/path" into peers appended to `out` (a template peer carries the params); def_port
+ * 0: a host needs its own port. Returns 0 or -1 after hy_conf_error ("host not found in upstream ...", "no port in
+ * upstream ..."). */
 static int resolve(hy_conf_t *cf, hy_str_t spec, uint16_t def_port, const hy_upstream_peer_t *tpl, hy_array_t *out,
                    const char *what)
 {
@@ -209,6 +210,8 @@ static int resolve(hy_conf_t *cf, hy_str_t spec, uint16_t def_port, const hy_ups
     uint16_t port = def_port;
     if (split_hostport(cf, spec, def_port, host, &port, what) != 0)
         return -1;
+    if (port == 0)
+        return hy_conf_error(cf, "no port in %s \"%.*s\"", what, (int)spec.len, spec.ptr);
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
     char portstr[8];
     snprintf(portstr, sizeof(portstr), "%u", port);
@@ -968,16 +971,11 @@ static int postconfiguration(hy_conf_t *cf)
             hy_upstream_peer_t tpl = {.weight = 1, .max_fails = 1, .fail_timeout_ms = 10000};
             char spec[300];
             hy_str_t s = e->g.name;
-            if (e->g.port == 0 && !(s.len > 5 && memcmp(s.ptr, "unix:", 5) == 0)) {
-                /* fastcgi_pass, uwsgi_pass, scgi_pass, memcached_pass name no default port (nginx) */
-                hy_conf_error(cf, "no port in upstream \"%.*s\"", (int)s.len, s.ptr);
-                cf->file = file, cf->line = line;
-                return -1;
-            }
             if (e->explicit_port)
                 s = (hy_str_t){spec, (size_t)snprintf(spec, sizeof(spec), "%.*s:%u", (int)e->g.name.len, e->g.name.ptr,
                                                       e->g.port)};
-            int rc = resolve(cf, s, e->g.port ? e->g.port : 80, &tpl, e->servers, "upstream");
+            /* port 0: fastcgi_pass, uwsgi_pass, scgi_pass, memcached_pass name no default port (nginx) */
+            int rc = resolve(cf, s, e->g.port, &tpl, e->servers, "upstream");
             cf->file = file, cf->line = line;
             if (rc != 0)
                 return -1;

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "memcached.h"
+#include "../http/uri.h"
 #include "../http/vars.h"
 #include "../core/log.h"
 
@@ -27,21 +28,14 @@ const hy_upstream_mc_t *hy_upstream_memcached_state(const hy_ureq_t *u)
     return st(u);
 }
 
+static bool escaped(unsigned char c)
+{
+    return c <= 0x20 || c == '%';
+}
+
 size_t hy_upstream_memcached_escape(char *dst, const char *src, size_t n)
 {
-    static const char hex[] = "0123456789ABCDEF";
-    char *d = dst;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)src[i];
-        if (c <= 0x20 || c == '%') {
-            *d++ = '%';
-            *d++ = hex[c >> 4];
-            *d++ = hex[c & 0xf];
-        } else {
-            *d++ = (char)c;
-        }
-    }
-    return (size_t)(d - dst);
+    return hy_pct_escape(dst, src, n, escaped);
 }
 
 static int create_request(hy_ureq_t *u, hy_outq_t *out)

@@ -35,7 +35,8 @@ typedef struct hy_upstream_mc {
 void hy_upstream_memcached_init(hy_ureq_t *u, int key_index, uint64_t gzip_flag);
 /** The codec's state of u (after hy_upstream_memcached_init). */
 const hy_upstream_mc_t *hy_upstream_memcached_state(const hy_ureq_t *u);
-/** nginx's NGX_ESCAPE_MEMCACHED: the bytes below 0x21 and '%' as %XX. dst holds 3 * n bytes; returns the length. */
+/** nginx's NGX_ESCAPE_MEMCACHED (http/uri.h's hy_pct_escape): the bytes below 0x21 and '%' as %XX. dst holds
+ * 3 * n bytes, or is NULL to count; returns the length. */
 size_t hy_upstream_memcached_escape(char *dst, const char *src, size_t n);
 
 #endif

@@ -19,10 +19,10 @@
  *   process_head    parse the response head from `in` (without consuming): -1 invalid ("upstream sent invalid
  *                   header"), -2 invalid and logged by the codec in its own words (memcached), 0 need more bytes,
  *                   > 0 the head's length — then u->status, u->headers_in, u->resp_length (-1 unknown) are set and
- *                   the engine consumes those bytes. With 0 a codec may
- *                   consume input that holds nothing of the head (FastCGI: stderr records before it). A codec
- *                   whose response may end with its head (memcached's END) sets u->head_is_whole: the connection
- *                   may then go back to the pool even when the response is not passed on (an intercepted 404).
+ *                   the engine consumes those bytes. With 0 a codec may consume input that holds nothing of the head
+ *                   (FastCGI: stderr records before it). A codec whose response may end with its head (memcached's
+ *                   END) sets u->head_is_whole: the connection may then go back to the pool even when the response
+ *                   is not passed on (an intercepted 404).
  *   process_body    decode body bytes from `in` (consume what was used) and append the payload to `out`;
  *                   eof: the upstream closed. Sets *done when the body is complete. Returns 0, -1 when the
  *                   framing is broken or the upstream closed too early ("upstream prematurely closed"), or -2
